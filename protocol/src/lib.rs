@@ -1,0 +1,1 @@
+//! Wire types and the line codec of the Aluette bot protocol.

@@ -1,0 +1,687 @@
+//! The match as a state machine: it says who acts next, applies or refuses actions, and reports
+//! what each seat is told. A deck is always handed in, so the engine never draws randomness.
+
+use crate::card::{Card, CardSet};
+use crate::deal::Deck;
+use crate::error::IllegalAction;
+use crate::options::{AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules};
+use crate::options::{SignalDelivery, SignalTruth};
+use crate::score::{DealScore, score_deal};
+use crate::seat::{Seat, Team};
+use crate::signal::Signal;
+use core::fmt;
+
+/// What the game waits for next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Turn {
+    /// A deck for the next deal (the dealer is [`Game::dealer`]).
+    Deal,
+    /// This seat's chant vote.
+    Vote(Seat),
+    /// This chant recipient's discard of 6 cards.
+    Discard(Seat),
+    /// This seat's card.
+    Play(Seat),
+}
+
+impl Turn {
+    /// The seat that must act, `None` for a deal.
+    pub fn seat(self) -> Option<Seat> {
+        match self {
+            Turn::Deal => None,
+            Turn::Vote(s) | Turn::Discard(s) | Turn::Play(s) => Some(s),
+        }
+    }
+}
+
+impl fmt::Display for Turn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Turn::Deal => f.write_str("a new deal"),
+            Turn::Vote(s) => write!(f, "a chant vote from seat {s}"),
+            Turn::Discard(s) => write!(f, "a discard from seat {s}"),
+            Turn::Play(s) => write!(f, "a card from seat {s}"),
+        }
+    }
+}
+
+/// A player's move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Accept (`true`) or refuse the chant.
+    Vote(bool),
+    /// Discard these 6 cards after receiving chant cards.
+    Discard(CardSet),
+    /// Play this card to the trick.
+    Play(Card),
+}
+
+/// A finished trick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TrickResult {
+    /// 1..=9.
+    pub number: u8,
+    /// Who led it.
+    pub leader: Seat,
+    /// The cards in play order, the leader's first.
+    pub cards: [Card; 4],
+    /// The winner, `None` when spoiled.
+    pub winner: Option<Seat>,
+    /// Who leads the next trick (meaningless after the ninth).
+    pub next_leader: Seat,
+}
+
+/// A finished deal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DealResult {
+    /// Sequence number of the deal in the match, 1-based, redeals included.
+    pub deal: u16,
+    /// The scoring of the deal.
+    pub score: DealScore,
+    /// Winner of each trick, `None` for spoiled.
+    pub trick_winners: [Option<Seat>; 9],
+    /// False when the deal was voided for a redeal (all tricks spoiled, option `redeal`).
+    pub counted: bool,
+    /// Match score per team after this deal.
+    pub match_score: [u16; 2],
+}
+
+/// The end of the match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MatchResult {
+    /// Final score per team.
+    pub score: [u16; 2],
+    /// The winning team, `None` for a draw.
+    pub winner: Option<Team>,
+    /// Deals that counted.
+    pub deals: u16,
+}
+
+/// Something that happened, and who may be told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// A deal began (public).
+    DealStarted {
+        /// Sequence number, 1-based.
+        deal: u16,
+        /// The dealer.
+        dealer: Seat,
+    },
+    /// A seat's nine dealt cards (private to that seat).
+    Hand {
+        /// Whose hand.
+        seat: Seat,
+        /// The cards.
+        cards: CardSet,
+    },
+    /// A chant vote (public).
+    Voted {
+        /// The voter.
+        seat: Seat,
+        /// Accepted?
+        accept: bool,
+    },
+    /// The chant was decided (public): taken after four accepts, or refused.
+    ChantDecided {
+        /// True when taken.
+        taken: bool,
+    },
+    /// Talon cards a chant recipient received (private to that seat).
+    Received {
+        /// The recipient.
+        seat: Seat,
+        /// Its 6 cards.
+        cards: CardSet,
+    },
+    /// A recipient's discard (private to that seat).
+    Discarded {
+        /// The recipient.
+        seat: Seat,
+        /// The 6 discarded cards.
+        cards: CardSet,
+    },
+    /// A card was played (public).
+    Played {
+        /// The player.
+        seat: Seat,
+        /// The card.
+        card: Card,
+    },
+    /// A trick ended (public).
+    TrickOver(TrickResult),
+    /// A deal ended (public).
+    DealOver(DealResult),
+    /// The match ended (public).
+    MatchOver(MatchResult),
+    /// A signal, delivered to the seats marked in `seen_by` (its sender included).
+    Signalled {
+        /// The sender.
+        from: Seat,
+        /// The gesture.
+        signal: Signal,
+        /// Who sees it, by seat.
+        seen_by: [bool; 4],
+    },
+}
+
+impl Event {
+    /// True when `seat` is told of this event.
+    pub fn visible_to(&self, seat: Seat) -> bool {
+        match *self {
+            Event::Hand { seat: s, .. }
+            | Event::Received { seat: s, .. }
+            | Event::Discarded { seat: s, .. } => s == seat,
+            Event::Signalled { seen_by, .. } => seen_by[seat.index()],
+            _ => true,
+        }
+    }
+}
+
+/// The events of one action; a fixed array so the hot path never allocates.
+#[derive(Clone, Copy, Debug)]
+pub struct Events {
+    items: [Option<Event>; 6],
+    len: usize,
+}
+
+impl Events {
+    fn new() -> Events {
+        Events { items: [None; 6], len: 0 }
+    }
+
+    fn push(&mut self, e: Event) {
+        self.items[self.len] = Some(e);
+        self.len += 1;
+    }
+
+    /// The events in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Event> {
+        self.items[..self.len].iter().flatten()
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Phase {
+    NeedDeck,
+    Vote(Seat),
+    Discard(Seat),
+    Play(Seat),
+    Over(MatchResult),
+}
+
+/// A whole match: score, dealer, and the deal in progress. Fields are private because the
+/// phase and the hands must stay consistent; read them through the accessors and [`Game::view`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Game {
+    rules: Rules,
+    phase: Phase,
+    score: [u16; 2],
+    deals_counted: u16,
+    deal_no: u16,
+    dealer: Seat,
+    hands: [CardSet; 4],
+    talon: [Card; 12],
+    received: [CardSet; 4],
+    discarded: [CardSet; 4],
+    votes: [Option<bool>; 4],
+    chant_taken: Option<bool>,
+    tricks_done: u8,
+    leader: Seat,
+    table: [Card; 4],
+    n_table: u8,
+    winners: [Option<Seat>; 9],
+    played: CardSet,
+}
+
+impl Game {
+    /// A new match; `first_dealer` deals the first deal.
+    pub fn new(rules: Rules, first_dealer: Seat) -> Game {
+        Game {
+            rules,
+            phase: Phase::NeedDeck,
+            score: [0; 2],
+            deals_counted: 0,
+            deal_no: 0,
+            dealer: first_dealer,
+            hands: [CardSet::EMPTY; 4],
+            talon: [Card::MONSIEUR; 12],
+            received: [CardSet::EMPTY; 4],
+            discarded: [CardSet::EMPTY; 4],
+            votes: [None; 4],
+            chant_taken: None,
+            tricks_done: 0,
+            leader: first_dealer.left(),
+            table: [Card::MONSIEUR; 4],
+            n_table: 0,
+            winners: [None; 9],
+            played: CardSet::EMPTY,
+        }
+    }
+
+    /// The rules in force.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// What the game waits for; `None` once the match is over.
+    pub fn to_act(&self) -> Option<Turn> {
+        match self.phase {
+            Phase::NeedDeck => Some(Turn::Deal),
+            Phase::Vote(s) => Some(Turn::Vote(s)),
+            Phase::Discard(s) => Some(Turn::Discard(s)),
+            Phase::Play(s) => Some(Turn::Play(s)),
+            Phase::Over(_) => None,
+        }
+    }
+
+    /// The result, once the match is over.
+    pub fn outcome(&self) -> Option<MatchResult> {
+        match self.phase {
+            Phase::Over(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Score per team.
+    pub fn score(&self) -> [u16; 2] {
+        self.score
+    }
+
+    /// The current (or next) dealer.
+    pub fn dealer(&self) -> Seat {
+        self.dealer
+    }
+
+    /// Sequence number of the current deal (1-based; 0 before the first).
+    pub fn deal_number(&self) -> u16 {
+        self.deal_no
+    }
+
+    /// Deals that counted so far.
+    pub fn deals_counted(&self) -> u16 {
+        self.deals_counted
+    }
+
+    /// A seat's current hand (the referee's view; bots get [`Game::view`]).
+    pub fn hand(&self, seat: Seat) -> CardSet {
+        self.hands[seat.index()]
+    }
+
+    /// The cards a seat may play now: its hand when it is to play, nothing otherwise.
+    pub fn legal_plays(&self, seat: Seat) -> CardSet {
+        match self.phase {
+            Phase::Play(s) if s == seat => self.hands[seat.index()],
+            _ => CardSet::EMPTY,
+        }
+    }
+
+    /// Tricks won per seat in the current deal.
+    pub fn tricks_won(&self) -> [u8; 4] {
+        let mut won = [0; 4];
+        for w in self.winners[..self.tricks_done as usize].iter().flatten() {
+            won[w.index()] += 1;
+        }
+        won
+    }
+
+    /// The second chant recipient under the rules in force.
+    fn second_recipient(&self) -> Seat {
+        match self.rules.chant_second {
+            ChantSecond::Dealer => self.dealer,
+            ChantSecond::Partner => self.dealer.partner(),
+        }
+    }
+
+    /// Starts the next deal from `deck`, dealt by [`Game::dealer`].
+    pub fn deal(&mut self, deck: &Deck) -> Result<Events, IllegalAction> {
+        match self.phase {
+            Phase::NeedDeck => {}
+            Phase::Over(_) => return Err(IllegalAction::MatchOver),
+            _ => return Err(IllegalAction::NotExpected { seat: None, expected: self.to_act() }),
+        }
+        self.deal_no += 1;
+        self.hands = deck.hands(self.dealer);
+        self.talon.copy_from_slice(deck.talon());
+        self.received = [CardSet::EMPTY; 4];
+        self.discarded = [CardSet::EMPTY; 4];
+        self.votes = [None; 4];
+        self.chant_taken = None;
+        self.tricks_done = 0;
+        self.leader = self.dealer.left();
+        self.n_table = 0;
+        self.winners = [None; 9];
+        self.played = CardSet::EMPTY;
+        self.phase =
+            if self.rules.chant { Phase::Vote(self.dealer.left()) } else { Phase::Play(self.leader) };
+        let mut ev = Events::new();
+        ev.push(Event::DealStarted { deal: self.deal_no, dealer: self.dealer });
+        for i in 1..=4 {
+            let seat = self.dealer.plus(i);
+            ev.push(Event::Hand { seat, cards: self.hands[seat.index()] });
+        }
+        Ok(ev)
+    }
+
+    /// Applies `seat`'s action, or refuses it and leaves the game exactly as it was.
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Events, IllegalAction> {
+        let not_expected = || IllegalAction::NotExpected { seat: Some(seat), expected: self.to_act() };
+        match (self.phase, action) {
+            (Phase::Over(_), _) => Err(IllegalAction::MatchOver),
+            (Phase::Vote(s), Action::Vote(accept)) if s == seat => Ok(self.vote(seat, accept)),
+            (Phase::Discard(s), Action::Discard(cards)) if s == seat => {
+                self.check_discard(seat, cards)?;
+                Ok(self.discard(seat, cards))
+            }
+            (Phase::Play(s), Action::Play(card)) if s == seat => {
+                if !self.hands[seat.index()].contains(card) {
+                    return Err(IllegalAction::CardNotHeld(card));
+                }
+                Ok(self.play(seat, card))
+            }
+            _ => Err(not_expected()),
+        }
+    }
+
+    fn vote(&mut self, seat: Seat, accept: bool) -> Events {
+        let mut ev = Events::new();
+        self.votes[seat.index()] = Some(accept);
+        ev.push(Event::Voted { seat, accept });
+        if !accept {
+            self.chant_taken = Some(false);
+            ev.push(Event::ChantDecided { taken: false });
+            self.phase = Phase::Play(self.leader);
+        } else if seat == self.dealer {
+            self.chant_taken = Some(true);
+            ev.push(Event::ChantDecided { taken: true });
+            let first = self.dealer.left();
+            let second = self.second_recipient();
+            for (i, &card) in self.talon.iter().enumerate() {
+                let to = if i % 2 == 0 { first } else { second };
+                self.received[to.index()] = self.received[to.index()].with(card);
+            }
+            for to in [first, second] {
+                self.hands[to.index()] = self.hands[to.index()].union(self.received[to.index()]);
+                ev.push(Event::Received { seat: to, cards: self.received[to.index()] });
+            }
+            self.phase = Phase::Discard(first);
+        } else {
+            self.phase = Phase::Vote(seat.left());
+        }
+        ev
+    }
+
+    /// Checks a discard against the hand and the discard rule without changing anything.
+    pub fn check_discard(&self, seat: Seat, cards: CardSet) -> Result<(), IllegalAction> {
+        if !matches!(self.phase, Phase::Discard(s) if s == seat) {
+            return Err(IllegalAction::NotExpected { seat: Some(seat), expected: self.to_act() });
+        }
+        if cards.len() != 6 {
+            return Err(IllegalAction::DiscardCount(cards.len()));
+        }
+        let hand = self.hands[seat.index()];
+        if let Some(c) = cards.difference(hand).iter().next() {
+            return Err(IllegalAction::DiscardNotHeld(c));
+        }
+        if self.rules.discard == DiscardRule::KeepHighest {
+            let kept = hand.difference(cards);
+            let strongest_discard = cards.iter().min_by_key(|c| c.level());
+            let weakest_kept = kept.iter().max_by_key(|c| c.level());
+            if let (Some(d), Some(k)) = (strongest_discard, weakest_kept) {
+                if d.beats(k) {
+                    return Err(IllegalAction::DiscardKeepsWeaker { discarded: d, kept: k });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn discard(&mut self, seat: Seat, cards: CardSet) -> Events {
+        let mut ev = Events::new();
+        self.hands[seat.index()] = self.hands[seat.index()].difference(cards);
+        self.discarded[seat.index()] = cards;
+        ev.push(Event::Discarded { seat, cards });
+        self.phase = if seat == self.dealer.left() {
+            Phase::Discard(self.second_recipient())
+        } else {
+            Phase::Play(self.leader)
+        };
+        ev
+    }
+
+    fn play(&mut self, seat: Seat, card: Card) -> Events {
+        let mut ev = Events::new();
+        self.hands[seat.index()] = self.hands[seat.index()].without(card);
+        self.played = self.played.with(card);
+        self.table[self.n_table as usize] = card;
+        self.n_table += 1;
+        ev.push(Event::Played { seat, card });
+        if self.n_table < 4 {
+            self.phase = Phase::Play(seat.left());
+            return ev;
+        }
+        let trick = self.finish_trick();
+        ev.push(Event::TrickOver(trick));
+        if self.tricks_done < 9 {
+            self.phase = Phase::Play(trick.next_leader);
+            return ev;
+        }
+        let (deal, over) = self.finish_deal();
+        ev.push(Event::DealOver(deal));
+        if let Some(result) = over {
+            ev.push(Event::MatchOver(result));
+        }
+        ev
+    }
+
+    fn finish_trick(&mut self) -> TrickResult {
+        let mut best = self.table[0].level();
+        let mut best_at = 0;
+        let mut tied = false;
+        for (i, card) in self.table.iter().enumerate().skip(1) {
+            let level = card.level();
+            if level < best {
+                best = level;
+                best_at = i;
+                tied = false;
+            } else if level == best {
+                tied = true;
+            }
+        }
+        let winner = if tied { None } else { Some(self.leader.plus(best_at as u8)) };
+        let number = self.tricks_done + 1;
+        self.winners[self.tricks_done as usize] = winner;
+        self.tricks_done += 1;
+        self.n_table = 0;
+        let trick = TrickResult {
+            number,
+            leader: self.leader,
+            cards: self.table,
+            winner,
+            next_leader: winner.unwrap_or(self.leader),
+        };
+        self.leader = trick.next_leader;
+        trick
+    }
+
+    fn finish_deal(&mut self) -> (DealResult, Option<MatchResult>) {
+        let score = score_deal(&self.winners, &self.rules);
+        let counted = !(score.winner.is_none() && self.rules.all_spoiled == AllSpoiled::Redeal);
+        if counted {
+            if let Some(w) = score.winner {
+                self.score[w.team().index()] += u16::from(score.points);
+            }
+            self.deals_counted += 1;
+            self.dealer = self.dealer.left();
+        }
+        let deal = DealResult {
+            deal: self.deal_no,
+            score,
+            trick_winners: self.winners,
+            counted,
+            match_score: self.score,
+        };
+        let [a, b] = self.score;
+        let reached_end = match self.rules.length {
+            MatchLength::Deals(n) => self.deals_counted >= n,
+            MatchLength::Target(t) => a.max(b) >= t,
+        };
+        let over = counted
+            && reached_end
+            && (a != b || self.rules.on_tie == OnTie::Draw);
+        if over {
+            let winner = match a.cmp(&b) {
+                core::cmp::Ordering::Greater => Team::new(0),
+                core::cmp::Ordering::Less => Team::new(1),
+                core::cmp::Ordering::Equal => None,
+            };
+            let result = MatchResult { score: self.score, winner, deals: self.deals_counted };
+            self.phase = Phase::Over(result);
+            (deal, Some(result))
+        } else {
+            self.phase = Phase::NeedDeck;
+            (deal, None)
+        }
+    }
+
+    /// Checks a signal from `seat` now, without changing anything.
+    pub fn check_signal(&self, seat: Seat, signal: Signal) -> Result<(), IllegalAction> {
+        if self.rules.signals == SignalDelivery::Off {
+            return Err(IllegalAction::SignalsOff);
+        }
+        if !matches!(self.phase, Phase::Vote(_) | Phase::Discard(_) | Phase::Play(_)) {
+            return Err(IllegalAction::NoDealInProgress);
+        }
+        if !signal.is_valid() {
+            return Err(IllegalAction::InvalidSignal(signal));
+        }
+        if self.rules.signal_truth == SignalTruth::Truthful
+            && !signal.is_true_for(self.hands[seat.index()])
+        {
+            return Err(IllegalAction::FalseSignal(signal));
+        }
+        Ok(())
+    }
+
+    /// Makes a signal. `opponent_sees` is the coin flip for each opponent (the seat to the
+    /// sender's left, then to its right), used only when delivery is leaky.
+    pub fn signal(
+        &mut self,
+        seat: Seat,
+        signal: Signal,
+        opponent_sees: [bool; 2],
+    ) -> Result<Event, IllegalAction> {
+        self.check_signal(seat, signal)?;
+        let mut seen_by = [false; 4];
+        seen_by[seat.index()] = true;
+        seen_by[seat.partner().index()] = true;
+        let (left, right) = (seat.left(), seat.plus(3));
+        match self.rules.signals {
+            SignalDelivery::Public => {
+                seen_by[left.index()] = true;
+                seen_by[right.index()] = true;
+            }
+            SignalDelivery::Leaky => {
+                seen_by[left.index()] = opponent_sees[0];
+                seen_by[right.index()] = opponent_sees[1];
+            }
+            SignalDelivery::Partner | SignalDelivery::Off => {}
+        }
+        Ok(Event::Signalled { from: seat, signal, seen_by })
+    }
+
+    /// Exactly what `seat` may know now.
+    pub fn view(&self, seat: Seat) -> SeatView {
+        let mut table = [(seat, Card::MONSIEUR); 4];
+        for (i, slot) in table.iter_mut().enumerate().take(self.n_table as usize) {
+            *slot = (self.leader.plus(i as u8), self.table[i]);
+        }
+        SeatView {
+            seat,
+            dealer: self.dealer,
+            deal: self.deal_no,
+            hand: self.hands[seat.index()],
+            received: self.received[seat.index()],
+            discarded: self.discarded[seat.index()],
+            votes: self.votes,
+            chant_taken: self.chant_taken,
+            trick: (self.tricks_done + 1).min(9),
+            leader: self.leader,
+            table,
+            n_table: self.n_table as usize,
+            trick_winners: self.winners,
+            tricks_done: self.tricks_done,
+            played: self.played,
+            score: self.score,
+            to_act: self.to_act(),
+        }
+    }
+}
+
+/// Everything one seat may know at one moment: its own cards, and what is public.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeatView {
+    /// Whose view.
+    pub seat: Seat,
+    /// Dealer of the current deal.
+    pub dealer: Seat,
+    /// Deal sequence number.
+    pub deal: u16,
+    /// The seat's hand.
+    pub hand: CardSet,
+    /// Talon cards this seat received in the chant.
+    pub received: CardSet,
+    /// Cards this seat discarded.
+    pub discarded: CardSet,
+    /// Chant votes so far.
+    pub votes: [Option<bool>; 4],
+    /// Whether the chant was taken, once decided.
+    pub chant_taken: Option<bool>,
+    /// Current trick number, 1..=9.
+    pub trick: u8,
+    /// Leader of the current trick.
+    pub leader: Seat,
+    table: [(Seat, Card); 4],
+    n_table: usize,
+    /// Winners of the finished tricks (first `tricks_done` entries).
+    pub trick_winners: [Option<Seat>; 9],
+    /// Finished tricks in this deal.
+    pub tricks_done: u8,
+    /// Every card played so far in this deal.
+    pub played: CardSet,
+    /// Match score per team.
+    pub score: [u16; 2],
+    /// What the game waits for.
+    pub to_act: Option<Turn>,
+}
+
+impl SeatView {
+    /// The cards on the table in play order, with who played them.
+    pub fn table(&self) -> &[(Seat, Card)] {
+        &self.table[..self.n_table]
+    }
+
+    /// Tricks won per seat in this deal.
+    pub fn tricks_won(&self) -> [u8; 4] {
+        let mut won = [0; 4];
+        for w in self.trick_winners[..self.tricks_done as usize].iter().flatten() {
+            won[w.index()] += 1;
+        }
+        won
+    }
+
+    /// Every card this seat may know of: its hand, its chant cards and discards, and all
+    /// played cards.
+    pub fn known_cards(&self) -> CardSet {
+        self.hand.union(self.received).union(self.discarded).union(self.played)
+    }
+}

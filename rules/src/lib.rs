@@ -1,0 +1,47 @@
+//! The rules of Aluette as a pure state machine: no I/O, no clock, no hidden randomness.
+//!
+//! A [`Game`] is a whole match. It says what it waits for ([`Game::to_act`]), takes a deck for
+//! each deal ([`Game::deal`]), applies each player's [`Action`] or refuses it with an
+//! [`IllegalAction`] and leaves itself unchanged, and reports [`Event`]s that say who may be
+//! told ([`Event::visible_to`]). [`Game::view`] is exactly what one seat may know.
+//!
+//! `#![no_std]` makes the compiler refuse clocks, files and sockets here: the crate can only
+//! compute. Randomness is an input: [`Deck::shuffled`] turns a seed into a deck by a frozen
+//! algorithm, and signal coin flips are arguments.
+//!
+//! ```
+//! use rules::{Action, Deck, Game, Rules, Seat, Turn};
+//! let mut game = Game::new(Rules { chant: false, ..Rules::default() }, Seat::ALL[0]);
+//! game.deal(&Deck::shuffled(7)).unwrap();
+//! // Seat 1, on the dealer's left, leads the first trick with any card of its hand.
+//! assert_eq!(game.to_act(), Some(Turn::Play(Seat::ALL[1])));
+//! let card = game.hand(Seat::ALL[1]).iter().next().unwrap();
+//! let before = game.clone();
+//! assert!(game.apply(Seat::ALL[2], Action::Play(card)).is_err());
+//! assert_eq!(game, before); // a refused action changes nothing
+//! game.apply(Seat::ALL[1], Action::Play(card)).unwrap();
+//! assert_eq!(game.to_act(), Some(Turn::Play(Seat::ALL[2])));
+//! ```
+#![no_std]
+#![deny(missing_docs)]
+
+extern crate alloc;
+
+mod card;
+mod deal;
+mod error;
+mod game;
+mod options;
+mod score;
+mod seat;
+mod signal;
+
+pub use card::{Card, CardSet, CardSetIter, ParseCardError, Rank, Suit};
+pub use deal::{Deck, DeckError, Draw, SplitMix64, derive_seed, draw_seating};
+pub use error::IllegalAction;
+pub use game::{Action, DealResult, Event, Events, Game, MatchResult, SeatView, TrickResult, Turn};
+pub use options::{AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules};
+pub use options::{SignalDelivery, SignalTruth};
+pub use score::{DealScore, score_deal};
+pub use seat::{BySeat, Seat, Team};
+pub use signal::{ParseSignalError, Signal};

@@ -1,0 +1,118 @@
+//! The rule options of spec/rules.md as one plain value, so a game's variant is data, not code paths.
+
+/// Who receives the second half of the talon when the chant is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ChantSecond {
+    /// The dealer (traditional default).
+    #[default]
+    Dealer,
+    /// The dealer's partner.
+    Partner,
+}
+
+/// What a chant recipient may discard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum DiscardRule {
+    /// Any 6 of the 15 cards.
+    #[default]
+    Free,
+    /// No discarded card may be stronger than a kept one.
+    KeepHighest,
+}
+
+/// What happens when all nine tricks are spoiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum AllSpoiled {
+    /// Nobody scores; the deal counts.
+    #[default]
+    Nothing,
+    /// The deal does not count and the same dealer deals again.
+    Redeal,
+}
+
+/// What a match that ends level does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum OnTie {
+    /// Equal scores are a draw.
+    #[default]
+    Draw,
+    /// Deal again until the scores differ.
+    ExtraDeals,
+}
+
+/// When a match ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MatchLength {
+    /// A fixed number of counted deals.
+    Deals(u16),
+    /// After the deal in which a team first has at least this many points.
+    Target(u16),
+}
+
+/// Who sees a signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SignalDelivery {
+    /// Signals are refused.
+    Off,
+    /// Only the partner sees it.
+    #[default]
+    Partner,
+    /// All three other players see it.
+    Public,
+    /// The partner sees it, and each opponent sees it when a coin flip (an input) says so.
+    Leaky,
+}
+
+/// Whether card signals must be true.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SignalTruth {
+    /// A card signal requires holding the card; `aces:N` requires exactly N aces.
+    #[default]
+    Truthful,
+    /// Bluffing is allowed.
+    Free,
+}
+
+/// Every rule option the engine knows, with the defaults of spec/rules.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rules {
+    /// Whether the chant is played.
+    pub chant: bool,
+    /// Second chant recipient.
+    pub chant_second: ChantSecond,
+    /// Discard constraint.
+    pub discard: DiscardRule,
+    /// All tricks spoiled.
+    pub all_spoiled: AllSpoiled,
+    /// Mordienne's minimum run, `None` when mordienne is off.
+    pub mordienne_run: Option<u8>,
+    /// Match length.
+    pub length: MatchLength,
+    /// Level match at its end.
+    pub on_tie: OnTie,
+    /// Signal delivery.
+    pub signals: SignalDelivery,
+    /// Probability, in millionths, that an opponent sees a signal under [`SignalDelivery::Leaky`].
+    /// The engine never draws it: the coin flips are an input. It is kept here so a record's
+    /// rules are complete.
+    pub signal_leak_ppm: u32,
+    /// Signal truthfulness.
+    pub signal_truth: SignalTruth,
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules {
+            chant: true,
+            chant_second: ChantSecond::Dealer,
+            discard: DiscardRule::Free,
+            all_spoiled: AllSpoiled::Nothing,
+            mordienne_run: Some(2),
+            length: MatchLength::Deals(5),
+            on_tie: OnTie::Draw,
+            signals: SignalDelivery::Partner,
+            signal_leak_ppm: 250_000,
+            signal_truth: SignalTruth::Truthful,
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Scoring a deal from its nine trick results: the one place where "most tricks, first to reach"
+//! and mordienne are decided, so the engine and the replay can never disagree.
+
+use crate::options::Rules;
+use crate::seat::Seat;
+
+/// The outcome of one deal, computed from who won each trick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DealScore {
+    /// Tricks won per seat.
+    pub tricks: [u8; 4],
+    /// The deal winner, `None` when every trick was spoiled.
+    pub winner: Option<Seat>,
+    /// Points scored by the winner's team (0, 1, or 2 for mordienne).
+    pub points: u8,
+    /// True when the winner made mordienne.
+    pub mordienne: bool,
+}
+
+/// Scores nine trick results (`None` = spoiled), trick 1 first.
+pub fn score_deal(winners: &[Option<Seat>; 9], rules: &Rules) -> DealScore {
+    let mut tricks = [0u8; 4];
+    // The trick (0-based) at which each seat reached its current count.
+    let mut reached = [0usize; 4];
+    for (i, w) in winners.iter().enumerate() {
+        if let Some(seat) = w {
+            tricks[seat.index()] += 1;
+            reached[seat.index()] = i;
+        }
+    }
+    let most = tricks.iter().copied().max().unwrap_or(0);
+    if most == 0 {
+        return DealScore { tricks, winner: None, points: 0, mordienne: false };
+    }
+    // Among the seats tied on `most`, the one whose last win (the one that brought it to `most`)
+    // came earliest reached it first.
+    let winner = Seat::ALL
+        .into_iter()
+        .filter(|s| tricks[s.index()] == most)
+        .min_by_key(|s| reached[s.index()])
+        .unwrap_or(Seat::ALL[0]);
+    let mordienne = rules.mordienne_run.is_some_and(|min_run| {
+        let run = winners.iter().rev().take_while(|w| **w == Some(winner)).count();
+        run >= min_run as usize && run == most as usize
+    });
+    DealScore { tricks, winner: Some(winner), points: if mordienne { 2 } else { 1 }, mordienne }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::Rules;
+
+    /// Parses the reference's notation: N=0 E=1 S=2 W=3, X spoiled.
+    fn parse(s: &str) -> [Option<Seat>; 9] {
+        let mut out = [None; 9];
+        for (i, ch) in s.chars().enumerate() {
+            out[i] = match ch {
+                'N' => Seat::new(0),
+                'E' => Seat::new(1),
+                'S' => Seat::new(2),
+                'W' => Seat::new(3),
+                _ => None,
+            };
+        }
+        out
+    }
+
+    /// The seven test vectors of the rules reference: (tricks, scoring team, points).
+    #[test]
+    fn reference_test_vectors() {
+        let rules = Rules::default();
+        let cases = [
+            ("SENWSEXNW", Some(0), 1),
+            ("SENWENWNW", Some(0), 1),
+            ("SXENXSWWW", Some(1), 2),
+            ("XSENXWSSS", Some(0), 1),
+            ("EXWEWNNNX", Some(0), 1),
+            ("ENWESSSSS", Some(0), 2),
+            ("XXXXXXXXX", None, 0),
+        ];
+        for (tricks, team, points) in cases {
+            let s = score_deal(&parse(tricks), &rules);
+            assert_eq!(s.winner.map(|w| w.team().index()), team, "{tricks}");
+            assert_eq!(s.points, points, "{tricks}");
+            assert_eq!(s.mordienne, points == 2, "{tricks}");
+        }
+    }
+
+    #[test]
+    fn mordienne_options() {
+        let off = Rules { mordienne_run: None, ..Rules::default() };
+        let run3 = Rules { mordienne_run: Some(3), ..Rules::default() };
+        // West wins 3: a run of 3 counts under both lengths.
+        assert_eq!(score_deal(&parse("SXENXSWWW"), &off).points, 1);
+        assert_eq!(score_deal(&parse("SXENXSWWW"), &run3).points, 2);
+        // North wins the last two only, after everyone else won one: a run of 2.
+        let two = parse("SEWXXXXNN");
+        assert_eq!(score_deal(&two, &Rules::default()).points, 2);
+        assert_eq!(score_deal(&two, &run3).points, 1);
+        // A single trick won at the end is never mordienne (run of 1).
+        assert_eq!(score_deal(&parse("XXXXXXXXN"), &Rules::default()).points, 1);
+    }
+
+    #[test]
+    fn first_to_reach_breaks_ties() {
+        // North and East both have 2; East reached 2 at trick 4, North at trick 6.
+        let s = score_deal(&parse("NEXEXNXXX"), &Rules::default());
+        assert_eq!(s.winner, Seat::new(1));
+        assert_eq!(s.tricks, [2, 2, 0, 0]);
+    }
+}
