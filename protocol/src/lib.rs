@@ -1,1 +1,23 @@
-//! Wire types and the line codec of the Aluette bot protocol.
+//! Wire types and the synchronous line codec of the Aluette bot protocol.
+//!
+//! No I/O, no async, no clock: bytes and strings in, typed messages out. The referee owns every
+//! socket, pipe and deadline; bots in other languages follow `spec/protocol.md`, which this crate
+//! implements. Records (`record`) use the same wire vocabulary, so they live here too, as plain
+//! data without behaviour.
+#![deny(missing_docs)]
+
+pub mod codec;
+pub mod msg;
+pub mod record;
+pub mod wire;
+
+pub use codec::{DecodeError, MAX_LINE_BYTES, decode_line, encode_line};
+pub use msg::{FromBot, ToBot};
+pub use wire::{CardCode, RulesWire};
+
+/// The protocol's major version. A bot that speaks another major version is refused.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Optional features the referee may offer in `hello`. Additions go here, not into a new
+/// major version.
+pub const FEATURES: &[&str] = &["signals", "persistent"];

@@ -1,0 +1,240 @@
+//! The line codec: one JSON object per `\n`-terminated line, bounded in length, synchronous.
+//!
+//! [`LineFramer`] cuts a byte stream into lines without ever holding more than
+//! [`MAX_LINE_BYTES`] of one line, so a peer that never sends a newline cannot make the reader
+//! allocate without bound. The async side only moves bytes into it.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+
+/// Default maximum length of one line, newline excluded.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Why a line is not a valid message. This is about syntax only; whether a valid message is a
+/// legal move is the rules' business.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The line is longer than the limit (the excess was dropped unread).
+    TooLong {
+        /// The limit in bytes.
+        max: usize,
+    },
+    /// The line is not UTF-8.
+    NotUtf8,
+    /// The line is not a JSON object of a known message type with the right fields.
+    Json(String),
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::TooLong { max } => write!(f, "line longer than {max} bytes"),
+            DecodeError::NotUtf8 => f.write_str("line is not valid UTF-8"),
+            DecodeError::Json(e) => write!(f, "invalid message: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Encodes a message as exactly one line ending in `\n`.
+pub fn encode_line<T: Serialize>(msg: &T) -> String {
+    let mut out = Vec::with_capacity(128);
+    encode_into(msg, &mut out);
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends a message and its `\n` to `buf`: the allocation-free form for hot paths.
+pub fn encode_into<T: Serialize>(msg: &T, buf: &mut Vec<u8>) {
+    // Compact serde_json escapes every control character inside strings, so the only newline is
+    // the one we add. Serializing our own types into a Vec cannot fail.
+    if serde_json::to_writer(&mut *buf, msg).is_err() {
+        buf.extend_from_slice(b"{}");
+    }
+    buf.push(b'\n');
+}
+
+/// Decodes one line (with or without its `\n`; a `\r` before it is tolerated).
+pub fn decode_line<T: DeserializeOwned>(line: &[u8]) -> Result<T, DecodeError> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.len() > MAX_LINE_BYTES {
+        return Err(DecodeError::TooLong { max: MAX_LINE_BYTES });
+    }
+    let text = std::str::from_utf8(line).map_err(|_| DecodeError::NotUtf8)?;
+    serde_json::from_str(text).map_err(|e| DecodeError::Json(e.to_string()))
+}
+
+/// What [`LineFramer::next_line`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Frame<'a> {
+    /// A complete line, without its `\n`.
+    Line(&'a [u8]),
+    /// A line went over the limit; its bytes up to the next `\n` are being discarded.
+    TooLong,
+}
+
+/// Cuts a byte stream into bounded lines.
+#[derive(Debug)]
+pub struct LineFramer {
+    buf: Vec<u8>,
+    /// Start of unconsumed data in `buf`.
+    start: usize,
+    max: usize,
+    /// True while skipping the rest of an over-long line.
+    skipping: bool,
+}
+
+impl LineFramer {
+    /// A framer for lines of at most `max` bytes.
+    pub fn new(max: usize) -> LineFramer {
+        LineFramer { buf: Vec::with_capacity(4096.min(max + 1)), start: 0, max, skipping: false }
+    }
+
+    /// The line limit.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// Bytes held that do not yet form a complete line.
+    pub fn pending(&self) -> usize {
+        self.buf.len() - self.start
+    }
+
+    /// How many bytes the reader may add now without exceeding the bound (at least 1, so a
+    /// reader always makes progress; over-long input is cut in [`LineFramer::push`]).
+    pub fn room(&self) -> usize {
+        (self.max + 1).saturating_sub(self.pending()).max(1)
+    }
+
+    /// Adds bytes read from the peer.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.start > 0 && self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next complete line, a `TooLong` marker, or `None` when more bytes are needed.
+    pub fn next_line(&mut self) -> Option<Frame<'_>> {
+        loop {
+            let data = &self.buf[self.start..];
+            let newline = data.iter().position(|&b| b == b'\n');
+            if self.skipping {
+                match newline {
+                    Some(i) => {
+                        self.start += i + 1;
+                        self.skipping = false;
+                        continue;
+                    }
+                    None => {
+                        self.buf.clear();
+                        self.start = 0;
+                        return None;
+                    }
+                }
+            }
+            return match newline {
+                Some(i) if i <= self.max => {
+                    let line = self.start..self.start + i;
+                    self.start += i + 1;
+                    Some(Frame::Line(&self.buf[line]))
+                }
+                Some(i) => {
+                    self.start += i + 1;
+                    Some(Frame::TooLong)
+                }
+                None if data.len() > self.max => {
+                    self.buf.clear();
+                    self.start = 0;
+                    self.skipping = true;
+                    Some(Frame::TooLong)
+                }
+                None => {
+                    if self.start > 0 {
+                        self.buf.drain(..self.start);
+                        self.start = 0;
+                    }
+                    None
+                }
+            };
+        }
+    }
+
+    /// Bytes of an unfinished line, for reporting a half-sent line at end of stream.
+    pub fn partial(&self) -> &[u8] {
+        if self.skipping { &[] } else { &self.buf[self.start..] }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::{FromBot, ToBot};
+
+    #[test]
+    fn encode_gives_exactly_one_newline() {
+        let msg = ToBot::Bye { reason: "line1\nline2\r\u{2028}".into() };
+        let line = encode_line(&msg);
+        assert!(line.ends_with('\n'));
+        assert_eq!(line.matches('\n').count(), 1);
+        assert_eq!(decode_line::<ToBot>(line.as_bytes()), Ok(msg));
+    }
+
+    #[test]
+    fn decode_is_strict_for_bots() {
+        let ok = br#"{"type":"play","id":3,"card":"3o"}"#;
+        assert!(matches!(decode_line::<FromBot>(ok), Ok(FromBot::Play { id: 3, .. })));
+        assert!(decode_line::<FromBot>(b"{\"type\":\"play\",\"id\":3,\"card\":\"3o\"}\r\n").is_ok());
+        let bad: [&[u8]; 7] = [
+            br#"{"type":"play","id":3,"card":"3o","seat":1}"#,
+            br#"{"type":"play","id":3,"card":"Zz"}"#,
+            br#"{"type":"dance","id":3}"#,
+            br#"{"id":3,"card":"3o"}"#,
+            br#"{"type":"play","id":3,"card":"3o"} junk"#,
+            b"\xff\xfe",
+            b"",
+        ];
+        for line in bad {
+            assert!(decode_line::<FromBot>(line).is_err(), "{:?}", String::from_utf8_lossy(line));
+        }
+        assert_eq!(decode_line::<FromBot>(b"\xff"), Err(DecodeError::NotUtf8));
+    }
+
+    #[test]
+    fn bots_ignore_unknown_referee_fields_and_types() {
+        let m: ToBot = decode_line(br#"{"type":"bye","reason":"x","extra":1}"#).unwrap();
+        assert_eq!(m, ToBot::Bye { reason: "x".into() });
+        let m: ToBot = decode_line(br#"{"type":"future_thing","x":1}"#).unwrap();
+        assert_eq!(m, ToBot::Unknown);
+    }
+
+    #[test]
+    fn framer_splits_and_bounds_lines() {
+        let mut f = LineFramer::new(8);
+        f.push(b"abc\nde");
+        assert_eq!(f.next_line(), Some(Frame::Line(b"abc")));
+        assert_eq!(f.next_line(), None);
+        f.push(b"f\n");
+        assert_eq!(f.next_line(), Some(Frame::Line(b"def")));
+        // A line of exactly the limit passes; one byte more does not.
+        f.push(b"12345678\n123456789\nok\n");
+        assert_eq!(f.next_line(), Some(Frame::Line(b"12345678")));
+        assert_eq!(f.next_line(), Some(Frame::TooLong));
+        assert_eq!(f.next_line(), Some(Frame::Line(b"ok")));
+        // An endless line is dropped as it arrives, and the stream resynchronises after it.
+        for _ in 0..1000 {
+            f.push(b"xxxxxxxx");
+            while let Some(frame) = f.next_line() {
+                assert_eq!(frame, Frame::TooLong);
+            }
+            assert!(f.pending() <= 9);
+        }
+        f.push(b"tail\nnext\n");
+        assert_eq!(f.next_line(), Some(Frame::Line(b"next")));
+        assert_eq!(f.next_line(), None);
+    }
+}

@@ -1,0 +1,334 @@
+//! Game records: JSON Lines, one fact a line, plain data shared with tools in any language.
+//!
+//! A record alone replays its game: it stores the deck of every deal, every action with its
+//! think time, every fault with its penalty, and who saw each signal. The seed is informative
+//! only. Each line is written whole; a record without its `footer` line was cut short.
+
+use crate::msg::{Clock, SeatNo, TableCard};
+use crate::wire::{CardCode, RulesWire};
+use serde::{Deserialize, Serialize};
+
+/// The value of [`Header::format`].
+pub const RECORD_FORMAT: &str = "aluette-record";
+/// The record format version; readers refuse other major versions.
+pub const RECORD_VERSION: u32 = 1;
+
+/// One line of a record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RecordLine {
+    /// First line: who, what and under which rules.
+    Header(Header),
+    /// A deal: the whole deck order, and the hands it gave.
+    Deal {
+        /// Deal number, 1-based, redeals included.
+        deal: u16,
+        /// The dealer.
+        dealer: SeatNo,
+        /// The deck order, index 0 dealt first.
+        deck: Vec<CardCode>,
+        /// The nine cards of seats 0..3.
+        hands: Vec<Vec<CardCode>>,
+    },
+    /// A chant vote.
+    Vote {
+        /// The voter.
+        seat: SeatNo,
+        /// Accepted?
+        accept: bool,
+        /// Think time in microseconds, measured by the referee (0 for a fallback).
+        us: u64,
+        /// True when the referee chose it for the bot (fault fallback).
+        #[serde(default, skip_serializing_if = "is_false")]
+        auto: bool,
+    },
+    /// An opening answer that carried no vote (chant off or already refused), kept for its
+    /// think time.
+    Opening {
+        /// The seat.
+        seat: SeatNo,
+        /// Think time in microseconds.
+        us: u64,
+        /// True when the referee answered for the bot.
+        #[serde(default, skip_serializing_if = "is_false")]
+        auto: bool,
+    },
+    /// The chant was decided.
+    Chant {
+        /// True when taken.
+        taken: bool,
+    },
+    /// Talon cards received in the chant.
+    Receive {
+        /// The recipient.
+        seat: SeatNo,
+        /// The six cards, in the order received.
+        cards: Vec<CardCode>,
+    },
+    /// A discard.
+    Discard {
+        /// The recipient.
+        seat: SeatNo,
+        /// The six cards.
+        cards: Vec<CardCode>,
+        /// Think time in microseconds.
+        us: u64,
+        /// True for a fallback.
+        #[serde(default, skip_serializing_if = "is_false")]
+        auto: bool,
+    },
+    /// A card played.
+    Play {
+        /// The player.
+        seat: SeatNo,
+        /// The card.
+        card: CardCode,
+        /// Think time in microseconds.
+        us: u64,
+        /// True for a fallback.
+        #[serde(default, skip_serializing_if = "is_false")]
+        auto: bool,
+    },
+    /// A signal that was accepted and delivered.
+    Signal {
+        /// Sender.
+        from: SeatNo,
+        /// Wire name.
+        signal: String,
+        /// Seats that were told, sender included.
+        seen_by: Vec<SeatNo>,
+    },
+    /// A finished trick.
+    Trick {
+        /// Trick number, 1..=9.
+        trick: u8,
+        /// Leader.
+        leader: SeatNo,
+        /// Cards in play order.
+        cards: Vec<TableCard>,
+        /// Winner; `null` when spoiled.
+        winner: Option<SeatNo>,
+    },
+    /// A finished deal.
+    DealOver {
+        /// Deal number.
+        deal: u16,
+        /// Tricks per seat.
+        tricks: [u8; 4],
+        /// Deal winner.
+        winner: Option<SeatNo>,
+        /// Points to the winner's team.
+        points: u8,
+        /// Mordienne?
+        mordienne: bool,
+        /// False for a voided deal that is dealt again.
+        counted: bool,
+        /// Score per team after the deal.
+        score: [u16; 2],
+    },
+    /// A bot fault and what it cost.
+    Fault(FaultRecord),
+    /// Last line: the result and per-seat statistics.
+    Footer(Footer),
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The record's first line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    /// Always [`RECORD_FORMAT`].
+    pub format: String,
+    /// Always [`RECORD_VERSION`] for this crate.
+    pub version: u32,
+    /// The referee's version.
+    pub referee: String,
+    /// Protocol major version.
+    pub protocol: u32,
+    /// Game number within its match or tournament.
+    pub game: u64,
+    /// The match (or tournament) seed this game's seed came from.
+    pub match_seed: u64,
+    /// This game's seed: decks are derived from it, but the record stores every deck anyway.
+    pub seed: u64,
+    /// Rules in force.
+    pub rules: RulesWire,
+    /// Clocks.
+    pub clock: Clock,
+    /// Fault policy.
+    pub policy: Policy,
+    /// Bots in seats 0..3.
+    pub seats: Vec<SeatInfo>,
+    /// Dealer of the first deal.
+    pub first_dealer: SeatNo,
+    /// Cards turned up by the traditional draw, when seating was drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<Vec<CardCode>>,
+    /// Wall-clock start, Unix milliseconds (informative).
+    pub started_unix_ms: u64,
+}
+
+/// What a fault costs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// `fallback` (play for the bot, count a strike) or `forfeit` (the partnership loses).
+    pub on_fault: String,
+    /// Under `fallback`: strikes after which the bot is replaced for the rest of the game.
+    pub max_strikes: u32,
+}
+
+/// A seat's bot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatInfo {
+    /// Name from the handshake (or the lineup's name when the bot never answered).
+    pub name: String,
+    /// Version from the handshake.
+    pub version: String,
+    /// Author from the handshake.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// How the bot was reached: its command line, or `tcp:...`.
+    pub command: Vec<String>,
+    /// File holding the bot's stderr, relative to the record's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+}
+
+/// The class of a bot fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// The program could not be started.
+    NoStart,
+    /// The handshake failed: no answer in time, a wrong answer, or another protocol version.
+    HandshakeRefused,
+    /// No answer before the deadline (after the bank ran out).
+    Timeout,
+    /// The process exited or was killed by a signal.
+    Exited,
+    /// The bot closed its stdout (or the connection) while still running.
+    ClosedStdout,
+    /// The line is not a valid message.
+    Malformed,
+    /// The line is longer than the limit.
+    LineTooLong,
+    /// An answer to a question that was already answered or timed out.
+    StaleId,
+    /// An id that was never asked, or a line when no question was open.
+    UnknownId,
+    /// A valid message that does not answer the question asked (wrong type, vote missing or
+    /// unasked).
+    WrongAnswer,
+    /// A card the bot does not hold.
+    IllegalCard,
+    /// A discard that is not exactly 6 held cards or breaks the discard rule.
+    WrongDiscard,
+    /// A signal refused by the signal rules.
+    BadSignal,
+    /// A TCP connection dropped.
+    Disconnected,
+}
+
+impl FaultKind {
+    /// The wire name, as in records and `error` messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::NoStart => "no_start",
+            FaultKind::HandshakeRefused => "handshake_refused",
+            FaultKind::Timeout => "timeout",
+            FaultKind::Exited => "exited",
+            FaultKind::ClosedStdout => "closed_stdout",
+            FaultKind::Malformed => "malformed",
+            FaultKind::LineTooLong => "line_too_long",
+            FaultKind::StaleId => "stale_id",
+            FaultKind::UnknownId => "unknown_id",
+            FaultKind::WrongAnswer => "wrong_answer",
+            FaultKind::IllegalCard => "illegal_card",
+            FaultKind::WrongDiscard => "wrong_discard",
+            FaultKind::BadSignal => "bad_signal",
+            FaultKind::Disconnected => "disconnected",
+        }
+    }
+}
+
+/// What the referee did about a fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Penalty {
+    /// The line was ignored; no strike.
+    Ignored,
+    /// The signal was not delivered; a strike counted; the rest of the answer stands.
+    SignalDropped,
+    /// The referee played the fallback for this question; a strike counted.
+    Fallback,
+    /// The bot is replaced by the fallback for the rest of the game.
+    Replaced,
+    /// The bot's partnership forfeits the game.
+    Forfeit,
+}
+
+/// A fault in a record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultRecord {
+    /// The faulty seat.
+    pub seat: SeatNo,
+    /// Deal in progress, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deal: Option<u16>,
+    /// Trick in progress, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trick: Option<u8>,
+    /// Class.
+    pub kind: FaultKind,
+    /// What happened, for people.
+    pub detail: String,
+    /// What it cost.
+    pub penalty: Penalty,
+    /// Strikes of this seat after this fault.
+    pub strikes: u32,
+}
+
+/// The record's last line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Footer {
+    /// `complete`, or `aborted` when the referee was stopped mid-game.
+    pub status: String,
+    /// Final score per team.
+    pub score: [u16; 2],
+    /// Winning team, `null` for a draw (or an aborted game).
+    pub winner: Option<u8>,
+    /// Team that forfeited, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<u8>,
+    /// Deals that counted.
+    pub deals: u16,
+    /// Per-seat statistics, seats 0..3.
+    pub stats: Vec<SeatStats>,
+    /// Wall-clock duration of the game in milliseconds (informative).
+    pub duration_ms: u64,
+}
+
+/// One seat's statistics in a game.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatStats {
+    /// Answers the bot gave in time.
+    pub answers: u32,
+    /// Their total think time in microseconds.
+    pub think_us: u64,
+    /// The longest think time in microseconds.
+    pub max_us: u64,
+    /// Faults of every kind.
+    pub faults: u32,
+    /// Strikes counted.
+    pub strikes: u32,
+    /// True when the bot was replaced by the fallback.
+    pub replaced: bool,
+}
