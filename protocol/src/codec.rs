@@ -188,7 +188,9 @@ mod tests {
     fn decode_is_strict_for_bots() {
         let ok = br#"{"type":"play","id":3,"card":"3o"}"#;
         assert!(matches!(decode_line::<FromBot>(ok), Ok(FromBot::Play { id: 3, .. })));
-        assert!(decode_line::<FromBot>(b"{\"type\":\"play\",\"id\":3,\"card\":\"3o\"}\r\n").is_ok());
+        assert!(
+            decode_line::<FromBot>(b"{\"type\":\"play\",\"id\":3,\"card\":\"3o\"}\r\n").is_ok()
+        );
         let bad: [&[u8]; 7] = [
             br#"{"type":"play","id":3,"card":"3o","seat":1}"#,
             br#"{"type":"play","id":3,"card":"Zz"}"#,

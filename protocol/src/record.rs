@@ -18,7 +18,7 @@ pub const RECORD_VERSION: u32 = 1;
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RecordLine {
     /// First line: who, what and under which rules.
-    Header(Header),
+    Header(Box<Header>),
     /// A deal: the whole deck order, and the hands it gave.
     Deal {
         /// Deal number, 1-based, redeals included.
@@ -129,7 +129,7 @@ pub enum RecordLine {
     /// A bot fault and what it cost.
     Fault(FaultRecord),
     /// Last line: the result and per-seat statistics.
-    Footer(Footer),
+    Footer(Box<Footer>),
 }
 
 fn is_false(b: &bool) -> bool {

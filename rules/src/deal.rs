@@ -126,12 +126,13 @@ impl Deck {
     /// The 9-card hands dealt by `dealer`: three rounds of three, from the dealer's left round
     /// to the dealer, taking deck cards in order.
     pub fn hands(&self, dealer: Seat) -> [CardSet; 4] {
-        let mut hands = [CardSet::EMPTY; 4];
-        for (i, &card) in self.0[..36].iter().enumerate() {
-            let seat = dealer.plus(1 + ((i / 3) % 4) as u8);
-            hands[seat.index()] = hands[seat.index()].with(card);
+        let mut hands = [0u64; 4];
+        for (packet, cards) in self.0[..36].chunks_exact(3).enumerate() {
+            let seat = dealer.plus(1 + (packet % 4) as u8);
+            let bits = cards.iter().fold(0u64, |b, c| b | 1 << c.index());
+            hands[seat.index()] |= bits;
         }
-        hands
+        hands.map(CardSet::from_bits)
     }
 
     /// The 12 cards left after dealing, in the order the chant hands them out.

@@ -61,10 +61,9 @@ impl fmt::Display for IllegalAction {
                 write!(f, "a discard names exactly 6 distinct cards, not {n}")
             }
             IllegalAction::DiscardNotHeld(c) => write!(f, "discarded card {c} is not in the hand"),
-            IllegalAction::DiscardKeepsWeaker { discarded, kept } => write!(
-                f,
-                "keep-highest: discarding {discarded} while keeping the weaker {kept}"
-            ),
+            IllegalAction::DiscardKeepsWeaker { discarded, kept } => {
+                write!(f, "keep-highest: discarding {discarded} while keeping the weaker {kept}")
+            }
             IllegalAction::SignalsOff => f.write_str("signals are off in this game"),
             IllegalAction::NoDealInProgress => f.write_str("no deal is in progress"),
             IllegalAction::InvalidSignal(s) => write!(f, "{s} is not a signal of the vocabulary"),

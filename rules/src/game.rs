@@ -78,8 +78,6 @@ pub struct DealResult {
     pub deal: u16,
     /// The scoring of the deal.
     pub score: DealScore,
-    /// Winner of each trick, `None` for spoiled.
-    pub trick_winners: [Option<Seat>; 9],
     /// False when the deal was voided for a redeal (all tricks spoiled, option `redeal`).
     pub counted: bool,
     /// Match score per team after this deal.
@@ -177,26 +175,32 @@ impl Event {
     }
 }
 
-/// The events of one action; a fixed array so the hot path never allocates.
-#[derive(Clone, Copy, Debug)]
+/// The events of one action. A fixed array kept inside the [`Game`] and handed out by reference,
+/// so the hot path neither allocates nor copies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Events {
-    items: [Option<Event>; 6],
+    items: [Event; 6],
     len: usize,
 }
 
 impl Events {
     fn new() -> Events {
-        Events { items: [None; 6], len: 0 }
+        // The filler is never read: only the first `len` items are exposed.
+        Events { items: [Event::ChantDecided { taken: false }; 6], len: 0 }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
     }
 
     fn push(&mut self, e: Event) {
-        self.items[self.len] = Some(e);
+        self.items[self.len] = e;
         self.len += 1;
     }
 
     /// The events in order.
     pub fn iter(&self) -> impl Iterator<Item = &Event> {
-        self.items[..self.len].iter().flatten()
+        self.items[..self.len].iter()
     }
 
     /// How many.
@@ -216,7 +220,7 @@ enum Phase {
     Vote(Seat),
     Discard(Seat),
     Play(Seat),
-    Over(MatchResult),
+    Over,
 }
 
 /// A whole match: score, dealer, and the deal in progress. Fields are private because the
@@ -225,6 +229,7 @@ enum Phase {
 pub struct Game {
     rules: Rules,
     phase: Phase,
+    result: Option<MatchResult>,
     score: [u16; 2],
     deals_counted: u16,
     deal_no: u16,
@@ -241,6 +246,9 @@ pub struct Game {
     n_table: u8,
     winners: [Option<Seat>; 9],
     played: CardSet,
+    /// Events of the last successful action; only ever reset after validation succeeded, so a
+    /// refused action leaves it (like everything else) untouched.
+    events: Events,
 }
 
 impl Game {
@@ -249,6 +257,7 @@ impl Game {
         Game {
             rules,
             phase: Phase::NeedDeck,
+            result: None,
             score: [0; 2],
             deals_counted: 0,
             deal_no: 0,
@@ -265,6 +274,7 @@ impl Game {
             n_table: 0,
             winners: [None; 9],
             played: CardSet::EMPTY,
+            events: Events::new(),
         }
     }
 
@@ -280,16 +290,13 @@ impl Game {
             Phase::Vote(s) => Some(Turn::Vote(s)),
             Phase::Discard(s) => Some(Turn::Discard(s)),
             Phase::Play(s) => Some(Turn::Play(s)),
-            Phase::Over(_) => None,
+            Phase::Over => None,
         }
     }
 
     /// The result, once the match is over.
     pub fn outcome(&self) -> Option<MatchResult> {
-        match self.phase {
-            Phase::Over(r) => Some(r),
-            _ => None,
-        }
+        self.result
     }
 
     /// Score per team.
@@ -343,10 +350,10 @@ impl Game {
     }
 
     /// Starts the next deal from `deck`, dealt by [`Game::dealer`].
-    pub fn deal(&mut self, deck: &Deck) -> Result<Events, IllegalAction> {
+    pub fn deal(&mut self, deck: &Deck) -> Result<&Events, IllegalAction> {
         match self.phase {
             Phase::NeedDeck => {}
-            Phase::Over(_) => return Err(IllegalAction::MatchOver),
+            Phase::Over => return Err(IllegalAction::MatchOver),
             _ => return Err(IllegalAction::NotExpected { seat: None, expected: self.to_act() }),
         }
         self.deal_no += 1;
@@ -361,48 +368,60 @@ impl Game {
         self.n_table = 0;
         self.winners = [None; 9];
         self.played = CardSet::EMPTY;
-        self.phase =
-            if self.rules.chant { Phase::Vote(self.dealer.left()) } else { Phase::Play(self.leader) };
-        let mut ev = Events::new();
-        ev.push(Event::DealStarted { deal: self.deal_no, dealer: self.dealer });
+        self.phase = if self.rules.chant {
+            Phase::Vote(self.dealer.left())
+        } else {
+            Phase::Play(self.leader)
+        };
+        self.events.clear();
+        self.events.push(Event::DealStarted { deal: self.deal_no, dealer: self.dealer });
         for i in 1..=4 {
             let seat = self.dealer.plus(i);
-            ev.push(Event::Hand { seat, cards: self.hands[seat.index()] });
+            self.events.push(Event::Hand { seat, cards: self.hands[seat.index()] });
         }
-        Ok(ev)
+        Ok(&self.events)
     }
 
     /// Applies `seat`'s action, or refuses it and leaves the game exactly as it was.
-    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Events, IllegalAction> {
-        let not_expected = || IllegalAction::NotExpected { seat: Some(seat), expected: self.to_act() };
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<&Events, IllegalAction> {
         match (self.phase, action) {
-            (Phase::Over(_), _) => Err(IllegalAction::MatchOver),
-            (Phase::Vote(s), Action::Vote(accept)) if s == seat => Ok(self.vote(seat, accept)),
-            (Phase::Discard(s), Action::Discard(cards)) if s == seat => {
-                self.check_discard(seat, cards)?;
-                Ok(self.discard(seat, cards))
-            }
             (Phase::Play(s), Action::Play(card)) if s == seat => {
                 if !self.hands[seat.index()].contains(card) {
                     return Err(IllegalAction::CardNotHeld(card));
                 }
-                Ok(self.play(seat, card))
+                self.events.clear();
+                self.play(seat, card);
             }
-            _ => Err(not_expected()),
+            (Phase::Vote(s), Action::Vote(accept)) if s == seat => {
+                self.events.clear();
+                self.vote(seat, accept);
+            }
+            (Phase::Discard(s), Action::Discard(cards)) if s == seat => {
+                self.check_discard(seat, cards)?;
+                self.events.clear();
+                self.discard(seat, cards);
+            }
+            (Phase::Over, _) => return Err(IllegalAction::MatchOver),
+            _ => {
+                return Err(IllegalAction::NotExpected {
+                    seat: Some(seat),
+                    expected: self.to_act(),
+                });
+            }
         }
+        Ok(&self.events)
     }
 
-    fn vote(&mut self, seat: Seat, accept: bool) -> Events {
-        let mut ev = Events::new();
+    fn vote(&mut self, seat: Seat, accept: bool) {
         self.votes[seat.index()] = Some(accept);
-        ev.push(Event::Voted { seat, accept });
+        self.events.push(Event::Voted { seat, accept });
         if !accept {
             self.chant_taken = Some(false);
-            ev.push(Event::ChantDecided { taken: false });
+            self.events.push(Event::ChantDecided { taken: false });
             self.phase = Phase::Play(self.leader);
         } else if seat == self.dealer {
             self.chant_taken = Some(true);
-            ev.push(Event::ChantDecided { taken: true });
+            self.events.push(Event::ChantDecided { taken: true });
             let first = self.dealer.left();
             let second = self.second_recipient();
             for (i, &card) in self.talon.iter().enumerate() {
@@ -411,13 +430,12 @@ impl Game {
             }
             for to in [first, second] {
                 self.hands[to.index()] = self.hands[to.index()].union(self.received[to.index()]);
-                ev.push(Event::Received { seat: to, cards: self.received[to.index()] });
+                self.events.push(Event::Received { seat: to, cards: self.received[to.index()] });
             }
             self.phase = Phase::Discard(first);
         } else {
             self.phase = Phase::Vote(seat.left());
         }
-        ev
     }
 
     /// Checks a discard against the hand and the discard rule without changing anything.
@@ -436,51 +454,47 @@ impl Game {
             let kept = hand.difference(cards);
             let strongest_discard = cards.iter().min_by_key(|c| c.level());
             let weakest_kept = kept.iter().max_by_key(|c| c.level());
-            if let (Some(d), Some(k)) = (strongest_discard, weakest_kept) {
-                if d.beats(k) {
-                    return Err(IllegalAction::DiscardKeepsWeaker { discarded: d, kept: k });
-                }
+            if let (Some(d), Some(k)) = (strongest_discard, weakest_kept)
+                && d.beats(k)
+            {
+                return Err(IllegalAction::DiscardKeepsWeaker { discarded: d, kept: k });
             }
         }
         Ok(())
     }
 
-    fn discard(&mut self, seat: Seat, cards: CardSet) -> Events {
-        let mut ev = Events::new();
+    fn discard(&mut self, seat: Seat, cards: CardSet) {
         self.hands[seat.index()] = self.hands[seat.index()].difference(cards);
         self.discarded[seat.index()] = cards;
-        ev.push(Event::Discarded { seat, cards });
+        self.events.push(Event::Discarded { seat, cards });
         self.phase = if seat == self.dealer.left() {
             Phase::Discard(self.second_recipient())
         } else {
             Phase::Play(self.leader)
         };
-        ev
     }
 
-    fn play(&mut self, seat: Seat, card: Card) -> Events {
-        let mut ev = Events::new();
+    fn play(&mut self, seat: Seat, card: Card) {
         self.hands[seat.index()] = self.hands[seat.index()].without(card);
         self.played = self.played.with(card);
         self.table[self.n_table as usize] = card;
         self.n_table += 1;
-        ev.push(Event::Played { seat, card });
+        self.events.push(Event::Played { seat, card });
         if self.n_table < 4 {
             self.phase = Phase::Play(seat.left());
-            return ev;
+            return;
         }
         let trick = self.finish_trick();
-        ev.push(Event::TrickOver(trick));
+        self.events.push(Event::TrickOver(trick));
         if self.tricks_done < 9 {
             self.phase = Phase::Play(trick.next_leader);
-            return ev;
+            return;
         }
         let (deal, over) = self.finish_deal();
-        ev.push(Event::DealOver(deal));
+        self.events.push(Event::DealOver(deal));
         if let Some(result) = over {
-            ev.push(Event::MatchOver(result));
+            self.events.push(Event::MatchOver(result));
         }
-        ev
     }
 
     fn finish_trick(&mut self) -> TrickResult {
@@ -523,21 +537,13 @@ impl Game {
             self.deals_counted += 1;
             self.dealer = self.dealer.left();
         }
-        let deal = DealResult {
-            deal: self.deal_no,
-            score,
-            trick_winners: self.winners,
-            counted,
-            match_score: self.score,
-        };
+        let deal = DealResult { deal: self.deal_no, score, counted, match_score: self.score };
         let [a, b] = self.score;
         let reached_end = match self.rules.length {
             MatchLength::Deals(n) => self.deals_counted >= n,
             MatchLength::Target(t) => a.max(b) >= t,
         };
-        let over = counted
-            && reached_end
-            && (a != b || self.rules.on_tie == OnTie::Draw);
+        let over = counted && reached_end && (a != b || self.rules.on_tie == OnTie::Draw);
         if over {
             let winner = match a.cmp(&b) {
                 core::cmp::Ordering::Greater => Team::new(0),
@@ -545,7 +551,8 @@ impl Game {
                 core::cmp::Ordering::Equal => None,
             };
             let result = MatchResult { score: self.score, winner, deals: self.deals_counted };
-            self.phase = Phase::Over(result);
+            self.phase = Phase::Over;
+            self.result = Some(result);
             (deal, Some(result))
         } else {
             self.phase = Phase::NeedDeck;

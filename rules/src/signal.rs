@@ -18,8 +18,16 @@ pub enum Signal {
 }
 
 /// The wire names of the eight card signals, by level 1..8.
-const CARD_SIGNALS: [&str; 8] =
-    ["monsieur", "madame", "borgne", "vache", "grand-neuf", "petit-neuf", "deux-de-chene", "deux-d-ecrit"];
+const CARD_SIGNALS: [&str; 8] = [
+    "monsieur",
+    "madame",
+    "borgne",
+    "vache",
+    "grand-neuf",
+    "petit-neuf",
+    "deux-de-chene",
+    "deux-d-ecrit",
+];
 
 impl Signal {
     /// True for a well-formed signal: a card signal names one of the eight top cards, aces 0..=4.
@@ -75,7 +83,8 @@ impl FromStr for Signal {
 
     fn from_str(s: &str) -> Result<Signal, ParseSignalError> {
         if let Some(pos) = CARD_SIGNALS.iter().position(|&n| n == s) {
-            let card = Card::all().find(|c| c.level() as usize == pos + 1).ok_or(ParseSignalError)?;
+            let card =
+                Card::all().find(|c| c.level() as usize == pos + 1).ok_or(ParseSignalError)?;
             return Ok(Signal::Holds(card));
         }
         match s {
@@ -123,7 +132,8 @@ mod tests {
 
     #[test]
     fn truth() {
-        let hand: CardSet = ["3o", "Ac", "Ab", "5s"].iter().map(|c| c.parse::<Card>().unwrap()).collect();
+        let hand: CardSet =
+            ["3o", "Ac", "Ab", "5s"].iter().map(|c| c.parse::<Card>().unwrap()).collect();
         assert!(Signal::Holds(Card::MONSIEUR).is_true_for(hand));
         assert!(!Signal::Holds(Card::MADAME).is_true_for(hand));
         assert!(Signal::Aces(2).is_true_for(hand));

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""A heuristic Aluette bot, standard library only: a readable starting point for bot authors.
+
+Deterministic (no randomness). It counts the cards it has seen, tells its partner its top cards
+and its number of aces (truthfully) when signals are on, and plays by a few simple rules:
+take a trick cheaply when it can, leave it to a winning partner, spoil an opponent's trick
+when it cannot beat it, and throw its weakest card otherwise.
+
+Talks line-delimited JSON on stdin/stdout, or over TCP with --connect HOST:PORT --token T.
+See sample-bots/README.md and spec/protocol.md.
+"""
+import argparse, json, socket, sys
+
+# Strength level of a card code (1 strongest, 19 weakest).
+TOP = {"3o": 1, "3c": 2, "2o": 3, "2c": 4, "9c": 5, "9o": 6, "2b": 7, "2s": 8}
+RANK = {"A": 9, "K": 10, "C": 11, "J": 12, "9": 13, "8": 14, "7": 15, "6": 16, "5": 17, "4": 18, "3": 19}
+# Signal names of the eight top cards.
+SIGNAL_OF = {"3o": "monsieur", "3c": "madame", "2o": "borgne", "2c": "vache",
+             "9c": "grand-neuf", "9o": "petit-neuf", "2b": "deux-de-chene", "2s": "deux-d-ecrit"}
+CARD_OF = {name: card for card, name in SIGNAL_OF.items()}
+ALL_CARDS = [r + s for r in "A23456789JCK" for s in "ocsb"]
+
+
+def level(card):
+    return TOP.get(card) or RANK[card[0]]
+
+
+def weakest_first(cards):
+    """Weakest card first; ties broken by code so play is deterministic."""
+    return sorted(cards, key=lambda c: (-level(c), c))
+
+
+def strongest_first(cards):
+    return sorted(cards, key=lambda c: (level(c), c))
+
+
+class Bot:
+    def __init__(self, name):
+        self.name = name
+        self.seat, self.partner = 0, 2
+        self.signals_on_offer = True  # the referee offered the "signals" feature in hello
+        self.signals_on = True
+        self.chant_second = "dealer"
+        self.new_deal()
+
+    def new_deal(self):
+        self.gone = set()          # cards known to be out of play: played or discarded by me
+        self.partner_holds = set() # top cards the partner told us about
+
+    # --- the conversation ---------------------------------------------------------------
+
+    def on_game(self, msg):
+        self.seat, self.partner = msg["seat"], msg["partner"]
+        rules = msg.get("rules", {})
+        self.signals_on = self.signals_on_offer and rules.get("signals", "off") != "off"
+        self.chant_second = rules.get("chant-second", "dealer")
+
+    def card_signals(self, hand):
+        """True signals for this hand: each top card held, the number of aces, or bad-hand."""
+        if not self.signals_on:
+            return []
+        tops = [SIGNAL_OF[c] for c in strongest_first(hand) if c in SIGNAL_OF]
+        aces = sum(1 for c in hand if c[0] == "A")
+        out = tops + [f"aces:{aces}"]
+        if not tops and aces == 0:
+            out.append("bad-hand")
+        return out
+
+    def on_opening(self, msg):
+        answer = {"type": "opening", "id": msg["id"]}
+        hand = msg["hand"]
+        if msg.get("vote"):
+            dealer = msg["dealer"]
+            second = dealer if self.chant_second == "dealer" else (dealer + 2) % 4
+            receives = self.seat in ((dealer + 1) % 4, second)
+            # The two recipients each get six more cards to choose from; everybody else keeps a
+            # hand that only looks better while the chant is refused.
+            strong = sum(1 for c in hand if level(c) <= 8)
+            answer["accept"] = receives or strong <= 1
+        signals = self.card_signals(hand)
+        if signals:
+            answer["signals"] = signals
+        return answer
+
+    def on_discard(self, msg):
+        hand = msg["hand"]
+        # Discarding the 6 weakest is always legal, under free choice and keep-highest alike.
+        cards = weakest_first(hand)[:6]
+        self.gone.update(cards)
+        answer = {"type": "discard", "id": msg["id"], "cards": cards}
+        if self.signals_on:
+            # Only signals true both before and after the discard: received top cards we keep.
+            kept = [c for c in hand if c not in cards]
+            news = [SIGNAL_OF[c] for c in msg.get("received", []) if c in SIGNAL_OF and c in kept]
+            if news:
+                answer["signals"] = news
+        return answer
+
+    def on_signal(self, msg):
+        if msg.get("from") == self.partner and msg.get("signal") in CARD_OF:
+            self.partner_holds.add(CARD_OF[msg["signal"]])
+
+    def on_play(self, msg):
+        return {"type": "play", "id": msg["id"], "card": self.choose(msg)}
+
+    # --- the play ---------------------------------------------------------------------------
+
+    def choose(self, msg):
+        hand = msg["hand"]
+        table = msg.get("table", [])
+        for t in table:
+            self.gone.add(t["card"])
+        # Cards that an opponent might still hold (the talon's hidden cards included).
+        unknown = [c for c in ALL_CARDS if c not in hand and c not in self.gone and c not in self.partner_holds]
+        threat = min((level(c) for c in unknown), default=99)
+        mine = weakest_first(hand)
+
+        if not table:
+            best = mine[-1]
+            # Lead a card nobody can match or beat; otherwise lead low and let others spend.
+            return best if level(best) < threat else mine[0]
+
+        best_level = min(level(t["card"]) for t in table)
+        at_best = [t["seat"] for t in table if level(t["card"]) == best_level]
+        winner = at_best[0] if len(at_best) == 1 else None  # None: spoiled so far
+        last = len(table) == 3
+        beats = [c for c in mine if level(c) < best_level]  # cheapest first
+        equal = [c for c in mine if level(c) == best_level]
+        others = [c for c in mine if level(c) > best_level]
+
+        if winner == self.partner:
+            # Leave it to the partner; never match (and so spoil) the partner's card.
+            if others:
+                return others[0]
+            return beats[0] if beats else mine[0]
+
+        if last:
+            if beats:
+                return beats[0]
+            if winner is not None and equal:
+                return equal[0]  # spoil the opponent's trick
+            return others[0] if others else mine[0]
+
+        safe = [c for c in beats if level(c) < threat]
+        if safe:
+            return safe[0]
+        partner_to_play = len(table) == 1  # seats alternate teams: my partner plays last
+        if partner_to_play and any(level(c) < min(best_level, threat) for c in self.partner_holds if c not in self.gone):
+            return others[0] if others else mine[0]
+        if beats and winner is not None:
+            return beats[0]  # make the opponents pay for it
+        if winner is not None and equal:
+            return equal[0]
+        return others[0] if others else mine[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description="A heuristic Aluette bot.")
+    ap.add_argument("--name", default="py-heuristic")
+    ap.add_argument("--connect", metavar="HOST:PORT")
+    ap.add_argument("--token")
+    args = ap.parse_args()
+    if args.connect:
+        host, _, port = args.connect.rpartition(":")
+        sock = socket.create_connection((host, int(port)))
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # one small line per answer
+        stream = sock.makefile("rw", encoding="utf-8", newline="\n")
+        inp = out = stream
+    else:
+        inp, out = sys.stdin, sys.stdout
+
+    def send(obj):
+        out.write(json.dumps(obj, separators=(",", ":")) + "\n")
+        out.flush()
+
+    bot = Bot(args.name)
+    while True:
+        line = inp.readline()
+        if not line:
+            return 0  # EOF
+        try:
+            msg = json.loads(line)
+            kind = msg.get("type")
+        except (ValueError, AttributeError):
+            print(f"heuristic_bot: bad line {line!r}", file=sys.stderr)
+            continue
+        if kind == "hello":
+            if msg.get("protocol") != 1:
+                print(f"heuristic_bot: unsupported protocol {msg.get('protocol')}", file=sys.stderr)
+                return 1
+            bot.signals_on_offer = "signals" in msg.get("features", [])
+            answer = {"type": "hello", "id": msg["id"], "name": args.name, "version": "1.0",
+                      "author": "aluette sample bots"}
+            if args.token is not None:
+                answer["token"] = args.token
+            send(answer)
+        elif kind == "game":
+            bot.on_game(msg)
+        elif kind == "deal":
+            bot.new_deal()
+        elif kind == "opening":
+            send(bot.on_opening(msg))
+        elif kind == "discard":
+            send(bot.on_discard(msg))
+        elif kind == "play":
+            send(bot.on_play(msg))
+        elif kind == "played":
+            bot.gone.add(msg["card"])
+        elif kind == "signal":
+            bot.on_signal(msg)
+        elif kind == "error":
+            print(f"heuristic_bot: referee error: {msg}", file=sys.stderr)
+        elif kind == "bye":
+            return 0
+        # Everything else (vote, chant, trick, deal_over, game_over, unknown types) is ignored.
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,238 @@
+//! The bot's decisions, apart from all I/O so they stay cheap and easy to read: what to vote,
+//! discard, signal and play, either by heuristic or (for benchmarks) at random.
+
+use crate::cards::{self, CardSet};
+use protocol::CardCode;
+use protocol::msg::TableCard;
+
+/// A tiny xorshift generator: reproducible, no dependency, no allocation.
+#[derive(Debug)]
+pub(crate) struct XorShift(u64);
+
+impl XorShift {
+    /// A generator from a seed (zero is replaced, since xorshift would stay at zero).
+    pub(crate) fn new(seed: u64) -> XorShift {
+        XorShift(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+    }
+
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// What the bot remembers across messages.
+#[derive(Debug)]
+pub(crate) struct Bot {
+    /// Some: play at random (the "instant" benchmark bot).
+    rng: Option<XorShift>,
+    seat: u8,
+    partner: u8,
+    /// The referee offered the `signals` feature in `hello`.
+    signals_offered: bool,
+    /// Signals may be sent in the current game.
+    signals_on: bool,
+    /// The second chant recipient is the dealer (else the dealer's partner).
+    second_is_dealer: bool,
+    /// Cards known to be out of play this deal: played, or discarded by us.
+    gone: CardSet,
+    /// Top cards our partner said it holds this deal.
+    partner_holds: CardSet,
+}
+
+impl Bot {
+    /// A heuristic bot, or a random one when `random` is set.
+    pub(crate) fn new(random: bool) -> Bot {
+        Bot {
+            rng: random.then(|| XorShift::new(1)),
+            seat: 0,
+            partner: 2,
+            signals_offered: true,
+            signals_on: false,
+            second_is_dealer: true,
+            gone: 0,
+            partner_holds: 0,
+        }
+    }
+
+    /// Notes the features offered in `hello`.
+    pub(crate) fn on_hello(&mut self, features: &[String]) {
+        self.signals_offered = features.iter().any(|f| f == "signals");
+    }
+
+    /// A game starts.
+    pub(crate) fn on_game(
+        &mut self,
+        game: u64,
+        seat: u8,
+        partner: u8,
+        signals: &str,
+        chant_second: &str,
+    ) {
+        self.seat = seat;
+        self.partner = partner;
+        self.signals_on = self.signals_offered && signals != "off";
+        self.second_is_dealer = chant_second != "partner";
+        if let Some(rng) = &mut self.rng {
+            // Reproducible whatever the order of games on the connection.
+            *rng = XorShift::new(game.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(seat) << 56);
+        }
+    }
+
+    /// A deal starts: forget what we knew about the previous one.
+    pub(crate) fn on_deal(&mut self) {
+        self.gone = 0;
+        self.partner_holds = 0;
+    }
+
+    /// A card was played by anyone.
+    pub(crate) fn on_played(&mut self, card: CardCode) {
+        self.gone |= cards::bit(card);
+    }
+
+    /// A signal reached us.
+    pub(crate) fn on_signal(&mut self, from: u8, signal: &str) {
+        if from == self.partner
+            && let Some(card) = cards::signalled_card(signal)
+        {
+            self.partner_holds |= 1 << card;
+        }
+    }
+
+    /// The chant vote, asked only when `vote` is true.
+    pub(crate) fn vote(&mut self, dealer: u8, hand: &[CardCode]) -> bool {
+        if let Some(rng) = &mut self.rng {
+            return rng.next() & 1 == 0;
+        }
+        let second = if self.second_is_dealer { dealer } else { (dealer + 2) % 4 };
+        // The two recipients choose from six more cards; anyone else with a good hand keeps
+        // its edge only while the chant is refused.
+        let receives = self.seat == (dealer + 1) % 4 || self.seat == second;
+        let strong = hand.iter().filter(|&&c| cards::level(c) <= 8).count();
+        receives || strong <= 1
+    }
+
+    /// True signals for the opening: each top card held, the number of aces, or bad-hand.
+    pub(crate) fn opening_signals(&self, hand: &[CardCode]) -> Vec<String> {
+        if !self.signals_on || self.rng.is_some() {
+            return Vec::new();
+        }
+        let held = cards::set_of(hand);
+        let mut out: Vec<String> = (0..8)
+            .filter(|&lvl| held & (1 << cards::TOP_CARD[lvl]) != 0)
+            .map(|lvl| cards::CARD_SIGNALS[lvl].to_owned())
+            .collect();
+        let aces = hand.iter().filter(|&&c| cards::is_ace(c)).count();
+        let no_tops = out.is_empty();
+        out.push(cards::ACES_SIGNALS[aces.min(4)].to_owned());
+        if no_tops && aces == 0 {
+            out.push("bad-hand".to_owned());
+        }
+        out
+    }
+
+    /// Six distinct cards of `hand` to discard, and signals true before and after the discard.
+    pub(crate) fn discard(
+        &mut self,
+        hand: &[CardCode],
+        received: &[CardCode],
+        keep_highest: bool,
+    ) -> (Vec<CardCode>, Vec<String>) {
+        let mut order: Vec<CardCode> = hand.to_vec();
+        if let (Some(rng), false) = (&mut self.rng, keep_highest) {
+            for i in 0..6.min(order.len()) {
+                let j = i + rng.below(order.len() - i);
+                order.swap(i, j);
+            }
+        } else {
+            // The weakest six: legal under free choice and keep-highest alike.
+            order.sort_unstable_by_key(|&c| (std::cmp::Reverse(cards::level(c)), c));
+        }
+        order.truncate(6);
+        self.gone |= cards::set_of(&order);
+        let mut signals = Vec::new();
+        if self.signals_on && self.rng.is_none() {
+            for &card in received {
+                let lvl = cards::level(card);
+                if lvl <= 8 && !order.contains(&card) {
+                    signals.push(cards::CARD_SIGNALS[lvl as usize - 1].to_owned());
+                }
+            }
+        }
+        (order, signals)
+    }
+
+    /// The card to play; `None` only for an empty hand, which the referee never asks about.
+    pub(crate) fn play(&mut self, hand: &[CardCode], table: &[TableCard]) -> Option<CardCode> {
+        // The weakest card of the hand: also proves the hand is not empty.
+        let weakest = pick(hand, |_| true)?;
+        if let Some(rng) = &mut self.rng {
+            return Some(hand[rng.below(hand.len())]);
+        }
+        for t in table {
+            self.gone |= cards::bit(t.card);
+        }
+        let unknown = cards::ALL_CARDS & !cards::set_of(hand) & !self.gone & !self.partner_holds;
+        // The strongest level an opponent may still hold (the hidden talon included).
+        let threat = cards::strongest_level(unknown);
+
+        let Some(best_level) = table.iter().map(|t| cards::level(t.card)).min() else {
+            // Lead a card nobody can match or beat; otherwise lead low and let others spend.
+            let strongest = strongest(hand).unwrap_or(weakest);
+            return Some(if cards::level(strongest) < threat { strongest } else { weakest });
+        };
+        let mut at_best = table.iter().filter(|t| cards::level(t.card) == best_level);
+        let winner = match (at_best.next(), at_best.next()) {
+            (Some(t), None) => Some(t.seat),
+            _ => None, // spoiled so far
+        };
+        let beat = pick(hand, |l| l < best_level); // the cheapest winning card
+        let equal = pick(hand, |l| l == best_level);
+        let low = pick(hand, |l| l > best_level).unwrap_or(weakest);
+
+        if winner == Some(self.partner) {
+            // Leave it to the partner, and never match (so spoil) the partner's card.
+            return pick(hand, |l| l > best_level).or(beat).or(Some(weakest));
+        }
+        let opponent_winning = winner.is_some();
+        if table.len() == 3 {
+            return beat.or(equal.filter(|_| opponent_winning)).or(Some(low));
+        }
+        let safe_limit = best_level.min(threat);
+        if let Some(safe) = pick(hand, |l| l < safe_limit) {
+            return Some(safe);
+        }
+        // Seats alternate teams, so after the first card our partner still plays last.
+        let partner_to_play = table.len() == 1;
+        if partner_to_play && cards::strongest_level(self.partner_holds & !self.gone) < safe_limit {
+            return Some(low);
+        }
+        if opponent_winning {
+            // Make the opponents pay for the trick, or spoil it.
+            return beat.or(equal).or(Some(low));
+        }
+        Some(low)
+    }
+}
+
+/// The weakest card whose level satisfies `keep` (ties: the smallest code), if any.
+fn pick(hand: &[CardCode], keep: impl Fn(u8) -> bool) -> Option<CardCode> {
+    hand.iter()
+        .copied()
+        .filter(|&c| keep(cards::level(c)))
+        .max_by_key(|&c| (cards::level(c), std::cmp::Reverse(c)))
+}
+
+/// The strongest card of the hand (ties: the smallest code).
+fn strongest(hand: &[CardCode]) -> Option<CardCode> {
+    hand.iter().copied().min_by_key(|&c| (cards::level(c), c))
+}
