@@ -283,6 +283,10 @@ pub enum FromBot {
         /// The author, optional.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         author: Option<String>,
+        /// The protocol major version the bot speaks, when it says; another version than the
+        /// referee's is refused.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        protocol: Option<u32>,
         /// The seat token, for bots that connect over TCP.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token: Option<String>,

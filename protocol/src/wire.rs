@@ -29,13 +29,18 @@ impl CardCode {
     }
 }
 
+impl CardCode {
+    /// The code of a rank character and a suit character, if both are valid.
+    pub fn from_ascii([rank, suit]: [u8; 2]) -> Option<CardCode> {
+        (b"A23456789JCK".contains(&rank) && b"ocsb".contains(&suit)).then_some(CardCode([rank, suit]))
+    }
+}
+
 impl FromStr for CardCode {
     type Err = BadCardCode;
     fn from_str(s: &str) -> Result<CardCode, BadCardCode> {
         match s.as_bytes() {
-            &[r, su] if b"A23456789JCK".contains(&r) && b"ocsb".contains(&su) => {
-                Ok(CardCode([r, su]))
-            }
+            &[r, su] => CardCode::from_ascii([r, su]).ok_or_else(|| BadCardCode(s.to_owned())),
             _ => Err(BadCardCode(s.to_owned())),
         }
     }

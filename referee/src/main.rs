@@ -1,1 +1,63 @@
-fn main() {}
+//! The `referee` binary: parses the command line, sets up logging and the runtime, runs the
+//! command, and turns the referee's own failures into a one-line message and a non-zero exit.
+
+mod bot;
+mod cli;
+mod convert;
+mod game_runner;
+mod match_cmd;
+mod policy;
+mod record_io;
+mod replay;
+mod shutdown;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_new(&cli.log)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("referee: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            cli::Command::Match(args) => match_cmd::run(args).await,
+            cli::Command::Replay(args) => replay_cmd(args),
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("referee: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
+    match replay::replay_file(&args.file) {
+        Ok(r) => {
+            if !args.quiet {
+                print!("{}", r.account);
+            }
+            Ok(())
+        }
+        Err(replay::ReplayError::CutShort { lines, replay }) => {
+            if !args.quiet {
+                print!("{}", replay.account);
+            }
+            Err(format!(
+                "{}: the record is cut short after line {lines} (no footer): the game did not finish or the referee was stopped",
+                args.file.display()
+            ))
+        }
+        Err(e) => Err(format!("{}: {e}", args.file.display())),
+    }
+}

@@ -120,6 +120,7 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write) -> io::Resu
                     id,
                     name: args.name.clone(),
                     version: env!("CARGO_PKG_VERSION").to_owned(),
+                    protocol: Some(protocol::PROTOCOL_VERSION),
                     author: Some("aluette sample bots".to_owned()),
                     token: args.token.clone(),
                 })

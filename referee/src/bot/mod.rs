@@ -1,0 +1,381 @@
+//! Bots as the referee sees them: how one is reached (a program, a built-in), the handshake, and
+//! asking one question against a deadline with every way it can fail classified as a fault.
+
+pub(crate) mod builtin;
+pub(crate) mod conn;
+pub(crate) mod process;
+pub(crate) mod shell;
+
+use crate::bot::builtin::Builtin;
+use crate::bot::conn::{Incoming, LineConn};
+use crate::bot::process::{BotProcess, SpawnSpec};
+use protocol::codec::decode_line;
+use protocol::msg::{FromBot, ToBot};
+use protocol::record::FaultKind;
+use protocol::{FEATURES, PROTOCOL_VERSION};
+use std::time::Duration;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// How a seat's bot is reached, as given on the command line or in a tournament config.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum BotSpec {
+    /// A program, split into words.
+    Command(Vec<String>),
+    /// A bot built into the referee.
+    Builtin(Builtin),
+}
+
+impl BotSpec {
+    /// Parses `builtin:NAME` or a command line.
+    pub(crate) fn parse(text: &str) -> Result<BotSpec, String> {
+        if let Some(name) = text.strip_prefix("builtin:") {
+            return Builtin::parse(name)
+                .map(BotSpec::Builtin)
+                .ok_or_else(|| format!("no built-in bot {name:?} (there are: heuristic, random)"));
+        }
+        shell::split(text).map(BotSpec::Command).map_err(|e| format!("bot command {text:?}: {e}"))
+    }
+
+    /// The words stored in records.
+    pub(crate) fn describe(&self) -> Vec<String> {
+        match self {
+            BotSpec::Command(argv) => argv.clone(),
+            BotSpec::Builtin(b) => vec![format!("builtin:{}", b.name().trim_start_matches("builtin-"))],
+        }
+    }
+
+    /// A short name before the handshake tells the real one.
+    pub(crate) fn short_name(&self) -> String {
+        match self {
+            BotSpec::Command(argv) => argv
+                .iter()
+                .rev()
+                .find(|w| !w.starts_with('-'))
+                .map(|w| w.rsplit('/').next().unwrap_or(w).to_string())
+                .unwrap_or_else(|| argv[0].clone()),
+            BotSpec::Builtin(b) => b.name().to_string(),
+        }
+    }
+}
+
+/// Settings that shape every connection.
+#[derive(Clone, Debug)]
+pub(crate) struct ConnectConfig {
+    pub(crate) handshake: Duration,
+    pub(crate) max_line: usize,
+    pub(crate) stderr_cap: u64,
+    pub(crate) limits: process::Limits,
+}
+
+/// Who the bot said it is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Identity {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) author: Option<String>,
+}
+
+/// The outcome of one question.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    /// An answer with the question's id, and the think time.
+    Answer(FromBot, Duration),
+    /// No usable answer.
+    Fault(FaultKind, String),
+}
+
+/// One bot connection and, for programs, its process.
+#[derive(Debug)]
+pub(crate) struct Bot {
+    pub(crate) spec: BotSpec,
+    pub(crate) identity: Identity,
+    /// File name (in the records folder) of the current process's stderr log.
+    pub(crate) stderr_log: Option<String>,
+    conn: Option<LineConn>,
+    process: Option<BotProcess>,
+    builtin: Option<JoinHandle<()>>,
+    next_id: u64,
+    /// Why the bot can no longer play, once it cannot.
+    pub(crate) dead: Option<(FaultKind, String)>,
+    /// Processes that ended and are being reaped (their stderr logs completed).
+    retired: Vec<JoinHandle<()>>,
+    /// Faults met while connecting, recorded by the next game.
+    pub(crate) pending_faults: Vec<(FaultKind, String)>,
+    /// Starts so far (for naming restarted bots' stderr logs).
+    starts: u32,
+}
+
+impl Bot {
+    /// Starts a bot and performs the handshake. A bot that fails either is returned dead, with
+    /// the fault kept for the next game's record: a bot's failure is never the referee's error.
+    pub(crate) async fn connect(
+        spec: BotSpec,
+        cfg: &ConnectConfig,
+        stderr_dir: Option<&std::path::Path>,
+        stderr_stem: &str,
+        cpu: Option<usize>,
+    ) -> Bot {
+        let mut bot = Bot {
+            identity: Identity { name: spec.short_name(), version: String::new(), author: None },
+            spec,
+            stderr_log: None,
+            conn: None,
+            process: None,
+            builtin: None,
+            next_id: 1,
+            dead: None,
+            retired: Vec::new(),
+            pending_faults: Vec::new(),
+            starts: 0,
+        };
+        bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
+        bot
+    }
+
+    /// (Re)starts the bot and performs the handshake.
+    pub(crate) async fn start(
+        &mut self,
+        cfg: &ConnectConfig,
+        stderr_dir: Option<&std::path::Path>,
+        stderr_stem: &str,
+        cpu: Option<usize>,
+    ) {
+        self.retire();
+        self.dead = None;
+        self.next_id = 1;
+        self.starts += 1;
+        match &self.spec {
+            BotSpec::Command(argv) => {
+                let log = if self.starts == 1 {
+                    format!("{stderr_stem}.stderr.log")
+                } else {
+                    format!("{stderr_stem}.{}.stderr.log", self.starts)
+                };
+                let spawn = SpawnSpec {
+                    argv: argv.clone(),
+                    stderr_path: stderr_dir.map(|d| d.join(&log)),
+                    stderr_cap: cfg.stderr_cap,
+                    limits: cfg.limits,
+                    cpu,
+                };
+                self.stderr_log = stderr_dir.map(|_| log);
+                match process::spawn(&spawn) {
+                    Ok((proc_, stdin, stdout)) => {
+                        self.conn = Some(LineConn::new(Box::new(stdout), Box::new(stdin), cfg.max_line));
+                        self.process = Some(proc_);
+                    }
+                    Err(e) => {
+                        let fault = (FaultKind::NoStart, format!("cannot start {}: {e}", argv[0]));
+                        self.pending_faults.push(fault.clone());
+                        self.dead = Some(fault);
+                        return;
+                    }
+                }
+            }
+            BotSpec::Builtin(kind) => {
+                let (ours, theirs) = tokio::io::duplex(64 * 1024);
+                let (r, w) = tokio::io::split(ours);
+                self.conn = Some(LineConn::new(Box::new(r), Box::new(w), cfg.max_line));
+                self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, cfg.max_line)));
+            }
+        }
+        if let Err(detail) = self.handshake(cfg.handshake).await {
+            let fault = (FaultKind::HandshakeRefused, detail);
+            self.pending_faults.push(fault.clone());
+            self.kill(fault).await;
+        }
+    }
+
+    async fn handshake(&mut self, limit: Duration) -> Result<(), String> {
+        let features = FEATURES.iter().map(|f| f.to_string()).collect();
+        let time_ms = limit.as_millis() as u64;
+        let reply = self
+            .ask(|id| ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms }, limit, &mut Vec::new())
+            .await;
+        match reply {
+            Reply::Answer(FromBot::Hello { name, version, author, protocol, .. }, _) => {
+                if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
+                    let reason = format!("the bot speaks protocol {p}, this referee speaks {PROTOCOL_VERSION}");
+                    self.say_bye(&reason).await;
+                    return Err(reason);
+                }
+                if name.trim().is_empty() || name.len() > 64 || version.len() > 64 {
+                    return Err("hello answer needs a name of 1 to 64 bytes and a version of at most 64".into());
+                }
+                if author.as_ref().is_some_and(|a| a.len() > 128) {
+                    return Err("author longer than 128 bytes".into());
+                }
+                self.identity = Identity { name, version, author };
+                Ok(())
+            }
+            Reply::Answer(other, _) => Err(format!("expected a hello answer, got {}", other.kind())),
+            Reply::Fault(kind, detail) => Err(format!("{}: {detail}", kind.as_str())),
+        }
+    }
+
+    /// True while the bot can be asked questions.
+    pub(crate) fn is_alive(&self) -> bool {
+        self.dead.is_none() && self.conn.is_some()
+    }
+
+    /// Queues a notice; it leaves with the next question or [`Bot::flush`].
+    pub(crate) fn notify(&mut self, msg: &ToBot) {
+        if self.dead.is_none()
+            && let Some(conn) = self.conn.as_mut()
+        {
+            conn.queue(msg);
+        }
+    }
+
+    /// Writes queued notices. A bot that does not read them within `limit` is dead.
+    pub(crate) async fn flush(&mut self, limit: Duration) {
+        let Some(conn) = self.conn.as_mut() else { return };
+        if conn.queued() == 0 || self.dead.is_some() {
+            return;
+        }
+        if let Err(e) = conn.flush(Instant::now() + limit).await {
+            let fault = self.classify_write_error(e).await;
+            self.kill(fault).await;
+        }
+    }
+
+    /// Asks one question, built from its id, and waits at most `limit` for the answer. Lines
+    /// with stale or unknown ids are skipped and reported in `ignored`.
+    pub(crate) async fn ask(
+        &mut self,
+        question: impl FnOnce(u64) -> ToBot,
+        limit: Duration,
+        ignored: &mut Vec<(FaultKind, String)>,
+    ) -> Reply {
+        if let Some((kind, detail)) = &self.dead {
+            return Reply::Fault(*kind, detail.clone());
+        }
+        let Some(conn) = self.conn.as_mut() else {
+            return Reply::Fault(FaultKind::ClosedStdout, "no connection".into());
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        conn.queue(&question(id));
+        if let Err(e) = conn.flush(Instant::now() + limit).await {
+            let fault = self.classify_write_error(e).await;
+            self.kill(fault.clone()).await;
+            return Reply::Fault(fault.0, fault.1);
+        }
+        let sent = Instant::now();
+        let deadline = sent + limit;
+        loop {
+            let Some(conn) = self.conn.as_mut() else {
+                return Reply::Fault(FaultKind::ClosedStdout, "no connection".into());
+            };
+            match conn.next(deadline).await {
+                Incoming::Line(line) => match decode_line::<FromBot>(&line) {
+                    Ok(msg) if msg.id() == id => return Reply::Answer(msg, sent.elapsed()),
+                    Ok(msg) if msg.id() < id => ignored.push((
+                        FaultKind::StaleId,
+                        format!("{} answer with id {} while question {id} is open", msg.kind(), msg.id()),
+                    )),
+                    Ok(msg) => ignored.push((
+                        FaultKind::UnknownId,
+                        format!("{} answer with id {} that was never asked", msg.kind(), msg.id()),
+                    )),
+                    Err(e) => return Reply::Fault(FaultKind::Malformed, excerpt(&e.to_string(), &line)),
+                },
+                Incoming::TooLong => {
+                    let max = conn.max_line();
+                    return Reply::Fault(FaultKind::LineTooLong, format!("a line longer than {max} bytes"));
+                }
+                Incoming::Deadline => {
+                    return Reply::Fault(FaultKind::Timeout, format!("no answer within {} ms", limit.as_millis()));
+                }
+                Incoming::Eof { partial } => {
+                    let fault = self.classify_eof(partial).await;
+                    self.kill(fault.clone()).await;
+                    return Reply::Fault(fault.0, fault.1);
+                }
+                Incoming::Error(e) => {
+                    let fault = (FaultKind::ClosedStdout, format!("reading the bot failed: {e}"));
+                    self.kill(fault.clone()).await;
+                    return Reply::Fault(fault.0, fault.1);
+                }
+            }
+        }
+    }
+
+    async fn classify_eof(&mut self, partial: usize) -> (FaultKind, String) {
+        let half = if partial > 0 { format!(" after a half-sent line of {partial} bytes") } else { String::new() };
+        match self.process.as_mut() {
+            Some(p) => match p.exit_status(Duration::from_millis(500)).await {
+                Some(status) => (FaultKind::Exited, format!("{}{half}", process::describe_exit(status))),
+                None => (FaultKind::ClosedStdout, format!("closed its stdout but kept running{half}")),
+            },
+            None => (FaultKind::ClosedStdout, format!("closed the connection{half}")),
+        }
+    }
+
+    async fn classify_write_error(&mut self, e: std::io::Error) -> (FaultKind, String) {
+        if e.kind() == std::io::ErrorKind::TimedOut {
+            return (FaultKind::Timeout, "stopped reading its input".into());
+        }
+        match self.process.as_mut() {
+            Some(p) => match p.exit_status(Duration::from_millis(500)).await {
+                Some(status) => (FaultKind::Exited, process::describe_exit(status)),
+                None => (FaultKind::ClosedStdout, format!("closed its stdin: {e}")),
+            },
+            None => (FaultKind::ClosedStdout, format!("connection closed: {e}")),
+        }
+    }
+
+    /// Marks the bot dead and kills its process group; it can be started again for another game.
+    async fn kill(&mut self, why: (FaultKind, String)) {
+        self.dead = Some(why);
+        self.retire();
+    }
+
+    fn retire(&mut self) {
+        self.conn = None;
+        if let Some(p) = self.process.take() {
+            self.retired.push(tokio::spawn(async move {
+                p.finish(Duration::ZERO).await;
+            }));
+        }
+        if let Some(task) = self.builtin.take() {
+            task.abort();
+        }
+    }
+
+    async fn say_bye(&mut self, reason: &str) {
+        if let Some(conn) = self.conn.as_mut() {
+            conn.queue(&ToBot::Bye { reason: reason.into() });
+            let _ = conn.flush(Instant::now() + Duration::from_secs(1)).await;
+        }
+    }
+
+    /// Ends the connection politely: `bye`, end of input, a grace period, then the process group
+    /// is killed whatever it does.
+    pub(crate) async fn close(mut self, reason: &str, grace: Duration) {
+        if self.is_alive() {
+            self.say_bye(reason).await;
+            if let Some(conn) = self.conn.as_mut() {
+                conn.shutdown().await;
+            }
+        }
+        self.conn = None;
+        if let Some(p) = self.process.take() {
+            p.finish(grace).await;
+        }
+        if let Some(task) = self.builtin.take() {
+            let _ = tokio::time::timeout(grace, task).await;
+        }
+        for task in self.retired.drain(..) {
+            let _ = task.await;
+        }
+    }
+}
+
+/// An error message with the start of the offending line, safe to print and record.
+fn excerpt(error: &str, line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&line[..line.len().min(80)]);
+    let more = if line.len() > 80 { "..." } else { "" };
+    format!("{error} in line {text:?}{more}")
+}

@@ -1,0 +1,188 @@
+//! The only code that starts processes: each bot runs in its own process group, dies with the
+//! referee, has its stderr captured under a cap, and leaves nothing behind when dropped.
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use std::io;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
+
+/// Optional resource limits for a bot process (off by default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// Address-space limit in bytes (RLIMIT_AS).
+    pub(crate) memory_bytes: Option<u64>,
+    /// CPU time limit in seconds (RLIMIT_CPU); the kernel kills the bot when it is spent.
+    pub(crate) cpu_seconds: Option<u64>,
+}
+
+/// How to start one bot.
+#[derive(Clone, Debug)]
+pub(crate) struct SpawnSpec {
+    /// Program and arguments, already split into words; never run through a shell.
+    pub(crate) argv: Vec<String>,
+    /// Where the bot's stderr goes; `None` discards it.
+    pub(crate) stderr_path: Option<PathBuf>,
+    /// Bytes of stderr kept; the rest is read and dropped so the bot never blocks on it.
+    pub(crate) stderr_cap: u64,
+    /// Resource limits.
+    pub(crate) limits: Limits,
+    /// CPU the bot is pinned to (children inherit it), if any.
+    pub(crate) cpu: Option<usize>,
+}
+
+/// A running bot. Dropping it kills its whole process group.
+#[derive(Debug)]
+pub(crate) struct BotProcess {
+    child: Child,
+    pgid: Option<Pid>,
+    stderr_task: Option<JoinHandle<()>>,
+}
+
+/// Starts a bot with piped stdin and stdout.
+pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, ChildStdout)> {
+    let (program, args) = spec
+        .argv
+        .split_first()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty bot command"))?;
+    #[allow(clippy::disallowed_methods)] // This module is the one place allowed to spawn.
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(if spec.stderr_path.is_some() { Stdio::piped() } else { Stdio::null() })
+        // Its own process group: Ctrl-C at the terminal reaches the referee only, and the group
+        // can be killed as a whole, forked children included.
+        .process_group(0)
+        .kill_on_drop(true);
+    let limits = spec.limits;
+    let cpu = spec.cpu;
+    // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
+    // system calls (prctl, setrlimit, sched_setaffinity); it allocates nothing.
+    #[allow(unsafe_code)]
+    unsafe {
+        cmd.pre_exec(move || child_setup(limits, cpu));
+    }
+    let mut child = cmd.spawn()?;
+    let pgid = child.id().map(|id| Pid::from_raw(id as i32));
+    let stdin = child.stdin.take().ok_or_else(|| io::Error::other("no stdin pipe"))?;
+    let stdout = child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
+    let stderr_task = match (child.stderr.take(), &spec.stderr_path) {
+        (Some(err), Some(path)) => Some(tokio::spawn(capture_stderr(err, path.clone(), spec.stderr_cap))),
+        _ => None,
+    };
+    Ok((BotProcess { child, pgid, stderr_task }, stdin, stdout))
+}
+
+/// Runs in the child between fork and exec.
+fn child_setup(limits: Limits, cpu: Option<usize>) -> io::Result<()> {
+    use nix::sys::resource::{Resource, setrlimit};
+    // If the referee dies, even by SIGKILL, the kernel kills the bot: no orphans.
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(io::Error::from)?;
+    if let Some(bytes) = limits.memory_bytes {
+        setrlimit(Resource::RLIMIT_AS, bytes, bytes).map_err(io::Error::from)?;
+    }
+    if let Some(secs) = limits.cpu_seconds {
+        // Soft limit sends SIGXCPU, the hard limit one second later SIGKILL.
+        setrlimit(Resource::RLIMIT_CPU, secs, secs + 1).map_err(io::Error::from)?;
+    }
+    if let Some(cpu) = cpu {
+        let mut set = nix::sched::CpuSet::new();
+        if set.set(cpu).is_ok() {
+            // Pinning is an optimisation: a machine that refuses it still runs the bot.
+            let _ = nix::sched::sched_setaffinity(Pid::from_raw(0), &set);
+        }
+    }
+    Ok(())
+}
+
+async fn capture_stderr(mut err: tokio::process::ChildStderr, path: PathBuf, cap: u64) {
+    let mut file = match tokio::fs::File::create(&path).await {
+        Ok(f) => Some(f),
+        Err(e) => {
+            tracing::warn!("cannot write bot stderr to {}: {e}", path.display());
+            None
+        }
+    };
+    let mut buf = vec![0u8; 8192];
+    let mut kept = 0u64;
+    let mut dropped = 0u64;
+    loop {
+        let n = match err.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let keep = (cap.saturating_sub(kept)).min(n as u64) as usize;
+        if keep > 0
+            && let Some(f) = file.as_mut()
+            && f.write_all(&buf[..keep]).await.is_err()
+        {
+            file = None;
+        }
+        kept += keep as u64;
+        dropped += (n - keep) as u64;
+    }
+    if let Some(f) = file.as_mut() {
+        if dropped > 0 {
+            let note = format!("\n[referee: stderr capped at {cap} bytes; {dropped} more bytes dropped]\n");
+            let _ = f.write_all(note.as_bytes()).await;
+        }
+        let _ = f.flush().await;
+    }
+}
+
+impl BotProcess {
+    /// The exit status if the process ends within `within`.
+    pub(crate) async fn exit_status(&mut self, within: Duration) -> Option<ExitStatus> {
+        tokio::time::timeout(within, self.child.wait()).await.ok().and_then(Result::ok)
+    }
+
+    /// Gives the bot `grace` to exit on its own (after `bye` and closed stdin), then kills its
+    /// process group; waits until the stderr log is complete.
+    pub(crate) async fn finish(mut self, grace: Duration) -> Option<ExitStatus> {
+        let status = self.exit_status(grace).await;
+        self.kill_group();
+        if status.is_none() {
+            let _ = self.child.kill().await;
+        }
+        if let Some(task) = self.stderr_task.take() {
+            // The group is dead, so stderr reaches end of file promptly; a grandchild that
+            // escaped the group could hold it open, hence the bound.
+            let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
+        }
+        status
+    }
+
+    fn kill_group(&mut self) {
+        if let Some(pgid) = self.pgid {
+            // ESRCH (group already gone) is the normal case after a clean exit.
+            let _ = killpg(pgid, Signal::SIGKILL);
+        }
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        self.kill_group();
+        if let Some(task) = self.stderr_task.take() {
+            task.abort();
+        }
+    }
+}
+
+/// Describes an exit status for people and records: `exit code 3`, `killed by SIGSEGV`.
+pub(crate) fn describe_exit(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(sig)) => match Signal::try_from(sig) {
+            Ok(s) => format!("killed by {s}"),
+            Err(_) => format!("killed by signal {sig}"),
+        },
+        _ => "ended".to_string(),
+    }
+}

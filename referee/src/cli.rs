@@ -1,0 +1,278 @@
+//! Command-line arguments as clap structs, and their conversion into validated configurations,
+//! so every option name and default lives in one place.
+
+use crate::bot::ConnectConfig;
+use crate::bot::process::Limits;
+use crate::game_runner::GameConfig;
+use crate::policy::{OnFault, Policy};
+use clap::builder::TypedValueParser as _;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use protocol::msg::Clock;
+use rules::{AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules, SignalDelivery, SignalTruth};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Referee and bot arena for Aluette.
+#[derive(Debug, Parser)]
+#[command(name = "referee", version, about, long_about = None, propagate_version = true)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+    /// Log level for diagnostics on stderr (error, warn, info, debug, trace).
+    #[arg(long, global = true, default_value = "warn", value_name = "LEVEL")]
+    pub(crate) log: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Play games between four bots and record them.
+    Match(MatchArgs),
+    /// Check a record against the rules and print the game trick by trick.
+    Replay(ReplayArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MatchArgs {
+    /// A bot: a command line (split like a shell, never run by one) or builtin:heuristic /
+    /// builtin:random. Once: all four seats; twice: seats 0+2 then 1+3; four times: seats 0..3.
+    /// None: builtin:heuristic (seats 0+2) against builtin:random (seats 1+3).
+    #[arg(long = "bot", value_name = "CMD")]
+    pub(crate) bots: Vec<String>,
+    /// Number of games; the same bot processes play them all.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) games: u64,
+    /// Match seed; every deck derives from it. Default: random, and printed.
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Folder for records and bot stderr logs. Default: records/seed-S.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) records: Option<PathBuf>,
+    /// Write no records (and discard bot stderr).
+    #[arg(long, conflicts_with = "records")]
+    pub(crate) no_records: bool,
+    /// Print the result as one JSON document instead of the readable account.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) table: TableArgs,
+}
+
+/// Everything that shapes a game: rules, clocks, fault policy, limits.
+#[derive(Debug, Args, Clone)]
+pub(crate) struct TableArgs {
+    #[command(flatten)]
+    pub(crate) rules: RulesArgs,
+    /// Time for the handshake answer, in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS", help_heading = "Clock")]
+    pub(crate) handshake_ms: u64,
+    /// Time for each answer, in milliseconds.
+    #[arg(long, default_value_t = 1_000, value_name = "MS", help_heading = "Clock")]
+    pub(crate) answer_ms: u64,
+    /// Bank per seat and game that absorbs overruns, in milliseconds.
+    #[arg(long, default_value_t = 5_000, value_name = "MS", help_heading = "Clock")]
+    pub(crate) bank_ms: u64,
+    /// What a fault costs.
+    #[arg(long, value_enum, default_value_t = OnFaultArg::Fallback, help_heading = "Faults")]
+    pub(crate) on_fault: OnFaultArg,
+    /// Strikes after which a bot is replaced by the fallback for the rest of the game.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Faults")]
+    pub(crate) max_strikes: u32,
+    /// Longest line accepted from a bot, in bytes.
+    #[arg(long, default_value_t = protocol::MAX_LINE_BYTES, value_parser = clap::value_parser!(u64).range(64..=16_777_216).map(|v| v as usize), help_heading = "Limits")]
+    pub(crate) max_line_bytes: usize,
+    /// Bytes of each bot's stderr kept in its log.
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES", help_heading = "Limits")]
+    pub(crate) stderr_cap: u64,
+    /// Address-space limit per bot process, in MiB (off by default).
+    #[arg(long, value_name = "MIB", help_heading = "Limits")]
+    pub(crate) bot_memory_mib: Option<u64>,
+    /// CPU-time limit per bot process, in seconds (off by default).
+    #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
+    pub(crate) bot_cpu_seconds: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OnFaultArg {
+    Fallback,
+    Forfeit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OnOff {
+    On,
+    Off,
+}
+
+/// The rule options of spec/rules.md, with its names and defaults.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Rules (spec/rules.md)")]
+pub(crate) struct RulesArgs {
+    /// Seating: as given, or by the traditional draw.
+    #[arg(long, value_enum, default_value_t = Seating::Given)]
+    pub(crate) seating: Seating,
+    /// The chant.
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub(crate) chant: OnOff,
+    /// Second chant recipient.
+    #[arg(long, value_enum, default_value_t = ChantSecondArg::Dealer)]
+    pub(crate) chant_second: ChantSecondArg,
+    /// Discard rule for chant recipients.
+    #[arg(long, value_enum, default_value_t = DiscardArg::Free)]
+    pub(crate) discard: DiscardArg,
+    /// When every trick is spoiled.
+    #[arg(long, value_enum, default_value_t = AllSpoiledArg::Nothing)]
+    pub(crate) all_spoiled: AllSpoiledArg,
+    /// Mordienne.
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub(crate) mordienne: OnOff,
+    /// Shortest run that makes mordienne.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
+    pub(crate) mordienne_run: u8,
+    /// Deals in a game.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) deals: u16,
+    /// Play to this many points instead of a number of deals.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) target: Option<u16>,
+    /// A level score at the end.
+    #[arg(long, value_enum, default_value_t = OnTieArg::Draw)]
+    pub(crate) on_tie: OnTieArg,
+    /// Who sees a signal.
+    #[arg(long, value_enum, default_value_t = SignalsArg::Partner)]
+    pub(crate) signals: SignalsArg,
+    /// Probability that each opponent sees a signal under --signals leaky.
+    #[arg(long, default_value_t = 0.25, value_parser = probability)]
+    pub(crate) signal_leak: f64,
+    /// Whether card signals must be true.
+    #[arg(long, value_enum, default_value_t = SignalTruthArg::Truthful)]
+    pub(crate) signal_truth: SignalTruthArg,
+}
+
+fn probability(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("{s:?} is not a probability between 0 and 1")),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Seating {
+    Given,
+    Draw,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ChantSecondArg {
+    Dealer,
+    Partner,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DiscardArg {
+    Free,
+    KeepHighest,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum AllSpoiledArg {
+    Nothing,
+    Redeal,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OnTieArg {
+    Draw,
+    ExtraDeals,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SignalsArg {
+    Off,
+    Partner,
+    Public,
+    Leaky,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SignalTruthArg {
+    Truthful,
+    Free,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// The record file (JSON Lines).
+    pub(crate) file: PathBuf,
+    /// Print nothing but errors; the exit status tells whether the record is consistent.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+impl RulesArgs {
+    pub(crate) fn rules(&self) -> Rules {
+        Rules {
+            chant: self.chant == OnOff::On,
+            chant_second: match self.chant_second {
+                ChantSecondArg::Dealer => ChantSecond::Dealer,
+                ChantSecondArg::Partner => ChantSecond::Partner,
+            },
+            discard: match self.discard {
+                DiscardArg::Free => DiscardRule::Free,
+                DiscardArg::KeepHighest => DiscardRule::KeepHighest,
+            },
+            all_spoiled: match self.all_spoiled {
+                AllSpoiledArg::Nothing => AllSpoiled::Nothing,
+                AllSpoiledArg::Redeal => AllSpoiled::Redeal,
+            },
+            mordienne_run: (self.mordienne == OnOff::On).then_some(self.mordienne_run),
+            length: match self.target {
+                Some(t) => MatchLength::Target(t),
+                None => MatchLength::Deals(self.deals),
+            },
+            on_tie: match self.on_tie {
+                OnTieArg::Draw => OnTie::Draw,
+                OnTieArg::ExtraDeals => OnTie::ExtraDeals,
+            },
+            signals: match self.signals {
+                SignalsArg::Off => SignalDelivery::Off,
+                SignalsArg::Partner => SignalDelivery::Partner,
+                SignalsArg::Public => SignalDelivery::Public,
+                SignalsArg::Leaky => SignalDelivery::Leaky,
+            },
+            signal_leak_ppm: (self.signal_leak * 1e6).round() as u32,
+            signal_truth: match self.signal_truth {
+                SignalTruthArg::Truthful => SignalTruth::Truthful,
+                SignalTruthArg::Free => SignalTruth::Free,
+            },
+        }
+    }
+}
+
+impl TableArgs {
+    pub(crate) fn game_config(&self) -> GameConfig {
+        GameConfig {
+            rules: self.rules.rules(),
+            seating_draw: self.rules.seating == Seating::Draw,
+            clock: Clock { handshake_ms: self.handshake_ms, answer_ms: self.answer_ms, bank_ms: self.bank_ms },
+            policy: Policy {
+                on_fault: match self.on_fault {
+                    OnFaultArg::Fallback => OnFault::Fallback,
+                    OnFaultArg::Forfeit => OnFault::Forfeit,
+                },
+                max_strikes: self.max_strikes,
+            },
+        }
+    }
+
+    pub(crate) fn connect_config(&self) -> ConnectConfig {
+        ConnectConfig {
+            handshake: Duration::from_millis(self.handshake_ms),
+            max_line: self.max_line_bytes,
+            stderr_cap: self.stderr_cap,
+            limits: Limits {
+                memory_bytes: self.bot_memory_mib.map(|m| m << 20),
+                cpu_seconds: self.bot_cpu_seconds,
+            },
+        }
+    }
+}

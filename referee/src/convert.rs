@@ -1,0 +1,204 @@
+//! The one module that names both vocabularies: rules types and wire types meet here only.
+
+use protocol::msg::{SeatNo, TableCard};
+use protocol::{CardCode, RulesWire};
+use rules::{AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules};
+use rules::{Card, CardSet, Seat, SignalDelivery, SignalTruth};
+
+/// A wire card code as an engine card. Every valid code is one of the 48 cards.
+pub(crate) fn card(code: CardCode) -> Card {
+    // CardCode validates the same alphabet as rules::Card, so this cannot fail; the fallback
+    // only keeps the function total.
+    code.as_str().parse().unwrap_or(Card::MONSIEUR)
+}
+
+/// An engine card as its wire code.
+pub(crate) fn code(card: Card) -> CardCode {
+    let ascii = [card.rank().code() as u8, card.suit().code() as u8];
+    // Both alphabets are the same 12 ranks and 4 suits; a unit test checks all 48 cards.
+    CardCode::from_ascii(ascii).expect("every engine card has a wire code")
+}
+
+/// Cards in canonical order as wire codes.
+pub(crate) fn codes(set: CardSet) -> Vec<CardCode> {
+    set.iter().map(code).collect()
+}
+
+/// A list of wire codes as a set, with the number of codes given (duplicates collapse in the
+/// set, so callers compare the two to catch them).
+pub(crate) fn set(codes: &[CardCode]) -> (CardSet, usize) {
+    (codes.iter().map(|&c| card(c)).collect(), codes.len())
+}
+
+/// A seat as its wire number.
+pub(crate) fn seat_no(seat: Seat) -> SeatNo {
+    seat.index() as SeatNo
+}
+
+/// A wire seat number as a seat, if it is 0..3.
+pub(crate) fn seat(no: SeatNo) -> Option<Seat> {
+    Seat::new(no)
+}
+
+/// A table entry.
+pub(crate) fn table_card(seat: Seat, card: Card) -> TableCard {
+    TableCard { seat: seat_no(seat), card: code(card) }
+}
+
+/// Rules as written in `game` messages and record headers.
+pub(crate) fn rules_wire(rules: &Rules, seating_draw: bool) -> RulesWire {
+    let on_off = |b: bool| if b { "on" } else { "off" }.to_string();
+    RulesWire {
+        seating: if seating_draw { "draw" } else { "given" }.into(),
+        chant: on_off(rules.chant),
+        chant_second: match rules.chant_second {
+            ChantSecond::Dealer => "dealer",
+            ChantSecond::Partner => "partner",
+        }
+        .into(),
+        discard: discard_rule(rules.discard).into(),
+        all_spoiled: match rules.all_spoiled {
+            AllSpoiled::Nothing => "nothing",
+            AllSpoiled::Redeal => "redeal",
+        }
+        .into(),
+        mordienne: on_off(rules.mordienne_run.is_some()),
+        mordienne_run: rules.mordienne_run.unwrap_or(2),
+        deals: match rules.length {
+            MatchLength::Deals(n) => Some(n),
+            MatchLength::Target(_) => None,
+        },
+        target: match rules.length {
+            MatchLength::Target(n) => Some(n),
+            MatchLength::Deals(_) => None,
+        },
+        on_tie: match rules.on_tie {
+            OnTie::Draw => "draw",
+            OnTie::ExtraDeals => "extra-deals",
+        }
+        .into(),
+        signals: match rules.signals {
+            SignalDelivery::Off => "off",
+            SignalDelivery::Partner => "partner",
+            SignalDelivery::Public => "public",
+            SignalDelivery::Leaky => "leaky",
+        }
+        .into(),
+        signal_leak: f64::from(rules.signal_leak_ppm) / 1e6,
+        signal_truth: match rules.signal_truth {
+            SignalTruth::Truthful => "truthful",
+            SignalTruth::Free => "free",
+        }
+        .into(),
+    }
+}
+
+/// The wire name of a discard rule.
+pub(crate) fn discard_rule(rule: DiscardRule) -> &'static str {
+    match rule {
+        DiscardRule::Free => "free",
+        DiscardRule::KeepHighest => "keep-highest",
+    }
+}
+
+/// Rules from their wire form (a record header), or the name of the first bad field.
+pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, bool), String> {
+    let bad = |field: &str, value: &str| format!("rules option {field} has no value {value:?}");
+    let on_off = |field: &str, v: &str| match v {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(bad(field, v)),
+    };
+    let seating_draw = match w.seating.as_str() {
+        "given" => false,
+        "draw" => true,
+        v => return Err(bad("seating", v)),
+    };
+    let rules = Rules {
+        chant: on_off("chant", &w.chant)?,
+        chant_second: match w.chant_second.as_str() {
+            "dealer" => ChantSecond::Dealer,
+            "partner" => ChantSecond::Partner,
+            v => return Err(bad("chant-second", v)),
+        },
+        discard: match w.discard.as_str() {
+            "free" => DiscardRule::Free,
+            "keep-highest" => DiscardRule::KeepHighest,
+            v => return Err(bad("discard", v)),
+        },
+        all_spoiled: match w.all_spoiled.as_str() {
+            "nothing" => AllSpoiled::Nothing,
+            "redeal" => AllSpoiled::Redeal,
+            v => return Err(bad("all-spoiled", v)),
+        },
+        mordienne_run: match (on_off("mordienne", &w.mordienne)?, w.mordienne_run) {
+            (false, _) => None,
+            (true, n @ 2..=3) => Some(n),
+            (true, n) => return Err(bad("mordienne-run", &n.to_string())),
+        },
+        length: match (w.deals, w.target) {
+            (Some(n), None) if n > 0 => MatchLength::Deals(n),
+            (None, Some(t)) if t > 0 => MatchLength::Target(t),
+            _ => return Err("rules need exactly one of deals and target, above 0".into()),
+        },
+        on_tie: match w.on_tie.as_str() {
+            "draw" => OnTie::Draw,
+            "extra-deals" => OnTie::ExtraDeals,
+            v => return Err(bad("on-tie", v)),
+        },
+        signals: match w.signals.as_str() {
+            "off" => SignalDelivery::Off,
+            "partner" => SignalDelivery::Partner,
+            "public" => SignalDelivery::Public,
+            "leaky" => SignalDelivery::Leaky,
+            v => return Err(bad("signals", v)),
+        },
+        signal_leak_ppm: if (0.0..=1.0).contains(&w.signal_leak) {
+            (w.signal_leak * 1e6).round() as u32
+        } else {
+            return Err(bad("signal-leak", &w.signal_leak.to_string()));
+        },
+        signal_truth: match w.signal_truth.as_str() {
+            "truthful" => SignalTruth::Truthful,
+            "free" => SignalTruth::Free,
+            v => return Err(bad("signal-truth", v)),
+        },
+    };
+    Ok((rules, seating_draw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_cards_convert_both_ways() {
+        for c in Card::all() {
+            assert_eq!(card(code(c)), c);
+        }
+    }
+
+    #[test]
+    fn rules_round_trip_through_wire() {
+        let variants = [
+            Rules::default(),
+            Rules {
+                chant: false,
+                chant_second: ChantSecond::Partner,
+                discard: DiscardRule::KeepHighest,
+                all_spoiled: AllSpoiled::Redeal,
+                mordienne_run: None,
+                length: MatchLength::Target(5),
+                on_tie: OnTie::ExtraDeals,
+                signals: SignalDelivery::Leaky,
+                signal_leak_ppm: 125_000,
+                signal_truth: SignalTruth::Free,
+            },
+        ];
+        for r in variants {
+            for draw in [false, true] {
+                assert_eq!(rules_from_wire(&rules_wire(&r, draw)), Ok((r, draw)));
+            }
+        }
+    }
+}

@@ -1,0 +1,693 @@
+//! Drives one game: the rules decide, this module does the talking, the clock and the record.
+//! A bot's misbehaviour becomes a fault line and a fallback move, never an error here.
+
+use crate::bot::{Bot, Reply};
+use crate::convert::{self, code, codes, seat_no, table_card};
+use crate::policy::{self, Policy};
+use crate::record_io::Recorder;
+use crate::shutdown::Shutdown;
+use protocol::msg::{Clock, FromBot, ToBot, VoteCast};
+use protocol::record::{FaultKind, FaultRecord, Footer, Header, Penalty, RecordLine, SeatInfo, SeatStats};
+use protocol::record::{RECORD_FORMAT, RECORD_VERSION};
+use rules::{Action, Card, CardSet, Deck, Event, Events, Game, Rules, Seat, Signal, SignalDelivery};
+use rules::{SplitMix64, Team, Turn, derive_seed};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Most signals one answer may carry.
+pub(crate) const MAX_SIGNALS: usize = 8;
+/// Ignored lines (stale or unknown ids) recorded per seat and game; more are only counted.
+pub(crate) const MAX_IGNORED_RECORDED: u32 = 20;
+/// Tag mixed into the game seed for the leaky-signal coin flips.
+const LEAK_TAG: u64 = 0x5349_474E;
+
+/// Everything fixed about the games of a match or tournament.
+#[derive(Clone, Debug)]
+pub(crate) struct GameConfig {
+    pub(crate) rules: Rules,
+    pub(crate) seating_draw: bool,
+    pub(crate) clock: Clock,
+    pub(crate) policy: Policy,
+}
+
+/// One game to play.
+#[derive(Clone, Debug)]
+pub(crate) struct GameSetup {
+    /// 1-based game number, as in the record's name.
+    pub(crate) game_no: u64,
+    pub(crate) match_seed: u64,
+    pub(crate) first_dealer: Seat,
+    /// Cards turned up by a seating draw, for the record.
+    pub(crate) draw: Option<Vec<Card>>,
+}
+
+impl GameSetup {
+    /// The game's seed, from which every deck and coin flip derives.
+    pub(crate) fn seed(&self) -> u64 {
+        derive_seed(&[self.match_seed, self.game_no])
+    }
+}
+
+/// The deck of deal `deal` (1-based) of a game: a documented, fixed derivation.
+pub(crate) fn deck_for(game_seed: u64, deal: u16) -> Deck {
+    Deck::shuffled(derive_seed(&[game_seed, u64::from(deal)]))
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    Complete,
+    Aborted,
+}
+
+/// One deal's outcome, for accounts and statistics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DealLine {
+    pub(crate) deal: u16,
+    pub(crate) dealer: Seat,
+    pub(crate) winner: Option<Seat>,
+    pub(crate) tricks: [u8; 4],
+    pub(crate) points: u8,
+    pub(crate) mordienne: bool,
+    pub(crate) counted: bool,
+    pub(crate) score: [u16; 2],
+}
+
+/// What a finished game reports to the match or tournament.
+#[derive(Clone, Debug)]
+pub(crate) struct GameSummary {
+    pub(crate) game_no: u64,
+    pub(crate) seed: u64,
+    pub(crate) status: Status,
+    pub(crate) score: [u16; 2],
+    pub(crate) winner: Option<Team>,
+    pub(crate) forfeit: Option<Team>,
+    pub(crate) deals: Vec<DealLine>,
+    pub(crate) faults: Vec<FaultRecord>,
+    pub(crate) stats: [SeatStats; 4],
+    pub(crate) names: [String; 4],
+    pub(crate) record: Option<std::path::PathBuf>,
+    pub(crate) record_error: Option<String>,
+    pub(crate) duration: Duration,
+}
+
+#[derive(Debug, Default)]
+struct SeatState {
+    strikes: u32,
+    replaced: bool,
+    bank: Duration,
+    stats: SeatStats,
+    ignored_recorded: u32,
+}
+
+struct Table<'a> {
+    game: Game,
+    bots: [&'a mut Bot; 4],
+    seats: [SeatState; 4],
+    cfg: &'a GameConfig,
+    rec: &'a mut Recorder,
+    seed: u64,
+    leak_rng: SplitMix64,
+    deck: Deck,
+    /// Dealer of the deal in progress.
+    dealer: Seat,
+    /// Winners of the finished tricks of the deal in progress, for `deal_over`.
+    trick_winners: Vec<Option<u8>>,
+    forfeit: Option<Team>,
+    deals: Vec<DealLine>,
+    faults: Vec<FaultRecord>,
+    answer: Duration,
+}
+
+/// Plays one game between four connected bots (`bots[s]` sits in seat `s`) and records it.
+pub(crate) async fn run_game(
+    bots: [&mut Bot; 4],
+    setup: &GameSetup,
+    cfg: &GameConfig,
+    rec: &mut Recorder,
+    mut shutdown: Shutdown,
+) -> GameSummary {
+    let started = Instant::now();
+    let seed = setup.seed();
+    let names: [String; 4] = std::array::from_fn(|i| bots[i].identity.name.clone());
+    let mut table = Table {
+        game: Game::new(cfg.rules, setup.first_dealer),
+        bots,
+        seats: Default::default(),
+        cfg,
+        rec,
+        seed,
+        leak_rng: SplitMix64::new(derive_seed(&[seed, LEAK_TAG])),
+        deck: Deck::canonical(),
+        dealer: setup.first_dealer,
+        trick_winners: Vec::with_capacity(9),
+        forfeit: None,
+        deals: Vec::new(),
+        faults: Vec::new(),
+        answer: Duration::from_millis(cfg.clock.answer_ms),
+    };
+    table.start(setup, seed);
+    let aborted = tokio::select! {
+        () = table.play() => false,
+        () = shutdown.aborted() => true,
+    };
+    table.finish(setup, seed, aborted, names, started).await
+}
+
+impl Table<'_> {
+    fn start(&mut self, setup: &GameSetup, seed: u64) {
+        let header = Header {
+            format: RECORD_FORMAT.into(),
+            version: RECORD_VERSION,
+            referee: env!("CARGO_PKG_VERSION").into(),
+            protocol: protocol::PROTOCOL_VERSION,
+            game: setup.game_no,
+            match_seed: setup.match_seed,
+            seed,
+            rules: convert::rules_wire(&self.cfg.rules, self.cfg.seating_draw),
+            clock: self.cfg.clock,
+            policy: protocol::record::Policy {
+                on_fault: self.cfg.policy.on_fault.as_str().into(),
+                max_strikes: self.cfg.policy.max_strikes,
+            },
+            seats: self
+                .bots
+                .iter()
+                .map(|b| SeatInfo {
+                    name: b.identity.name.clone(),
+                    version: b.identity.version.clone(),
+                    author: b.identity.author.clone(),
+                    command: b.spec.describe(),
+                    stderr: b.stderr_log.clone(),
+                })
+                .collect(),
+            first_dealer: seat_no(setup.first_dealer),
+            draw: setup.draw.as_ref().map(|cards| cards.iter().map(|&c| code(c)).collect()),
+            started_unix_ms: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64),
+        };
+        self.rec.line(&RecordLine::Header(Box::new(header)));
+        let players: Vec<String> = self.bots.iter().map(|b| b.identity.name.clone()).collect();
+        let rules = convert::rules_wire(&self.cfg.rules, self.cfg.seating_draw);
+        for seat in Seat::ALL {
+            self.seats[seat.index()].bank = Duration::from_millis(self.cfg.clock.bank_ms);
+            // Faults met while (re)connecting belong to this game's record.
+            let pending = std::mem::take(&mut self.bots[seat.index()].pending_faults);
+            for (kind, detail) in pending {
+                self.fault(seat, kind, detail, "the referee plays for the bot".into());
+            }
+            if !self.bots[seat.index()].is_alive() && !self.seats[seat.index()].replaced {
+                let (kind, detail) = self.bots[seat.index()]
+                    .dead
+                    .clone()
+                    .unwrap_or((FaultKind::ClosedStdout, "no connection".into()));
+                self.fault(seat, kind, format!("still unavailable: {detail}"), "the referee plays for the bot".into());
+            }
+            self.bots[seat.index()].notify(&ToBot::Game {
+                game: setup.game_no,
+                seat: seat_no(seat),
+                partner: seat_no(seat.partner()),
+                players: players.clone(),
+                rules: rules.clone(),
+                clock: self.cfg.clock,
+            });
+        }
+        self.rec.checkpoint();
+    }
+
+    async fn play(&mut self) {
+        while let Some(turn) = self.game.to_act() {
+            if self.forfeit.is_some() {
+                return;
+            }
+            match turn {
+                Turn::Deal => self.deal().await,
+                Turn::Vote(seat) => self.opening(seat).await,
+                Turn::Discard(seat) => self.discard(seat).await,
+                Turn::Play(seat) => self.play_card(seat).await,
+            }
+        }
+    }
+
+    async fn deal(&mut self) {
+        let deal_no = self.game.deal_number() + 1;
+        self.deck = deck_for(self.seed, deal_no);
+        let dealer = self.game.dealer();
+        self.dealer = dealer;
+        self.trick_winners.clear();
+        let hands = self.deck.hands(dealer);
+        self.rec.line(&RecordLine::Deal {
+            deal: deal_no,
+            dealer: seat_no(dealer),
+            deck: self.deck.cards().iter().map(|&c| code(c)).collect(),
+            hands: hands.iter().map(|&h| codes(h)).collect(),
+        });
+        if self.game.deal(&self.deck).is_err() {
+            return;
+        }
+        for seat in Seat::ALL {
+            self.bots[seat.index()].notify(&ToBot::Deal {
+                deal: deal_no,
+                dealer: seat_no(dealer),
+                hand: codes(hands[seat.index()]),
+            });
+        }
+        // The opening round: every seat, from the dealer's left, gets one question before the
+        // first lead; it carries the chant vote while one is asked.
+        for i in 1..=4 {
+            if self.forfeit.is_some() {
+                return;
+            }
+            self.opening(dealer.plus(i)).await;
+        }
+    }
+
+    /// Asks `seat` a question; `None` when the referee must choose for the bot (it is replaced,
+    /// or it faulted, in which case the fault is already recorded with `fallback` as the action
+    /// taken).
+    async fn ask(
+        &mut self,
+        seat: Seat,
+        build: impl FnOnce(u64, u64, u64) -> ToBot,
+        validate: impl FnOnce(&Game, &FromBot) -> Result<(), (FaultKind, String)>,
+        fallback: String,
+    ) -> Option<(FromBot, u64)> {
+        let i = seat.index();
+        if self.seats[i].replaced || !self.bots[i].is_alive() {
+            return None;
+        }
+        let answer_ms = self.cfg.clock.answer_ms;
+        let bank = self.seats[i].bank;
+        let bank_ms = bank.as_millis() as u64;
+        let mut ignored = Vec::new();
+        let reply = self.bots[i]
+            .ask(|id| build(id, answer_ms, bank_ms), self.answer + bank, &mut ignored)
+            .await;
+        for (kind, detail) in ignored {
+            self.fault(seat, kind, detail, "line ignored".into());
+        }
+        match reply {
+            Reply::Answer(msg, took) => match validate(&self.game, &msg) {
+                Ok(()) => {
+                    let st = &mut self.seats[i];
+                    st.bank = st.bank.saturating_sub(took.saturating_sub(self.answer));
+                    let us = took.as_micros() as u64;
+                    st.stats.answers += 1;
+                    st.stats.think_us += us;
+                    st.stats.max_us = st.stats.max_us.max(us);
+                    Some((msg, us))
+                }
+                Err((kind, detail)) => {
+                    self.fault(seat, kind, detail, fallback);
+                    None
+                }
+            },
+            Reply::Fault(kind, detail) => {
+                if kind == FaultKind::Timeout {
+                    self.seats[i].bank = Duration::ZERO;
+                }
+                self.fault(seat, kind, detail, fallback);
+                None
+            }
+        }
+    }
+
+    /// Records a fault, applies the policy and tells the bot.
+    fn fault(&mut self, seat: Seat, kind: FaultKind, detail: String, action: String) {
+        let i = seat.index();
+        let st = &mut self.seats[i];
+        st.stats.faults += 1;
+        if policy::is_ignorable(kind) {
+            if st.ignored_recorded >= MAX_IGNORED_RECORDED {
+                return;
+            }
+            st.ignored_recorded += 1;
+        } else {
+            st.strikes += 1;
+            st.stats.strikes = st.strikes;
+        }
+        let penalty = policy::penalty(self.cfg.policy, kind, st.strikes);
+        match penalty {
+            Penalty::Replaced => {
+                st.replaced = true;
+                st.stats.replaced = true;
+            }
+            Penalty::Forfeit => self.forfeit = Some(seat.team()),
+            _ => {}
+        }
+        let view = self.game.view(seat);
+        let in_deal = matches!(self.game.to_act(), Some(Turn::Vote(_) | Turn::Discard(_) | Turn::Play(_)));
+        let record = FaultRecord {
+            seat: seat_no(seat),
+            deal: in_deal.then_some(view.deal),
+            trick: matches!(self.game.to_act(), Some(Turn::Play(_))).then_some(view.trick),
+            kind,
+            detail: detail.clone(),
+            penalty,
+            strikes: st.strikes,
+        };
+        tracing::debug!(seat = i, kind = kind.as_str(), "{detail}");
+        self.rec.line(&RecordLine::Fault(record.clone()));
+        self.rec.checkpoint();
+        self.faults.push(record);
+        let action = match penalty {
+            Penalty::Ignored => "line ignored".to_string(),
+            Penalty::SignalDropped => "signal not delivered; the rest of the answer stands".to_string(),
+            Penalty::Fallback => action,
+            Penalty::Replaced => format!("{action}; the referee plays for this bot for the rest of the game"),
+            Penalty::Forfeit => "your partnership forfeits the game".to_string(),
+        };
+        self.bots[i].notify(&ToBot::Error { id: None, fault: kind.as_str().into(), message: detail, action });
+    }
+
+    /// Checks and delivers the signals of an accepted answer. The first refused signal is a
+    /// fault and drops it and the rest of the answer's signals.
+    fn signals(&mut self, seat: Seat, words: &[String]) {
+        if words.len() > MAX_SIGNALS {
+            let detail = format!("{} signals in one answer; at most {MAX_SIGNALS}", words.len());
+            self.fault(seat, FaultKind::BadSignal, detail, String::new());
+            return;
+        }
+        for word in words {
+            let signal = match word.parse::<Signal>() {
+                Ok(s) => s,
+                Err(e) => {
+                    let detail = format!("{word:?}: {e}");
+                    self.fault(seat, FaultKind::BadSignal, detail, String::new());
+                    return;
+                }
+            };
+            let coins = if self.cfg.rules.signals == SignalDelivery::Leaky {
+                let threshold = (u128::from(self.cfg.rules.signal_leak_ppm) << 64) / 1_000_000;
+                let mut flip = || u128::from(self.leak_rng.next_u64()) < threshold;
+                [flip(), flip()]
+            } else {
+                [false, false]
+            };
+            match self.game.signal(seat, signal, coins) {
+                Ok(Event::Signalled { seen_by, .. }) => {
+                    let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
+                    self.rec.line(&RecordLine::Signal { from: seat_no(seat), signal: word.clone(), seen_by: seen });
+                    for s in Seat::ALL {
+                        if s != seat && seen_by[s.index()] {
+                            self.bots[s.index()]
+                                .notify(&ToBot::Signal { from: seat_no(seat), signal: word.clone() });
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.fault(seat, FaultKind::BadSignal, format!("{word}: {e}"), String::new());
+                    return;
+                }
+            }
+            if self.forfeit.is_some() {
+                return;
+            }
+        }
+    }
+
+    async fn opening(&mut self, seat: Seat) {
+        let view = self.game.view(seat);
+        let vote = self.game.to_act() == Some(Turn::Vote(seat));
+        let votes: Vec<VoteCast> = (0..4u8)
+            .filter_map(|s| view.votes[s as usize].map(|accept| VoteCast { seat: s, accept }))
+            .collect();
+        let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), codes(view.hand));
+        let fallback = if vote { "voted refuse for you".to_string() } else { "nothing needed".to_string() };
+        let reply = self
+            .ask(
+                seat,
+                |id, time_ms, bank_ms| ToBot::Opening { id, deal, dealer, vote, votes, hand, time_ms, bank_ms },
+                move |_, msg| match msg {
+                    FromBot::Opening { accept: None, .. } if vote => {
+                        Err((FaultKind::WrongAnswer, "the question asked for a chant vote: accept is missing".into()))
+                    }
+                    FromBot::Opening { accept: Some(_), .. } if !vote => {
+                        Err((FaultKind::WrongAnswer, "no chant vote was asked: accept must be absent".into()))
+                    }
+                    FromBot::Opening { .. } => Ok(()),
+                    other => Err(wrong_type("opening", other)),
+                },
+                fallback,
+            )
+            .await;
+        let (accept, us, auto) = match &reply {
+            Some((FromBot::Opening { accept, signals, .. }, us)) => {
+                self.signals(seat, signals);
+                (accept.unwrap_or(policy::FALLBACK_VOTE), *us, false)
+            }
+            _ => (policy::FALLBACK_VOTE, 0, true),
+        };
+        if self.forfeit.is_some() {
+            return;
+        }
+        if !vote {
+            self.rec.line(&RecordLine::Opening { seat: seat_no(seat), us, auto });
+            return;
+        }
+        self.rec.line(&RecordLine::Vote { seat: seat_no(seat), accept, us, auto });
+        if let Ok(ev) = self.game.apply(seat, Action::Vote(accept)) {
+            let ev = *ev;
+            self.broadcast(&ev, 0);
+        }
+    }
+
+    async fn discard(&mut self, seat: Seat) {
+        let view = self.game.view(seat);
+        let fallback_cards = policy::fallback_discard(view.hand);
+        let fallback = format!("discarded {} for you", show(fallback_cards));
+        let (deal, hand, received) = (view.deal, codes(view.hand), codes(view.received));
+        let rule = convert::discard_rule(self.cfg.rules.discard).to_string();
+        let reply = self
+            .ask(
+                seat,
+                |id, time_ms, bank_ms| ToBot::Discard { id, deal, hand, received, rule, time_ms, bank_ms },
+                move |game, msg| match msg {
+                    FromBot::Discard { cards, .. } => {
+                        let (set, n) = convert::set(cards);
+                        if n != set.len() {
+                            return Err((FaultKind::WrongDiscard, "a card is named twice".into()));
+                        }
+                        game.check_discard(seat, set).map_err(|e| (FaultKind::WrongDiscard, e.to_string()))
+                    }
+                    other => Err(wrong_type("discard", other)),
+                },
+                fallback,
+            )
+            .await;
+        let (cards, us, auto) = match &reply {
+            Some((FromBot::Discard { cards, signals, .. }, us)) => {
+                self.signals(seat, signals);
+                (convert::set(cards).0, *us, false)
+            }
+            _ => (fallback_cards, 0, true),
+        };
+        if self.forfeit.is_some() {
+            return;
+        }
+        self.rec.line(&RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, auto });
+        if let Ok(ev) = self.game.apply(seat, Action::Discard(cards)) {
+            let ev = *ev;
+            self.broadcast(&ev, 0);
+        }
+    }
+
+    async fn play_card(&mut self, seat: Seat) {
+        let view = self.game.view(seat);
+        let Some(fallback_card) = policy::fallback_play(view.hand) else { return };
+        let fallback = format!("played {fallback_card} for you");
+        let table = view.table().iter().map(|&(s, c)| table_card(s, c)).collect();
+        let (deal, trick, leader, hand) = (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
+        let (won, score) = (view.tricks_won(), view.score);
+        let reply = self
+            .ask(
+                seat,
+                |id, time_ms, bank_ms| ToBot::Play {
+                    id,
+                    deal,
+                    trick,
+                    leader,
+                    table,
+                    hand,
+                    won,
+                    score,
+                    time_ms,
+                    bank_ms,
+                },
+                move |game, msg| match msg {
+                    FromBot::Play { card, .. } if game.hand(seat).contains(convert::card(*card)) => Ok(()),
+                    FromBot::Play { card, .. } => {
+                        Err((FaultKind::IllegalCard, format!("card {card} is not in your hand")))
+                    }
+                    other => Err(wrong_type("play", other)),
+                },
+                fallback,
+            )
+            .await;
+        let (card, us, auto) = match &reply {
+            Some((FromBot::Play { card, signals, .. }, us)) => {
+                self.signals(seat, signals);
+                (convert::card(*card), *us, false)
+            }
+            _ => (fallback_card, 0, true),
+        };
+        if self.forfeit.is_some() {
+            return;
+        }
+        self.rec.line(&RecordLine::Play { seat: seat_no(seat), card: code(card), us, auto });
+        if let Ok(ev) = self.game.apply(seat, Action::Play(card)) {
+            let ev = *ev;
+            self.broadcast(&ev, trick);
+        }
+    }
+
+    /// Turns the engine's public events of an action into notices and record lines. `trick` is
+    /// the number of the trick the action was made in.
+    fn broadcast(&mut self, ev: &Events, trick: u8) {
+        for e in ev.iter() {
+            match *e {
+                Event::Voted { seat, accept } => self.tell_all(&ToBot::Vote { seat: seat_no(seat), accept }),
+                Event::ChantDecided { taken } => {
+                    self.rec.line(&RecordLine::Chant { taken });
+                    self.tell_all(&ToBot::Chant { taken });
+                }
+                Event::Received { seat, .. } => {
+                    // In the order dealt from the talon: alternately, the dealer's left first.
+                    let parity = usize::from(seat != self.game.dealer().left());
+                    let cards = self.deck.talon().iter().skip(parity).step_by(2).map(|&c| code(c)).collect();
+                    self.rec.line(&RecordLine::Receive { seat: seat_no(seat), cards });
+                }
+                Event::Played { seat, card } => {
+                    self.tell_all(&ToBot::Played { seat: seat_no(seat), card: code(card), trick });
+                }
+                Event::TrickOver(t) => {
+                    self.trick_winners.push(t.winner.map(seat_no));
+                    let cards: Vec<_> = (0..4).map(|k| table_card(t.leader.plus(k as u8), t.cards[k])).collect();
+                    self.rec.line(&RecordLine::Trick {
+                        trick: t.number,
+                        leader: seat_no(t.leader),
+                        cards: cards.clone(),
+                        winner: t.winner.map(seat_no),
+                    });
+                    self.tell_all(&ToBot::Trick {
+                        trick: t.number,
+                        leader: seat_no(t.leader),
+                        cards,
+                        winner: t.winner.map(seat_no),
+                        next: seat_no(t.next_leader),
+                    });
+                }
+                Event::DealOver(d) => {
+                    let s = d.score;
+                    self.deals.push(DealLine {
+                        deal: d.deal,
+                        dealer: self.dealer,
+                        winner: s.winner,
+                        tricks: s.tricks,
+                        points: s.points,
+                        mordienne: s.mordienne,
+                        counted: d.counted,
+                        score: d.match_score,
+                    });
+                    self.rec.line(&RecordLine::DealOver {
+                        deal: d.deal,
+                        tricks: s.tricks,
+                        winner: s.winner.map(seat_no),
+                        points: s.points,
+                        mordienne: s.mordienne,
+                        counted: d.counted,
+                        score: d.match_score,
+                    });
+                    self.rec.checkpoint();
+                    let winners = std::mem::take(&mut self.trick_winners);
+                    self.tell_all(&ToBot::DealOver {
+                        deal: d.deal,
+                        tricks: s.tricks,
+                        winners,
+                        winner: s.winner.map(seat_no),
+                        points: s.points,
+                        mordienne: s.mordienne,
+                        counted: d.counted,
+                        score: d.match_score,
+                    });
+                }
+                Event::DealStarted { .. }
+                | Event::Hand { .. }
+                | Event::Discarded { .. }
+                | Event::MatchOver(_)
+                | Event::Signalled { .. } => {}
+            }
+        }
+    }
+
+    fn tell_all(&mut self, msg: &ToBot) {
+        for bot in self.bots.iter_mut() {
+            bot.notify(msg);
+        }
+    }
+
+    /// Ends the game: `game_over`, the footer, and the summary.
+    async fn finish(
+        mut self,
+        setup: &GameSetup,
+        seed: u64,
+        aborted: bool,
+        names: [String; 4],
+        started: Instant,
+    ) -> GameSummary {
+        let score = self.game.score();
+        let (status, winner) = if aborted {
+            (Status::Aborted, None)
+        } else if let Some(team) = self.forfeit {
+            (Status::Complete, Some(team.other()))
+        } else {
+            (Status::Complete, self.game.outcome().and_then(|r| r.winner))
+        };
+        let deals = self.game.deals_counted();
+        self.tell_all(&ToBot::GameOver {
+            game: setup.game_no,
+            score,
+            winner: winner.map(|t| t.index() as u8),
+            forfeit: self.forfeit.map(|t| t.index() as u8),
+        });
+        let flush_limit = self.answer.max(Duration::from_secs(1));
+        for bot in self.bots.iter_mut() {
+            bot.flush(flush_limit).await;
+        }
+        let stats: [SeatStats; 4] = std::array::from_fn(|i| self.seats[i].stats.clone());
+        let duration = started.elapsed();
+        self.rec.line(&RecordLine::Footer(Box::new(Footer {
+            status: if aborted { "aborted" } else { "complete" }.into(),
+            score,
+            winner: winner.map(|t| t.index() as u8),
+            forfeit: self.forfeit.map(|t| t.index() as u8),
+            deals,
+            stats: stats.to_vec(),
+            duration_ms: duration.as_millis() as u64,
+        })));
+        self.rec.checkpoint();
+        GameSummary {
+            game_no: setup.game_no,
+            seed,
+            status,
+            score,
+            winner,
+            forfeit: self.forfeit,
+            deals: self.deals,
+            faults: self.faults,
+            stats,
+            names,
+            record: self.rec.path().map(|p| p.to_path_buf()),
+            record_error: self.rec.error().map(str::to_string),
+            duration,
+        }
+    }
+}
+
+fn wrong_type(expected: &str, got: &FromBot) -> (FaultKind, String) {
+    (FaultKind::WrongAnswer, format!("expected a {expected} answer, got {}", got.kind()))
+}
+
+/// Cards as codes separated by spaces, for messages.
+fn show(cards: CardSet) -> String {
+    cards.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,297 @@
+//! `referee match`: four bots, N games on the same processes, records, and a readable account.
+
+use crate::bot::{Bot, BotSpec, ConnectConfig};
+use crate::cli::MatchArgs;
+use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, run_game};
+use crate::record_io::{self, Recorder};
+use crate::shutdown::{self, Stage};
+use rules::{Card, Deck, Seat, Team, derive_seed, draw_seating};
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Grace a bot gets to exit after `bye` before its process group is killed.
+pub(crate) const BYE_GRACE: Duration = Duration::from_secs(1);
+
+/// Players 0..3 from one, two or four `--bot` values.
+pub(crate) fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
+    let specs = bots.iter().map(|b| BotSpec::parse(b)).collect::<Result<Vec<_>, _>>()?;
+    Ok(match specs.as_slice() {
+        [] => {
+            let h = BotSpec::parse("builtin:heuristic")?;
+            let r = BotSpec::parse("builtin:random")?;
+            [h.clone(), r.clone(), h, r]
+        }
+        [a] => [a.clone(), a.clone(), a.clone(), a.clone()],
+        [a, b] => [a.clone(), b.clone(), a.clone(), b.clone()],
+        [a, b, c, d] => [a.clone(), b.clone(), c.clone(), d.clone()],
+        _ => return Err(format!("--bot is given once, twice or four times, not {} times", specs.len())),
+    })
+}
+
+/// Where each player sits in game `game_no`, who deals first, and the draw's cards if drawn.
+pub(crate) fn seating(cfg: &GameConfig, match_seed: u64, game_no: u64) -> ([usize; 4], Seat, Option<Vec<Card>>) {
+    if cfg.seating_draw {
+        let deck = Deck::shuffled(derive_seed(&[match_seed, game_no, u64::MAX]));
+        let draw = draw_seating(&deck);
+        let mut player_at = [0usize; 4];
+        for (player, seat) in draw.seat_of.iter().enumerate() {
+            player_at[seat.index()] = player;
+        }
+        (player_at, Seat::ALL[0], Some(deck.cards()[..draw.cards_turned].to_vec()))
+    } else {
+        // The first deal passes round the table from game to game, so over four games every
+        // seat deals first once.
+        ([0, 1, 2, 3], Seat::ALL[((game_no - 1) % 4) as usize], None)
+    }
+}
+
+pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
+    let players = lineup(&args.bots)?;
+    let cfg = args.table.game_config();
+    let connect = args.table.connect_config();
+    let seed = args.seed.unwrap_or_else(random_seed);
+    let dir: Option<PathBuf> = if args.no_records {
+        None
+    } else {
+        Some(args.records.clone().unwrap_or_else(|| PathBuf::from(format!("records/seed-{seed}"))))
+    };
+    if let Some(d) = &dir {
+        record_io::prepare_dir(d)?;
+    }
+    if !args.json {
+        println!("Match seed {seed} (repeat it with --seed {seed})");
+        if let Some(d) = &dir {
+            println!("Records in {}", d.display());
+        }
+    }
+    let (trigger, shutdown) = shutdown::channel();
+    shutdown::listen(trigger);
+
+    let mut bots = connect_all(&players, &connect, dir.as_deref()).await;
+    let mut summaries = Vec::new();
+    let mut error = None;
+    for game_no in 1..=args.games {
+        if shutdown.stage() >= Stage::Draining {
+            break;
+        }
+        for (p, bot) in bots.iter_mut().enumerate() {
+            if !bot.is_alive() {
+                bot.start(&connect, dir.as_deref(), &format!("player{p}"), None).await;
+            }
+        }
+        let (player_at, first_dealer, draw) = seating(&cfg, seed, game_no);
+        let setup = GameSetup { game_no, match_seed: seed, first_dealer, draw };
+        let path = dir.as_ref().map(|d| d.join(record_io::game_file_name(game_no)));
+        let mut rec = match Recorder::create(path.as_deref()) {
+            Ok(r) => r,
+            Err(e) => {
+                error = Some(e.to_string());
+                break;
+            }
+        };
+        let summary = {
+            let seated = seat_bots(&mut bots, player_at);
+            run_game(seated, &setup, &cfg, &mut rec, shutdown.clone()).await
+        };
+        if let Some(e) = &summary.record_error {
+            error.get_or_insert(e.clone());
+        }
+        if !args.json {
+            print!("{}", account(&summary, player_at));
+        }
+        summaries.push((summary, player_at));
+        if error.is_some() {
+            break;
+        }
+    }
+    let closing: Vec<_> = bots.into_iter().map(|b| b.close("match over", BYE_GRACE)).collect();
+    for c in closing {
+        c.await;
+    }
+    if args.json {
+        println!("{}", json_result(seed, &summaries, &players));
+    } else {
+        print!("{}", totals(&summaries));
+    }
+    match error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Starts the four players' bots at once (handshakes overlap).
+pub(crate) async fn connect_all(
+    players: &[BotSpec; 4],
+    connect: &ConnectConfig,
+    dir: Option<&std::path::Path>,
+) -> Vec<Bot> {
+    let [a, b, c, d] = players.clone();
+    let (a, b, c, d) = tokio::join!(
+        Bot::connect(a, connect, dir, "player0", None),
+        Bot::connect(b, connect, dir, "player1", None),
+        Bot::connect(c, connect, dir, "player2", None),
+        Bot::connect(d, connect, dir, "player3", None),
+    );
+    vec![a, b, c, d]
+}
+
+/// The players' bots in seat order.
+pub(crate) fn seat_bots(bots: &mut [Bot], player_at: [usize; 4]) -> [&mut Bot; 4] {
+    let mut slots: Vec<Option<&mut Bot>> = bots.iter_mut().map(Some).collect();
+    player_at.map(|p| slots[p].take().expect("each player sits in exactly one seat"))
+}
+
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    // The standard library's per-process random hash keys, mixed with the clock: a seed that
+    // differs from run to run without another dependency.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.finish() >> 11
+}
+
+fn team_name(t: Team) -> String {
+    format!("team {} (seats {} and {})", t.index(), t.seats()[0], t.seats()[1])
+}
+
+/// The readable account of one game.
+pub(crate) fn account(s: &GameSummary, player_at: [usize; 4]) -> String {
+    let mut out = String::new();
+    let who = |seat: usize| format!("seat {seat} ({})", s.names[seat]);
+    let _ = writeln!(
+        out,
+        "\nGame {}: {} + {} against {} + {}",
+        s.game_no,
+        who(0),
+        who(2),
+        who(1),
+        who(3)
+    );
+    if player_at != [0, 1, 2, 3] {
+        let _ = writeln!(out, "  seating drawn: players {player_at:?} in seats 0..3");
+    }
+    let mut faults = s.faults.iter().peekable();
+    for d in &s.deals {
+        while let Some(f) = faults.next_if(|f| f.deal.is_none_or(|n| n <= d.deal)) {
+            let _ = writeln!(out, "  fault  {}", fault_line(f, &s.names));
+        }
+        let result = match d.winner {
+            None if !d.counted => "all tricks spoiled: dealt again".to_string(),
+            None => "all tricks spoiled: nobody scores".to_string(),
+            Some(w) => format!(
+                "{} wins with {} tricks{}: team {} +{}",
+                who(w.index()),
+                d.tricks[w.index()],
+                if d.mordienne { " (mordienne)" } else { "" },
+                w.team().index(),
+                d.points
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "  deal {} (dealer {}): {result}; tricks {:?}; score {}-{}",
+            d.deal,
+            d.dealer,
+            d.tricks,
+            d.score[0],
+            d.score[1]
+        );
+    }
+    for f in faults {
+        let _ = writeln!(out, "  fault  {}", fault_line(f, &s.names));
+    }
+    let result = match (s.status, s.forfeit, s.winner) {
+        (Status::Aborted, _, _) => format!("aborted at {}-{}", s.score[0], s.score[1]),
+        (_, Some(t), _) => format!("{} forfeits; {} wins", team_name(t), team_name(t.other())),
+        (_, None, Some(w)) => format!("{} wins {}-{}", team_name(w), s.score[w.index()], s.score[w.other().index()]),
+        (_, None, None) => format!("draw {}-{}", s.score[0], s.score[1]),
+    };
+    let _ = writeln!(out, "  result: {result}");
+    if let Some(p) = &s.record {
+        let _ = writeln!(out, "  record: {}", p.display());
+    }
+    out
+}
+
+fn fault_line(f: &protocol::record::FaultRecord, names: &[String; 4]) -> String {
+    let at = match (f.deal, f.trick) {
+        (Some(d), Some(t)) => format!(" in deal {d}, trick {t}"),
+        (Some(d), None) => format!(" in deal {d}"),
+        _ => String::new(),
+    };
+    format!(
+        "seat {} ({}) {}{at}: {}; penalty {:?}, strike {}",
+        f.seat,
+        names[f.seat as usize],
+        f.kind.as_str(),
+        f.detail,
+        f.penalty,
+        f.strikes
+    )
+    .replace("penalty Fallback", "fallback played")
+    .replace("penalty Replaced", "replaced by the fallback")
+    .replace("penalty Forfeit", "forfeit")
+    .replace("penalty Ignored", "ignored")
+    .replace("penalty SignalDropped", "signal dropped")
+}
+
+/// Wins per player pairing over the match.
+fn totals(summaries: &[(GameSummary, [usize; 4])]) -> String {
+    let mut wins = [0u32; 2];
+    let mut draws = 0;
+    let mut aborted = 0;
+    for (s, _) in summaries {
+        match (s.status, s.winner) {
+            (Status::Aborted, _) => aborted += 1,
+            (_, Some(t)) => wins[t.index()] += 1,
+            (_, None) => draws += 1,
+        }
+    }
+    let mut out = format!(
+        "\nMatch over: {} games; seats 0+2 won {}, seats 1+3 won {}, {} drawn",
+        summaries.len(),
+        wins[0],
+        wins[1],
+        draws
+    );
+    if aborted > 0 {
+        let _ = write!(out, ", {aborted} aborted");
+    }
+    out.push('\n');
+    out
+}
+
+fn json_result(seed: u64, summaries: &[(GameSummary, [usize; 4])], players: &[BotSpec; 4]) -> String {
+    let games: Vec<_> = summaries
+        .iter()
+        .map(|(s, player_at)| {
+            json!({
+                "game": s.game_no,
+                "seed": s.seed,
+                "status": match s.status { Status::Complete => "complete", Status::Aborted => "aborted" },
+                "players_by_seat": player_at,
+                "names": s.names,
+                "score": s.score,
+                "winner": s.winner.map(|t| t.index()),
+                "forfeit": s.forfeit.map(|t| t.index()),
+                "deals": s.deals.iter().map(|d| json!({
+                    "deal": d.deal, "dealer": d.dealer.index(), "winner": d.winner.map(|w| w.index()),
+                    "tricks": d.tricks, "points": d.points, "mordienne": d.mordienne,
+                    "counted": d.counted, "score": d.score,
+                })).collect::<Vec<_>>(),
+                "faults": s.faults,
+                "stats": s.stats,
+                "record": s.record,
+                "duration_ms": s.duration.as_millis() as u64,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "seed": seed,
+        "players": players.iter().map(|p| p.describe()).collect::<Vec<_>>(),
+        "games": games,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}

@@ -1,0 +1,112 @@
+//! What a fault costs and what the referee plays for a bot: pure functions, documented in
+//! spec/protocol.md, so organisers and bot authors can predict every penalty.
+
+use protocol::record::{FaultKind, Penalty};
+use rules::{Card, CardSet};
+
+/// The organiser's choice of what a fault costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OnFault {
+    /// Play the fallback for the bot and count a strike; replace it after `max_strikes`.
+    Fallback,
+    /// The bot's partnership forfeits the game.
+    Forfeit,
+}
+
+impl OnFault {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            OnFault::Fallback => "fallback",
+            OnFault::Forfeit => "forfeit",
+        }
+    }
+}
+
+/// The fault policy of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Policy {
+    pub(crate) on_fault: OnFault,
+    pub(crate) max_strikes: u32,
+}
+
+/// Faults after which the bot cannot go on in this game.
+pub(crate) fn is_fatal(kind: FaultKind) -> bool {
+    matches!(
+        kind,
+        FaultKind::NoStart
+            | FaultKind::HandshakeRefused
+            | FaultKind::Exited
+            | FaultKind::ClosedStdout
+            | FaultKind::Disconnected
+    )
+}
+
+/// Faults that only cost the offending line.
+pub(crate) fn is_ignorable(kind: FaultKind) -> bool {
+    matches!(kind, FaultKind::StaleId | FaultKind::UnknownId)
+}
+
+/// The penalty for a fault, given the strikes the seat has after counting it.
+pub(crate) fn penalty(policy: Policy, kind: FaultKind, strikes_after: u32) -> Penalty {
+    if is_ignorable(kind) {
+        Penalty::Ignored
+    } else if policy.on_fault == OnFault::Forfeit {
+        Penalty::Forfeit
+    } else if is_fatal(kind) || strikes_after >= policy.max_strikes {
+        Penalty::Replaced
+    } else if kind == FaultKind::BadSignal {
+        Penalty::SignalDropped
+    } else {
+        Penalty::Fallback
+    }
+}
+
+/// Cards weakest first; among equal strength, earlier in canonical order first.
+pub(crate) fn weakest_first(hand: CardSet) -> Vec<Card> {
+    let mut cards: Vec<Card> = hand.iter().collect();
+    cards.sort_by_key(|c| (std::cmp::Reverse(c.level()), c.index()));
+    cards
+}
+
+/// The fallback card: the weakest held.
+pub(crate) fn fallback_play(hand: CardSet) -> Option<Card> {
+    weakest_first(hand).first().copied()
+}
+
+/// The fallback discard: the six weakest (legal under either discard rule).
+pub(crate) fn fallback_discard(hand: CardSet) -> CardSet {
+    weakest_first(hand).into_iter().take(6).collect()
+}
+
+/// The fallback chant vote.
+pub(crate) const FALLBACK_VOTE: bool = false;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(codes: &str) -> CardSet {
+        codes.split_whitespace().map(|c| c.parse::<Card>().unwrap()).collect()
+    }
+
+    #[test]
+    fn fallbacks_pick_the_weakest() {
+        // 3s and 3b tie at level 19; 3s comes first in canonical order (swords before batons).
+        assert_eq!(fallback_play(set("3o 3b 3s Kc")).unwrap().to_string(), "3s");
+        let d = fallback_discard(set("3o 3c 2o 2c 9c 9o 2b 2s Ao Ac 4b 5s 6c 7o 8b"));
+        assert_eq!(d, set("4b 5s 6c 7o 8b Ao"));
+    }
+
+    #[test]
+    fn penalties() {
+        let p = Policy { on_fault: OnFault::Fallback, max_strikes: 3 };
+        assert_eq!(penalty(p, FaultKind::Timeout, 1), Penalty::Fallback);
+        assert_eq!(penalty(p, FaultKind::Timeout, 3), Penalty::Replaced);
+        assert_eq!(penalty(p, FaultKind::Exited, 1), Penalty::Replaced);
+        assert_eq!(penalty(p, FaultKind::BadSignal, 1), Penalty::SignalDropped);
+        assert_eq!(penalty(p, FaultKind::StaleId, 0), Penalty::Ignored);
+        let f = Policy { on_fault: OnFault::Forfeit, max_strikes: 3 };
+        assert_eq!(penalty(f, FaultKind::IllegalCard, 1), Penalty::Forfeit);
+        assert_eq!(penalty(f, FaultKind::UnknownId, 0), Penalty::Ignored);
+    }
+}

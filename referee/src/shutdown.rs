@@ -1,0 +1,100 @@
+//! Two-stage stop: the first Ctrl-C stops starting games and lets running ones finish; the
+//! second aborts running games, whose records are closed as `aborted`.
+
+use tokio::sync::watch;
+
+/// How far a stop has gone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Stage {
+    Running,
+    /// Finish running games, start no new ones.
+    Draining,
+    /// Abort running games now.
+    Abort,
+}
+
+/// A handle every game and scheduler holds; cheap to clone.
+#[derive(Clone, Debug)]
+pub(crate) struct Shutdown {
+    rx: watch::Receiver<Stage>,
+}
+
+/// The side that raises the stage (the signal handler, or a test).
+#[derive(Debug)]
+pub(crate) struct Trigger {
+    tx: watch::Sender<Stage>,
+}
+
+pub(crate) fn channel() -> (Trigger, Shutdown) {
+    let (tx, rx) = watch::channel(Stage::Running);
+    (Trigger { tx }, Shutdown { rx })
+}
+
+impl Trigger {
+    /// Raises the stage one step; returns the new stage.
+    pub(crate) fn escalate(&self) -> Stage {
+        let next = match *self.tx.borrow() {
+            Stage::Running => Stage::Draining,
+            _ => Stage::Abort,
+        };
+        self.tx.send_replace(next);
+        next
+    }
+}
+
+impl Shutdown {
+    /// A handle that never stops (tools and tests that do not listen for Ctrl-C).
+    pub(crate) fn never() -> Shutdown {
+        let (tx, rx) = watch::channel(Stage::Running);
+        // Keep the sender alive forever so `aborted` never resolves spuriously.
+        std::mem::forget(tx);
+        Shutdown { rx }
+    }
+
+    pub(crate) fn stage(&self) -> Stage {
+        *self.rx.borrow()
+    }
+
+    /// Resolves when running games must be aborted.
+    pub(crate) async fn aborted(&mut self) {
+        while *self.rx.borrow_and_update() < Stage::Abort {
+            if self.rx.changed().await.is_err() {
+                // The trigger is gone, so no abort can come.
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+}
+
+/// Listens for Ctrl-C and SIGTERM and escalates; prints what each stage means.
+pub(crate) fn listen(trigger: Trigger) {
+    tokio::spawn(async move {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        loop {
+            let got = async {
+                match term.as_mut() {
+                    Some(t) => {
+                        tokio::select! {
+                            r = tokio::signal::ctrl_c() => r.is_ok(),
+                            r = t.recv() => r.is_some(),
+                        }
+                    }
+                    None => tokio::signal::ctrl_c().await.is_ok(),
+                }
+            }
+            .await;
+            if !got {
+                return;
+            }
+            match trigger.escalate() {
+                Stage::Draining => eprintln!(
+                    "referee: stopping: no new games; running games finish (Ctrl-C again to abort them)"
+                ),
+                _ => {
+                    eprintln!("referee: aborting running games");
+                    return;
+                }
+            }
+        }
+    });
+}
