@@ -691,3 +691,7 @@ fn wrong_type(expected: &str, got: &FromBot) -> (FaultKind, String) {
 fn show(cards: CardSet) -> String {
     cards.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
 }
+
+#[cfg(test)]
+#[path = "game_runner_tests.rs"]
+mod tests;

@@ -133,6 +133,30 @@ impl Bot {
         bot
     }
 
+    /// Adopts an already open byte stream (a TCP connection, an in-memory pipe in tests) and
+    /// performs the handshake.
+    pub(crate) async fn attach(spec: BotSpec, reader: conn::Reader, writer: conn::Writer, cfg: &ConnectConfig) -> Bot {
+        let mut bot = Bot {
+            identity: Identity { name: spec.short_name(), version: String::new(), author: None },
+            spec,
+            stderr_log: None,
+            conn: Some(LineConn::new(reader, writer, cfg.max_line)),
+            process: None,
+            builtin: None,
+            next_id: 1,
+            dead: None,
+            retired: Vec::new(),
+            pending_faults: Vec::new(),
+            starts: 1,
+        };
+        if let Err(detail) = bot.handshake(cfg.handshake).await {
+            let fault = (FaultKind::HandshakeRefused, detail);
+            bot.pending_faults.push(fault.clone());
+            bot.kill(fault).await;
+        }
+        bot
+    }
+
     /// (Re)starts the bot and performs the handshake.
     pub(crate) async fn start(
         &mut self,
