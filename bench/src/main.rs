@@ -1,2 +1,389 @@
-//! Placeholder replaced by the benchmark helper.
-fn main() {}
+//! `aluette-bench`: measures the referee against the operating system's pipe floor in one run,
+//! so the ratios hold on a noisy machine, and prints them as a small report (and JSON on demand).
+//!
+//! The figures: the round trip of one line over a pipe (the floor), the referee with four instant
+//! Rust bots (pinned, unpinned, one table per CPU), the referee with four Python bots, the
+//! referee's peak memory, and optionally the engine alone. See bench/README.md.
+
+mod floor;
+mod referee;
+mod report;
+mod sys;
+
+use referee::{Launch, Outcome};
+use report::Report;
+use std::path::PathBuf;
+use std::process::{ExitCode, Stdio};
+
+const USAGE: &str = "usage: aluette-bench [--quick] [--json FILE] [--games N] [--python-games N] [--seed S]
+                     [--referee-bin PATH] [--bot-bin PATH] [--python CMD] [--python-bot PATH]
+                     [--engine-bin PATH] [--no-python]
+
+  --quick            small runs for a smoke test (under 10 s)
+  --json FILE        also write the figures as JSON to FILE
+  --games N          games per run with the Rust bots (default 400)
+  --python-games N   games with the Python bots (default 30)
+  --seed S           match seed (default 1; parallel tables use S, S+1, ...)
+  --referee-bin PATH the referee (default: `referee` beside this program)
+  --bot-bin PATH     the Rust sample bot (default: `aluette-bot` beside this program)
+  --python CMD       Python interpreter to resolve (default python3)
+  --python-bot PATH  the Python sample bot (default: sample-bots/python/random_bot.py)
+  --engine-bin PATH  an already built `deals` benchmark of aluette-rules to run too
+  --no-python        skip the Python bots";
+
+/// Everything the command line sets.
+#[derive(Debug)]
+struct Config {
+    quick: bool,
+    json: Option<PathBuf>,
+    games: u64,
+    python_games: u64,
+    seed: u64,
+    referee_bin: PathBuf,
+    bot_bin: PathBuf,
+    python: Option<String>,
+    python_bot: PathBuf,
+    engine_bin: Option<PathBuf>,
+}
+
+fn parse_args(args: &[String]) -> Result<Config, String> {
+    // The binaries sit side by side in target/release, wherever the bench is started from.
+    let here = std::env::current_exe().ok().and_then(|p| p.parent().map(PathBuf::from)).unwrap_or_default();
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut cfg = Config {
+        quick: false,
+        json: None,
+        games: 0,
+        python_games: 0,
+        seed: 1,
+        referee_bin: here.join("referee"),
+        bot_bin: here.join("aluette-bot"),
+        python: Some("python3".into()),
+        python_bot: workspace.join("sample-bots/python/random_bot.py"),
+        engine_bin: None,
+    };
+    let (mut games, mut python_games) = (None, None);
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        let number = |v: String| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("{flag}: {v:?} is not a count"));
+        match flag.as_str() {
+            "--quick" => cfg.quick = true,
+            "--json" => cfg.json = Some(value()?.into()),
+            "--games" => games = Some(number(value()?)?),
+            "--python-games" => python_games = Some(number(value()?)?),
+            "--seed" => cfg.seed = value()?.parse().map_err(|_| format!("{flag} needs a number"))?,
+            "--referee-bin" => cfg.referee_bin = value()?.into(),
+            "--bot-bin" => cfg.bot_bin = value()?.into(),
+            "--python" => cfg.python = Some(value()?),
+            "--python-bot" => cfg.python_bot = value()?.into(),
+            "--engine-bin" => cfg.engine_bin = Some(value()?.into()),
+            "--no-python" => cfg.python = None,
+            "-h" | "--help" => return Err(String::new()),
+            _ => return Err(format!("unknown argument {flag}")),
+        }
+    }
+    // Defaults sized so that each run lasts 2-3 s on the 2-core VM of the README: long enough for
+    // start-up to fade and for 10 ms CPU ticks to be fine, short enough to run often.
+    cfg.games = games.unwrap_or(if cfg.quick { 10 } else { 400 });
+    cfg.python_games = python_games.unwrap_or(if cfg.quick { 2 } else { 30 });
+    Ok(cfg)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--echo") {
+        return match floor::echo() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        };
+    }
+    let cfg = match parse_args(&args) {
+        Ok(cfg) => cfg,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("aluette-bench: {e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&cfg) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("aluette-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn run(cfg: &Config) -> Res<()> {
+    for (what, path) in [("referee", &cfg.referee_bin), ("Rust sample bot", &cfg.bot_bin)] {
+        if !path.is_file() {
+            return Err(format!(
+                "no {what} at {}: build with `cargo build --release -p aluette-referee -p aluette-sample-bot -p aluette-bench`",
+                path.display()
+            )
+            .into());
+        }
+    }
+    let cpus = sys::allowed_cpus()?;
+    let pin = cpus[0];
+    let mut report = Report {
+        date: sys::utc_now(),
+        command: std::iter::once("aluette-bench".to_string())
+            .chain(std::env::args().skip(1))
+            .collect::<Vec<_>>()
+            .join(" "),
+        cpus: cpus.len(),
+        load_before: sys::load_1min(),
+        load_after: None,
+        rows: Vec::new(),
+    };
+
+    // 1. The floor.
+    let iterations = if cfg.quick { 2_000 } else { 20_000 };
+    progress("pipe floor");
+    let one_pinned = floor::measure(1, iterations, Some(pin))?;
+    let four_pinned = floor::measure(4, iterations, Some(pin))?;
+    let one_free = floor::measure(1, iterations, None)?;
+    let four_free = floor::measure(4, iterations, None)?;
+    {
+        let mut s = report.section(&format!("Pipe floor: one {}-byte line there and back", floor::LINE.len()));
+        for (name, f, floor) in [
+            (format!("1 child, pinned to CPU {pin}"), &one_pinned, four_pinned.median_us),
+            (format!("4 children in turn, pinned to CPU {pin}"), &four_pinned, four_pinned.median_us),
+            ("1 child, unpinned".to_string(), &one_free, four_free.median_us),
+            ("4 children in turn, unpinned".to_string(), &four_free, four_free.median_us),
+        ] {
+            s.per_answer(&format!("{name}, median"), f.median_us, floor).note(format!("{} round trips", f.samples));
+            s.per_answer(&format!("{name}, p90"), f.p90_us, floor);
+        }
+    }
+
+    // 2. The referee with four instant Rust bots.
+    let rust_bot = format!("{} --random", shell_word(&cfg.bot_bin.display().to_string()));
+    let launch = |bot: &str, games: u64, seed: u64, cpu: Option<usize>| Launch {
+        referee: cfg.referee_bin.clone(),
+        bot: bot.to_string(),
+        games,
+        seed,
+        cpu,
+    };
+    progress("referee + 4 Rust bots, pinned");
+    let rust_pinned = single(launch(&rust_bot, cfg.games, cfg.seed, Some(pin)))?;
+    progress("referee + 4 Rust bots, unpinned");
+    let rust_free = single(launch(&rust_bot, cfg.games, cfg.seed, None))?;
+    progress(&format!("{} referees + 4 Rust bots each, one per CPU", cpus.len()));
+    let tables: Vec<Launch> =
+        cpus.iter().enumerate().map(|(i, &cpu)| launch(&rust_bot, cfg.games, cfg.seed + i as u64, Some(cpu))).collect();
+    let rust_parallel = referee::run_all(&tables)?;
+
+    table_rows(
+        &mut report,
+        &format!("Referee + 4 Rust bots (--random), one table pinned to CPU {pin}"),
+        &rust_pinned,
+        four_pinned.median_us,
+    );
+    table_rows(&mut report, "Referee + 4 Rust bots (--random), one table unpinned", &rust_free, four_free.median_us);
+    parallel_rows(&mut report, &rust_parallel, &rust_pinned, four_pinned.median_us);
+
+    // 3. The referee with four Python bots.
+    let mut python_pinned = None;
+    let python_title = format!("Referee + 4 Python bots (random_bot.py), one table pinned to CPU {pin}");
+    match cfg.python.as_deref().map(resolve_python) {
+        None => report.section(&python_title).missing("games per second", "games/s", "not measured: --no-python"),
+        Some(Err(e)) => report.section(&python_title).missing("games per second", "games/s", &format!("not measured: {e}")),
+        Some(Ok(python)) => {
+            let bot = format!("{} {}", shell_word(&python), shell_word(&cfg.python_bot.display().to_string()));
+            progress("referee + 4 Python bots, pinned");
+            let out = single(launch(&bot, cfg.python_games, cfg.seed, Some(pin)))?;
+            table_rows(&mut report, &python_title, &out, four_pinned.median_us);
+            report.rows.last_mut().expect("rows were just added").note = Some(format!("interpreter {python}"));
+            python_pinned = Some(out);
+        }
+    }
+
+    // 5. Peak memory.
+    {
+        let mut s = report.section("Referee peak memory (VmHWM, sampled every 10 ms)");
+        for (name, out) in [
+            ("one table, Rust bots, pinned", Some(&rust_pinned)),
+            ("one table, Rust bots, unpinned", Some(&rust_free)),
+            ("one table, Python bots, pinned", python_pinned.as_ref()),
+        ] {
+            match out.and_then(|o| o.peak_rss_kib) {
+                Some(kib) => {
+                    s.row(name, kib as f64 / 1024.0, "MiB");
+                }
+                None => s.missing(name, "MiB", "not measured"),
+            }
+        }
+        for n in [16, 64] {
+            s.missing(&format!("{n} tables in one referee"), "MiB", "not measured: needs parallel tables");
+        }
+    }
+
+    // 4. The engine alone, when a built benchmark is given.
+    match &cfg.engine_bin {
+        None => report.section("Engine alone (rules crate, no I/O)").missing(
+            "deals per second",
+            "deals/s",
+            "skipped: `cargo bench -p aluette-rules` prints it; --engine-bin PATH runs a built one",
+        ),
+        Some(bin) => {
+            progress("engine alone");
+            let rows = engine(bin, cfg.quick)?;
+            let mut s = report.section("Engine alone (rules crate, no I/O, one core)");
+            for (label, per_s) in rows {
+                s.row(&format!("deals per second, {label}"), per_s, "deals/s");
+            }
+        }
+    }
+
+    report.load_after = sys::load_1min();
+    print!("{}", report.table());
+    if let Some(path) = &cfg.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn progress(what: &str) {
+    eprintln!("aluette-bench: measuring {what}...");
+}
+
+fn single(launch: Launch) -> Res<Outcome> {
+    let out = referee::run_all(std::slice::from_ref(&launch))?.remove(0);
+    check(&out, &launch)?;
+    Ok(out)
+}
+
+/// A run whose games did not all complete measured something else than it claims.
+fn check(out: &Outcome, launch: &Launch) -> Res<()> {
+    if out.complete != launch.games || out.answers == 0 {
+        return Err(format!("{} of {} games complete with bot {:?}", out.complete, launch.games, launch.bot).into());
+    }
+    Ok(())
+}
+
+/// The rows of one referee run.
+fn table_rows(report: &mut Report, title: &str, o: &Outcome, floor_us: f64) {
+    let secs = o.wall.as_secs_f64();
+    let answers = o.answers as f64;
+    let mut s = report.section(title);
+    s.row("run", secs, "s").note(format!("{} games, {} deals, {} answers, start-up included", o.games, o.deals, o.answers));
+    s.row("games per second", o.games as f64 / secs, "games/s");
+    s.row("deals per second", o.deals as f64 / secs, "deals/s");
+    s.row("answers per game", answers / o.games as f64, "answers");
+    s.per_answer("wall time per answer", secs * 1e6 / answers, floor_us);
+    s.per_answer("referee-timed round trip per answer", o.think_us as f64 / answers, floor_us)
+        .note("question written to answer read, as the referee's stats count it");
+    s.per_answer("referee CPU per answer", o.referee_cpu_us / answers, floor_us);
+    s.per_answer("bots' CPU per answer (4 bots together)", o.bots_cpu_us / answers, floor_us);
+    s.row("referee CPU per game", o.referee_cpu_us / 1e3 / o.games as f64, "ms");
+    let faults = s.row("faults", o.faults as f64, "");
+    if o.faults > 0 {
+        faults.note("an instant bot should have none: the figures above include fallbacks");
+    }
+}
+
+/// The rows of the one-table-per-CPU run, compared with one pinned table.
+fn parallel_rows(report: &mut Report, tables: &[Outcome], single: &Outcome, floor_us: f64) {
+    let games_per_s: f64 = tables.iter().map(|o| o.games as f64 / o.wall.as_secs_f64()).sum();
+    let deals_per_s: f64 = tables.iter().map(|o| o.deals as f64 / o.wall.as_secs_f64()).sum();
+    let answers: f64 = tables.iter().map(|o| o.answers as f64).sum();
+    let wall_per_answer =
+        tables.iter().map(|o| o.wall.as_secs_f64() * 1e6 / o.answers as f64).sum::<f64>() / tables.len() as f64;
+    let single_rate = single.games as f64 / single.wall.as_secs_f64();
+    let faults: u64 = tables.iter().map(|o| o.faults).sum();
+    let mut s = report.section(&format!(
+        "Referee + 4 Rust bots, as many tables as CPUs: {} referees, each pinned to its own CPU",
+        tables.len()
+    ));
+    s.row("games per second, all tables", games_per_s, "games/s");
+    s.row("deals per second, all tables", deals_per_s, "deals/s");
+    s.row("speed-up over one pinned table", games_per_s / single_rate, "x");
+    s.per_answer("wall time per answer, per table", wall_per_answer, floor_us);
+    s.per_answer("referee CPU per answer", tables.iter().map(|o| o.referee_cpu_us).sum::<f64>() / answers, floor_us);
+    s.per_answer(
+        "bots' CPU per answer (4 bots together)",
+        tables.iter().map(|o| o.bots_cpu_us).sum::<f64>() / answers,
+        floor_us,
+    );
+    s.row("faults", faults as f64, "");
+}
+
+/// The real interpreter behind `python` (a pyenv shim costs ~60 ms per start), asked once.
+fn resolve_python(python: &str) -> Result<String, String> {
+    let out = sys::command(python)
+        .args(["-c", "import sys; print(sys.executable)"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| format!("{python}: {e}"))?;
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || path.is_empty() {
+        return Err(format!("{python} did not tell its executable"));
+    }
+    Ok(path)
+}
+
+/// Runs the rules crate's `deals` benchmark and reads its `... N deals/s` lines.
+fn engine(bin: &PathBuf, quick: bool) -> Res<Vec<(String, f64)>> {
+    let mut cmd = sys::command(bin);
+    // The benchmark takes a numeric argument as its number of deals; 300k keeps --quick quick.
+    cmd.arg("--bench").stdin(Stdio::null());
+    if quick {
+        cmd.arg("300000");
+    }
+    let out = cmd.output().map_err(|e| format!("{}: {e}", bin.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} failed: {}", bin.display(), out.status).into());
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<(String, f64)> = text
+        .lines()
+        .filter_map(|line| {
+            let (label, rest) = line.split_once(':')?;
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let at = words.iter().position(|w| *w == "deals/s")?;
+            let label = label.trim_start_matches("engine,").trim().trim_end_matches(',').to_string();
+            Some((label.split_whitespace().collect::<Vec<_>>().join(" "), words.get(at.checked_sub(1)?)?.parse().ok()?))
+        })
+        .collect();
+    if rows.is_empty() {
+        return Err(format!("{} printed no `deals/s` figure", bin.display()).into());
+    }
+    Ok(rows)
+}
+
+/// A word for the referee's `--bot` splitter (shell-like, never run by a shell): quoted when it
+/// holds blanks or quotes.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || "'\"\\$`".contains(c)) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_with_blanks_are_quoted() {
+        assert_eq!(shell_word("/usr/bin/python3"), "/usr/bin/python3");
+        assert_eq!(shell_word("/my dir/bot"), "'/my dir/bot'");
+    }
+
+    #[test]
+    fn quick_sizes_are_small() {
+        let cfg = parse_args(&["--quick".to_string()]).unwrap();
+        assert_eq!((cfg.games, cfg.python_games), (10, 2));
+        assert!(parse_args(&["--games".to_string(), "0".to_string()]).is_err());
+    }
+}

@@ -33,9 +33,11 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct MatchArgs {
-    /// A bot: a command line (split like a shell, never run by one) or builtin:heuristic /
-    /// builtin:random. Once: all four seats; twice: seats 0+2 then 1+3; four times: seats 0..3.
-    /// None: builtin:heuristic (seats 0+2) against builtin:random (seats 1+3).
+    /// A bot: a command line (split like a shell, never run by one); builtin:heuristic or
+    /// builtin:random; tcp or tcp:TOKEN (a bot that connects to --listen with that token; a
+    /// token is generated and printed when not given); tcp://HOST:PORT (a bot that listens).
+    /// Once: all four seats; twice: seats 0+2 then 1+3; four times: seats 0..3. None:
+    /// builtin:heuristic (seats 0+2) against builtin:random (seats 1+3).
     #[arg(long = "bot", value_name = "CMD")]
     pub(crate) bots: Vec<String>,
     /// Number of games; the same bot processes play them all.
@@ -53,6 +55,11 @@ pub(crate) struct MatchArgs {
     /// Print the result as one JSON document instead of the readable account.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Do not pin the referee and its bots to one CPU (pinning is faster on small machines).
+    #[arg(long)]
+    pub(crate) no_pin: bool,
+    #[command(flatten)]
+    pub(crate) net: NetArgs,
     #[command(flatten)]
     pub(crate) table: TableArgs,
 }
@@ -89,6 +96,22 @@ pub(crate) struct TableArgs {
     /// CPU-time limit per bot process, in seconds (off by default).
     #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
     pub(crate) bot_cpu_seconds: Option<u64>,
+}
+
+/// Where TCP seats (`--bot tcp`) wait for their bots.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Bots over TCP")]
+pub(crate) struct NetArgs {
+    /// Address the referee listens on for bots given as `tcp` or `tcp:TOKEN`. Use 0.0.0.0:PORT
+    /// to accept bots from other machines.
+    #[arg(long, default_value = "127.0.0.1:0", value_name = "ADDR")]
+    pub(crate) listen: String,
+    /// How long the first game waits for TCP bots to connect, in milliseconds.
+    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    pub(crate) connect_wait_ms: u64,
+    /// Connections allowed to wait for their handshake at once; more are refused.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=10_000).map(|v| v as usize))]
+    pub(crate) max_pending: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -330,7 +330,10 @@ impl Table<'_> {
                 st.replaced = true;
                 st.stats.replaced = true;
             }
-            Penalty::Forfeit => self.forfeit = Some(seat.team()),
+            Penalty::Forfeit => {
+                // The first forfeit decides the game; later faults are facts only.
+                self.forfeit.get_or_insert(seat.team());
+            }
             _ => {}
         }
         let view = self.game.view(seat);

@@ -6,6 +6,7 @@ mod cli;
 mod convert;
 mod game_runner;
 mod match_cmd;
+mod pin;
 mod policy;
 mod record_io;
 mod replay;
@@ -19,7 +20,20 @@ fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_new(&cli.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // One table runs on one core: the referee's thread and the bots it starts are pinned there
+    // (see pin.rs); other commands use every core.
+    let builder = match &cli.command {
+        cli::Command::Match(args) => {
+            if !args.no_pin {
+                let cpu = pin::current_cpu().unwrap_or(pin::allowed_cpus()[0]);
+                pin::pin_current_thread(cpu);
+            }
+            tokio::runtime::Builder::new_current_thread()
+        }
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let mut builder = builder;
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("referee: cannot start the async runtime: {e}");
@@ -46,6 +60,14 @@ fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
         Ok(r) => {
             if !args.quiet {
                 print!("{}", r.account);
+                println!(
+                    "Record consistent with the rules: game {}, {} lines, {} faults, final score {}-{}",
+                    r.header.game,
+                    r.lines,
+                    r.faults.len(),
+                    r.score[0],
+                    r.score[1]
+                );
             }
             Ok(())
         }

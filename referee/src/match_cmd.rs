@@ -1,5 +1,6 @@
 //! `referee match`: four bots, N games on the same processes, records, and a readable account.
 
+use crate::bot::tcp::Lobby;
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use crate::cli::MatchArgs;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, run_game};
@@ -23,6 +24,8 @@ pub(crate) fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
             let r = BotSpec::parse("builtin:random")?;
             [h.clone(), r.clone(), h, r]
         }
+        // A TCP seat is one bot: four seats from one `--bot tcp` get four tokens.
+        [a] if matches!(a, BotSpec::TcpSeat { .. }) => std::array::from_fn(|_| BotSpec::TcpSeat { token: crate::bot::tcp::new_token() }),
         [a] => [a.clone(), a.clone(), a.clone(), a.clone()],
         [a, b] => [a.clone(), b.clone(), a.clone(), b.clone()],
         [a, b, c, d] => [a.clone(), b.clone(), c.clone(), d.clone()],
@@ -69,7 +72,9 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     let (trigger, shutdown) = shutdown::channel();
     shutdown::listen(trigger);
 
-    let mut bots = connect_all(&players, &connect, dir.as_deref()).await;
+    let lobby = open_lobby(&players, &args.net, &connect, args.json).await?;
+    let wait = Duration::from_millis(args.net.connect_wait_ms);
+    let mut bots = connect_all(&players, &connect, dir.as_deref(), lobby.as_ref(), wait).await;
     let mut summaries = Vec::new();
     let mut error = None;
     for game_no in 1..=args.games {
@@ -78,7 +83,7 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         }
         for (p, bot) in bots.iter_mut().enumerate() {
             if !bot.is_alive() {
-                bot.start(&connect, dir.as_deref(), &format!("player{p}"), None).await;
+                restart(bot, p, &connect, dir.as_deref(), lobby.as_ref()).await;
             }
         }
         let (player_at, first_dealer, draw) = seating(&cfg, seed, game_no);
@@ -121,20 +126,94 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     }
 }
 
-/// Starts the four players' bots at once (handshakes overlap).
+/// Binds the listener when some seat waits for a TCP bot, and says how to connect.
+pub(crate) async fn open_lobby(
+    players: &[BotSpec; 4],
+    net: &crate::cli::NetArgs,
+    connect: &ConnectConfig,
+    quiet_stdout: bool,
+) -> Result<Option<Lobby>, String> {
+    let tokens: Vec<String> = players
+        .iter()
+        .filter_map(|p| if let BotSpec::TcpSeat { token } = p { Some(token.clone()) } else { None })
+        .collect();
+    if tokens.is_empty() {
+        return Ok(None);
+    }
+    let lobby = Lobby::bind(&net.listen, &tokens, connect.clone(), net.max_pending).await?;
+    let mut text = format!("Listening for TCP bots on {}\n", lobby.addr());
+    for (p, spec) in players.iter().enumerate() {
+        if let BotSpec::TcpSeat { token } = spec {
+            text.push_str(&format!(
+                "  player {p}: token {token}  (e.g. python3 sample-bots/python/heuristic_bot.py --connect {} --token {token})\n",
+                lobby.addr()
+            ));
+        }
+    }
+    // With --json, stdout carries only the result document.
+    if quiet_stdout {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+        use std::io::Write as _;
+        let _ = std::io::stdout().flush();
+    }
+    Ok(Some(lobby))
+}
+
+/// Starts the four players' bots at once (handshakes overlap; TCP seats wait for their bots).
 pub(crate) async fn connect_all(
     players: &[BotSpec; 4],
     connect: &ConnectConfig,
     dir: Option<&std::path::Path>,
+    lobby: Option<&Lobby>,
+    wait: Duration,
 ) -> Vec<Bot> {
     let [a, b, c, d] = players.clone();
     let (a, b, c, d) = tokio::join!(
-        Bot::connect(a, connect, dir, "player0", None),
-        Bot::connect(b, connect, dir, "player1", None),
-        Bot::connect(c, connect, dir, "player2", None),
-        Bot::connect(d, connect, dir, "player3", None),
+        open_seat(a, 0, connect, dir, lobby, wait),
+        open_seat(b, 1, connect, dir, lobby, wait),
+        open_seat(c, 2, connect, dir, lobby, wait),
+        open_seat(d, 3, connect, dir, lobby, wait),
     );
     vec![a, b, c, d]
+}
+
+async fn open_seat(
+    spec: BotSpec,
+    player: usize,
+    connect: &ConnectConfig,
+    dir: Option<&std::path::Path>,
+    lobby: Option<&Lobby>,
+    wait: Duration,
+) -> Bot {
+    let stem = format!("player{player}");
+    let token = if let BotSpec::TcpSeat { token } = &spec { Some(token.clone()) } else { None };
+    let mut bot = Bot::connect(spec, connect, dir, &stem, None).await;
+    if let (Some(token), Some(lobby)) = (token, lobby) {
+        match lobby.take(&token, wait).await {
+            Some(arrived) => bot.replace_with(arrived),
+            None => bot.pending_faults.push((
+                protocol::record::FaultKind::NoStart,
+                format!("no bot connected with this seat's token within {} ms", wait.as_millis()),
+            )),
+        }
+    }
+    bot
+}
+
+/// Brings a dead bot back for the next game: a program is started again; a TCP seat takes a
+/// bot that reconnected with its token, if one did.
+async fn restart(bot: &mut Bot, player: usize, connect: &ConnectConfig, dir: Option<&std::path::Path>, lobby: Option<&Lobby>) {
+    match (&bot.spec, lobby) {
+        (BotSpec::TcpSeat { token }, Some(lobby)) => {
+            let token = token.clone();
+            if let Some(arrived) = lobby.take(&token, Duration::ZERO).await {
+                bot.replace_with(arrived);
+            }
+        }
+        _ => bot.start(connect, dir, &format!("player{player}"), None).await,
+    }
 }
 
 /// The players' bots in seat order.

@@ -235,7 +235,7 @@ impl Replayer {
             .seats
             .iter()
             .enumerate()
-            .map(|(i, s)| format!("{i} {} {}", s.name, s.version))
+            .map(|(i, s)| format!("{i} {} {}", s.name, s.version).trim_end().to_string())
             .collect();
         account.line(format_args!("Seats: {}   (teams: 0+2, 1+3)", seats.join(" | ")));
         Ok(Replayer {
@@ -322,8 +322,8 @@ impl Replayer {
     /// What the record must state next, for messages.
     fn waits_for(&self) -> String {
         match self.game.to_act() {
-            None => "nothing: the game is over".into(),
-            Some(Turn::Deal) => "a new deal".into(),
+            None => "the game is over".into(),
+            Some(Turn::Deal) => "the game waits for a new deal".into(),
             Some(Turn::Vote(s))
                 if self.answers < 4 && s == self.game.dealer().plus(1 + self.answers) =>
             {
@@ -1339,6 +1339,7 @@ mod tests {
                 assert_eq!(replay.lines, lines.len());
                 assert_eq!(replay.footer.as_ref(), Some(&**footer));
                 assert!(replay.faults.is_empty());
+                assert_eq!((replay.header.game, replay.header.seed), (3, seed));
                 assert!(replay.account.starts_with("Game 3, seed "), "{}", replay.account);
                 assert!(replay.account.contains("Deal 1, dealer 1\n"));
                 assert!(replay.account.contains("  trick 9: "));
@@ -1668,13 +1669,6 @@ mod tests {
         let (line, message) = diverged_at(replay_str(&text(&lines)));
         assert_eq!(line, at + 1);
         assert!(message.contains("says card 1 was"), "{message}");
-    }
-
-    #[test]
-    #[ignore = "prints an account for a person to read"]
-    fn show_account() {
-        let rules = Rules { length: MatchLength::Deals(2), ..default_rules() };
-        println!("{}", replay_str(&text(&record_game(rules, 1))).unwrap().account);
     }
 
     #[test]

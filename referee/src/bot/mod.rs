@@ -5,6 +5,7 @@ pub(crate) mod builtin;
 pub(crate) mod conn;
 pub(crate) mod process;
 pub(crate) mod shell;
+pub(crate) mod tcp;
 
 use crate::bot::builtin::Builtin;
 use crate::bot::conn::{Incoming, LineConn};
@@ -24,11 +25,33 @@ pub(crate) enum BotSpec {
     Command(Vec<String>),
     /// A bot built into the referee.
     Builtin(Builtin),
+    /// A bot that connects to the referee's listener and names this token in its hello.
+    TcpSeat {
+        /// The seat's token.
+        token: String,
+    },
+    /// A bot that listens at this address; the referee connects to it.
+    TcpConnect(String),
 }
 
 impl BotSpec {
-    /// Parses `builtin:NAME` or a command line.
+    /// Parses `builtin:NAME`, `tcp`, `tcp:TOKEN`, `tcp://HOST:PORT` or a command line.
     pub(crate) fn parse(text: &str) -> Result<BotSpec, String> {
+        if let Some(addr) = text.strip_prefix("tcp://") {
+            if addr.is_empty() || !addr.contains(':') {
+                return Err(format!("{text:?}: a bot that listens is given as tcp://HOST:PORT"));
+            }
+            return Ok(BotSpec::TcpConnect(addr.to_string()));
+        }
+        if text == "tcp" {
+            return Ok(BotSpec::TcpSeat { token: tcp::new_token() });
+        }
+        if let Some(token) = text.strip_prefix("tcp:") {
+            if token.is_empty() || token.len() > 128 || !token.chars().all(|c| c.is_ascii_graphic()) {
+                return Err(format!("{text:?}: a seat token is 1 to 128 printable ASCII characters"));
+            }
+            return Ok(BotSpec::TcpSeat { token: token.to_string() });
+        }
         if let Some(name) = text.strip_prefix("builtin:") {
             return Builtin::parse(name)
                 .map(BotSpec::Builtin)
@@ -42,7 +65,15 @@ impl BotSpec {
         match self {
             BotSpec::Command(argv) => argv.clone(),
             BotSpec::Builtin(b) => vec![format!("builtin:{}", b.name().trim_start_matches("builtin-"))],
+            // The token is a credential: records name the seat kind, never the token.
+            BotSpec::TcpSeat { .. } => vec!["tcp".into()],
+            BotSpec::TcpConnect(addr) => vec![format!("tcp://{addr}")],
         }
+    }
+
+    /// True for bots reached over the network.
+    pub(crate) fn is_tcp(&self) -> bool {
+        matches!(self, BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_))
     }
 
     /// A short name before the handshake tells the real one.
@@ -55,6 +86,8 @@ impl BotSpec {
                 .map(|w| w.rsplit('/').next().unwrap_or(w).to_string())
                 .unwrap_or_else(|| argv[0].clone()),
             BotSpec::Builtin(b) => b.name().to_string(),
+            BotSpec::TcpSeat { .. } => "tcp-seat".into(),
+            BotSpec::TcpConnect(addr) => format!("tcp://{addr}"),
         }
     }
 }
@@ -74,6 +107,8 @@ pub(crate) struct Identity {
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) author: Option<String>,
+    /// The seat token named in the hello answer (TCP bots).
+    pub(crate) token: Option<String>,
 }
 
 /// The outcome of one question.
@@ -104,6 +139,17 @@ pub(crate) struct Bot {
     pub(crate) pending_faults: Vec<(FaultKind, String)>,
     /// Starts so far (for naming restarted bots' stderr logs).
     starts: u32,
+    /// Called once when the bot dies (frees a TCP seat's token for a reconnection).
+    on_death: Option<DeathHook>,
+}
+
+/// A callback run once when a bot dies.
+struct DeathHook(Box<dyn FnOnce() + Send + Sync>);
+
+impl std::fmt::Debug for DeathHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DeathHook")
+    }
 }
 
 impl Bot {
@@ -117,7 +163,7 @@ impl Bot {
         cpu: Option<usize>,
     ) -> Bot {
         let mut bot = Bot {
-            identity: Identity { name: spec.short_name(), version: String::new(), author: None },
+            identity: Identity { name: spec.short_name(), ..Identity::default() },
             spec,
             stderr_log: None,
             conn: None,
@@ -128,6 +174,7 @@ impl Bot {
             retired: Vec::new(),
             pending_faults: Vec::new(),
             starts: 0,
+            on_death: None,
         };
         bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
         bot
@@ -137,7 +184,7 @@ impl Bot {
     /// performs the handshake.
     pub(crate) async fn attach(spec: BotSpec, reader: conn::Reader, writer: conn::Writer, cfg: &ConnectConfig) -> Bot {
         let mut bot = Bot {
-            identity: Identity { name: spec.short_name(), version: String::new(), author: None },
+            identity: Identity { name: spec.short_name(), ..Identity::default() },
             spec,
             stderr_log: None,
             conn: Some(LineConn::new(reader, writer, cfg.max_line)),
@@ -148,6 +195,7 @@ impl Bot {
             retired: Vec::new(),
             pending_faults: Vec::new(),
             starts: 1,
+            on_death: None,
         };
         if let Err(detail) = bot.handshake(cfg.handshake).await {
             let fault = (FaultKind::HandshakeRefused, detail);
@@ -203,6 +251,21 @@ impl Bot {
                 self.conn = Some(LineConn::new(Box::new(r), Box::new(w), cfg.max_line));
                 self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, cfg.max_line)));
             }
+            BotSpec::TcpConnect(addr) => match tcp::connect(addr, cfg.handshake).await {
+                Ok((r, w)) => self.conn = Some(LineConn::new(r, w, cfg.max_line)),
+                Err(e) => {
+                    let fault = (FaultKind::NoStart, format!("cannot connect to {addr}: {e}"));
+                    self.pending_faults.push(fault.clone());
+                    self.dead = Some(fault);
+                    return;
+                }
+            },
+            BotSpec::TcpSeat { .. } => {
+                // Seats filled by connecting bots are (re)filled by the lobby, not started.
+                let fault = (FaultKind::Disconnected, "no bot is connected to this seat".to_string());
+                self.dead = Some(fault);
+                return;
+            }
         }
         if let Err(detail) = self.handshake(cfg.handshake).await {
             let fault = (FaultKind::HandshakeRefused, detail);
@@ -218,7 +281,7 @@ impl Bot {
             .ask(|id| ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms }, limit, &mut Vec::new())
             .await;
         match reply {
-            Reply::Answer(FromBot::Hello { name, version, author, protocol, .. }, _) => {
+            Reply::Answer(FromBot::Hello { name, version, author, protocol, token, .. }, _) => {
                 if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
                     let reason = format!("the bot speaks protocol {p}, this referee speaks {PROTOCOL_VERSION}");
                     self.say_bye(&reason).await;
@@ -230,7 +293,7 @@ impl Bot {
                 if author.as_ref().is_some_and(|a| a.len() > 128) {
                     return Err("author longer than 128 bytes".into());
                 }
-                self.identity = Identity { name, version, author };
+                self.identity = Identity { name, version, author, token };
                 Ok(())
             }
             Reply::Answer(other, _) => Err(format!("expected a hello answer, got {}", other.kind())),
@@ -318,7 +381,8 @@ impl Bot {
                     return Reply::Fault(fault.0, fault.1);
                 }
                 Incoming::Error(e) => {
-                    let fault = (FaultKind::ClosedStdout, format!("reading the bot failed: {e}"));
+                    let kind = if self.spec.is_tcp() { FaultKind::Disconnected } else { FaultKind::ClosedStdout };
+                    let fault = (kind, format!("reading the bot failed: {e}"));
                     self.kill(fault.clone()).await;
                     return Reply::Fault(fault.0, fault.1);
                 }
@@ -333,6 +397,7 @@ impl Bot {
                 Some(status) => (FaultKind::Exited, format!("{}{half}", process::describe_exit(status))),
                 None => (FaultKind::ClosedStdout, format!("closed its stdout but kept running{half}")),
             },
+            None if self.spec.is_tcp() => (FaultKind::Disconnected, format!("the connection closed{half}")),
             None => (FaultKind::ClosedStdout, format!("closed the connection{half}")),
         }
     }
@@ -346,6 +411,7 @@ impl Bot {
                 Some(status) => (FaultKind::Exited, process::describe_exit(status)),
                 None => (FaultKind::ClosedStdout, format!("closed its stdin: {e}")),
             },
+            None if self.spec.is_tcp() => (FaultKind::Disconnected, format!("the connection failed: {e}")),
             None => (FaultKind::ClosedStdout, format!("connection closed: {e}")),
         }
     }
@@ -356,8 +422,26 @@ impl Bot {
         self.retire();
     }
 
+    /// Registers what to do when this bot dies.
+    pub(crate) fn set_on_death(&mut self, f: impl FnOnce() + Send + Sync + 'static) {
+        self.on_death = Some(DeathHook(Box::new(f)));
+    }
+
+    /// Hands the connection of `other` (a freshly connected bot for the same seat) to this one.
+    pub(crate) fn replace_with(&mut self, other: Bot) {
+        self.retire();
+        let spec = self.spec.clone();
+        let retired = std::mem::take(&mut self.retired);
+        *self = other;
+        self.spec = spec;
+        self.retired.extend(retired);
+    }
+
     fn retire(&mut self) {
         self.conn = None;
+        if let Some(DeathHook(f)) = self.on_death.take() {
+            f();
+        }
         if let Some(p) = self.process.take() {
             self.retired.push(tokio::spawn(async move {
                 p.finish(Duration::ZERO).await;

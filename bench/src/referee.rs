@@ -1,0 +1,176 @@
+//! Runs `referee match` as a child and measures it from outside: wall time, the referee's own
+//! CPU time apart from its bots', its peak memory, and the work done as its JSON result reports.
+
+use crate::sys::{self, Pinned};
+use serde_json::Value;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// How often the peak memory is sampled: VmHWM is a high-water mark, so a sample only needs
+/// to come after the peak, and 10 ms costs the machine nothing.
+const SAMPLE_EVERY: Duration = Duration::from_millis(10);
+
+/// One `referee match` to run.
+#[derive(Clone, Debug)]
+pub(crate) struct Launch {
+    pub(crate) referee: PathBuf,
+    /// The `--bot` value (one command line for all four seats).
+    pub(crate) bot: String,
+    pub(crate) games: u64,
+    pub(crate) seed: u64,
+    /// CPU the referee and its bots are confined to, if any.
+    pub(crate) cpu: Option<usize>,
+}
+
+/// What one run did and cost.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Outcome {
+    /// From spawning the referee to its exit: start-up, handshakes and closing included.
+    pub(crate) wall: Duration,
+    /// The referee's own user + system time (all its threads), in microseconds.
+    pub(crate) referee_cpu_us: f64,
+    /// Its bots' user + system time, in microseconds.
+    pub(crate) bots_cpu_us: f64,
+    /// Highest VmHWM sampled, in KiB.
+    pub(crate) peak_rss_kib: Option<u64>,
+    pub(crate) games: u64,
+    pub(crate) complete: u64,
+    /// Deals played, the ones dealt again after all tricks were spoiled included.
+    pub(crate) deals: u64,
+    /// Answers the bots gave in time, over all seats and games.
+    pub(crate) answers: u64,
+    /// Faults of every kind (an instant bot should have none).
+    pub(crate) faults: u64,
+    /// Sum of the referee's own per-answer timings (question written to answer read).
+    pub(crate) think_us: u64,
+}
+
+/// Runs all `launches` at once and returns their outcomes in order.
+pub(crate) fn run_all(launches: &[Launch]) -> io::Result<Vec<Outcome>> {
+    let mut started = Vec::with_capacity(launches.len());
+    for launch in launches {
+        started.push(start(launch)?);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = started.into_iter().map(|(child, t0)| s.spawn(move || finish(child, t0))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(io::Error::other("monitor panicked")))).collect()
+    })
+}
+
+/// Spawns one referee, under its CPU pin if it has one.
+fn start(launch: &Launch) -> io::Result<(Child, Instant)> {
+    // The guard pins this thread only while spawning: the child inherits the set at fork, and
+    // the next launch can go to another CPU.
+    let _pin = launch.cpu.map(Pinned::to).transpose()?;
+    let mut cmd = sys::command(&launch.referee);
+    cmd.args(["match", "--no-records", "--json", "--games"])
+        .arg(launch.games.to_string())
+        .arg("--seed")
+        .arg(launch.seed.to_string())
+        .arg("--bot")
+        .arg(&launch.bot)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let t0 = Instant::now();
+    let child = cmd.spawn().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", launch.referee.display())))?;
+    Ok((child, t0))
+}
+
+/// Waits for one referee while sampling its memory, then reads its times and its result.
+fn finish(mut child: Child, t0: Instant) -> io::Result<Outcome> {
+    let pid = child.id();
+    // Both pipes are drained on their own threads: the JSON result of many games is larger
+    // than a pipe buffer, and a referee blocked on a full pipe would never exit.
+    let mut stdout = child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
+    let mut stderr = child.stderr.take().ok_or_else(|| io::Error::other("no stderr pipe"))?;
+    let peak = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let out = s.spawn(move || {
+            let mut buf = Vec::new();
+            stdout.read_to_end(&mut buf).map(|_| buf)
+        });
+        let err = s.spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stderr.read_to_end(&mut buf);
+            buf
+        });
+        let sampler = s.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                if let Some(kib) = sys::peak_rss_kib(pid) {
+                    peak.fetch_max(kib, Ordering::Relaxed);
+                }
+                std::thread::sleep(SAMPLE_EVERY);
+            }
+        });
+        let exited = sys::wait_exited_unreaped(pid);
+        let wall = t0.elapsed();
+        // The zombie still has its /proc entry, with the final times of all its threads and of
+        // the bots it reaped; it is reaped only after the reading, so the pid cannot be reused
+        // under the sampler either.
+        let ticks = sys::cpu_ticks(pid);
+        stop.store(true, Ordering::Relaxed);
+        let _ = sampler.join();
+        let status = child.wait()?;
+        exited?;
+        let ticks = ticks?;
+        let out = out.join().unwrap_or_else(|_| Err(io::Error::other("reader panicked")))?;
+        let err = err.join().unwrap_or_default();
+        if !status.success() {
+            return Err(io::Error::other(format!(
+                "the referee failed ({status}): {}",
+                String::from_utf8_lossy(&err).trim()
+            )));
+        }
+        let doc: Value = serde_json::from_slice(&out)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("referee JSON: {e}")))?;
+        let tick_us = 1e6 / sys::USER_HZ as f64;
+        let mut outcome = Outcome {
+            wall,
+            referee_cpu_us: ticks.own as f64 * tick_us,
+            bots_cpu_us: ticks.children as f64 * tick_us,
+            peak_rss_kib: Some(peak.load(Ordering::Relaxed)).filter(|&k| k > 0),
+            ..Outcome::default()
+        };
+        count_work(&doc, &mut outcome);
+        Ok(outcome)
+    })
+}
+
+/// Adds up the games, deals, answers and faults of a `referee match --json` document.
+fn count_work(doc: &Value, outcome: &mut Outcome) {
+    let num = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0);
+    for game in doc.get("games").and_then(Value::as_array).into_iter().flatten() {
+        outcome.games += 1;
+        outcome.complete += u64::from(game.get("status").and_then(Value::as_str) == Some("complete"));
+        outcome.deals += game.get("deals").and_then(Value::as_array).map_or(0, |d| d.len() as u64);
+        for seat in game.get("stats").and_then(Value::as_array).into_iter().flatten() {
+            outcome.answers += num(seat, "answers");
+            outcome.faults += num(seat, "faults");
+            outcome.think_us += num(seat, "think_us");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_the_referee_result() {
+        let doc: Value = serde_json::from_str(
+            r#"{"seed":1,"games":[
+                {"status":"complete","deals":[{},{}],"stats":[
+                    {"answers":3,"think_us":30,"faults":0},{"answers":4,"think_us":40,"faults":1}]},
+                {"status":"aborted","deals":[{}],"stats":[{"answers":1,"think_us":5,"faults":0}]}]}"#,
+        )
+        .unwrap();
+        let mut o = Outcome::default();
+        count_work(&doc, &mut o);
+        assert_eq!((o.games, o.complete, o.deals, o.answers, o.faults, o.think_us), (2, 1, 3, 8, 1, 75));
+    }
+}

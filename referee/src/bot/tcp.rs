@@ -1,0 +1,193 @@
+//! Bots over TCP: the lobby where connecting bots claim their seat with a token, and the client
+//! side for bots that listen. A stranger can hold neither the referee nor another seat: pending
+//! connections are capped, each handshake has a deadline and runs on its own task.
+
+use crate::bot::conn::{Reader, Writer};
+use crate::bot::{Bot, BotSpec, ConnectConfig};
+use protocol::msg::ToBot;
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, Semaphore};
+use tokio::task::JoinHandle;
+
+/// A fresh random seat token (64 bits as hex).
+pub(crate) fn new_token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    format!("{:016x}", h.finish())
+}
+
+fn split(stream: TcpStream) -> (Reader, Writer) {
+    // Every message is one small write that must leave at once; Nagle's algorithm would hold
+    // each answer for the peer's delayed acknowledgement.
+    let _ = stream.set_nodelay(true);
+    let (r, w) = stream.into_split();
+    (Box::new(r), Box::new(w))
+}
+
+/// Connects to a bot that listens.
+pub(crate) async fn connect(addr: &str, limit: Duration) -> io::Result<(Reader, Writer)> {
+    let stream = tokio::time::timeout(limit, TcpStream::connect(addr))
+        .await
+        .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "no answer"))??;
+    Ok(split(stream))
+}
+
+#[derive(Debug)]
+enum Slot {
+    /// Nobody holds the seat.
+    Open,
+    /// A bot connected and passed the handshake; the match has not taken it yet.
+    Ready(Box<Bot>),
+    /// The match plays with the seat's bot.
+    InPlay,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    slots: HashMap<String, Slot>,
+}
+
+/// The referee's listener: TCP seats wait here for their bots.
+#[derive(Debug)]
+pub(crate) struct Lobby {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    arrived: Arc<Notify>,
+    task: JoinHandle<()>,
+}
+
+impl Lobby {
+    /// Binds `addr` and starts accepting bots for these seat tokens.
+    pub(crate) async fn bind(
+        addr: &str,
+        tokens: &[String],
+        cfg: ConnectConfig,
+        max_pending: usize,
+    ) -> Result<Lobby, String> {
+        let listener = TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let addr = listener.local_addr().map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let mut state = State::default();
+        for t in tokens {
+            state.slots.insert(t.clone(), Slot::Open);
+        }
+        let state = Arc::new(Mutex::new(state));
+        let arrived = Arc::new(Notify::new());
+        let task = tokio::spawn(accept_loop(listener, state.clone(), arrived.clone(), cfg, max_pending));
+        Ok(Lobby { addr, state, arrived, task })
+    }
+
+    /// The address bots connect to.
+    pub(crate) fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The bot that claimed `token`, waiting at most `wait` for one to arrive.
+    pub(crate) async fn take(&self, token: &str, wait: Duration) -> Option<Bot> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let notified = self.arrived.notified();
+            if let Some(mut bot) = self.try_take(token) {
+                let state = self.state.clone();
+                let token = token.to_string();
+                bot.set_on_death(move || {
+                    if let Ok(mut st) = state.lock() {
+                        st.slots.insert(token, Slot::Open);
+                    }
+                });
+                return Some(bot);
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return None;
+            }
+        }
+    }
+
+    fn try_take(&self, token: &str) -> Option<Bot> {
+        let mut st = self.state.lock().ok()?;
+        let slot = st.slots.get_mut(token)?;
+        match std::mem::replace(slot, Slot::InPlay) {
+            Slot::Ready(bot) => Some(*bot),
+            other => {
+                *slot = other;
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Lobby {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    state: Arc<Mutex<State>>,
+    arrived: Arc<Notify>,
+    cfg: ConnectConfig,
+    max_pending: usize,
+) {
+    let pending = Arc::new(Semaphore::new(max_pending));
+    loop {
+        let Ok((stream, peer)) = listener.accept().await else {
+            // Running out of file descriptors is transient; do not spin.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let Ok(permit) = pending.clone().try_acquire_owned() else {
+            tracing::warn!("refusing {peer}: too many connections waiting for their handshake");
+            refuse(stream, "too many pending connections; try again later").await;
+            continue;
+        };
+        let (state, arrived, cfg) = (state.clone(), arrived.clone(), cfg.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let (r, w) = split(stream);
+            let spec = BotSpec::TcpConnect(peer.to_string());
+            let bot = Bot::attach(spec, r, w, &cfg).await;
+            if !bot.is_alive() {
+                tracing::info!("{peer}: handshake failed: {:?}", bot.dead);
+                return;
+            }
+            let token = bot.identity.token.clone().unwrap_or_default();
+            let verdict = {
+                let Ok(mut st) = state.lock() else { return };
+                match st.slots.get_mut(&token) {
+                    None => Err(if token.is_empty() { "no seat token in the hello answer" } else { "unknown seat token" }),
+                    Some(Slot::Ready(_) | Slot::InPlay) => Err("this seat token is already in use"),
+                    Some(slot @ Slot::Open) => {
+                        // The bot is moved in below, outside the match on `slot`'s borrow.
+                        *slot = Slot::InPlay;
+                        Ok(())
+                    }
+                }
+            };
+            match verdict {
+                Ok(()) => {
+                    tracing::info!("{peer} took the seat of token {token}");
+                    if let Ok(mut st) = state.lock() {
+                        st.slots.insert(token, Slot::Ready(Box::new(bot)));
+                    }
+                    arrived.notify_waiters();
+                }
+                Err(reason) => {
+                    tracing::info!("{peer}: refused: {reason}");
+                    bot.close(reason, Duration::ZERO).await;
+                }
+            }
+        });
+    }
+}
+
+async fn refuse(mut stream: TcpStream, reason: &str) {
+    let line = protocol::encode_line(&ToBot::Bye { reason: reason.into() });
+    let _ = tokio::time::timeout(Duration::from_millis(200), stream.write_all(line.as_bytes())).await;
+}

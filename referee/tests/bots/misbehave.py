@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""A minimal Aluette bot that misbehaves once, in the way MODE names; used by tests/faults.rs.
+
+Usage: misbehave.py MODE PIDFILE
+
+Correct play: answers hello, plays the first card of its hand, votes refuse (accept in the
+chant modes), discards the first 6 cards, sends no signals. It appends its pid (and any child's
+pid) to PIDFILE, and echoes every line it receives to stderr, so tests can check both what the
+referee killed and what it told the bot.
+
+It clears the parent-death signal the referee sets, and its stalling modes ignore end of input:
+a bot process that survives the referee then shows up in the test instead of being cleaned up
+by the kernel, so only the referee's own kill makes those tests pass.
+"""
+import ctypes, json, os, subprocess, sys, time
+
+MODE, PIDFILE = sys.argv[1], sys.argv[2]
+DECK = [r + s for r in "A23456789JCK" for s in "ocsb"]
+
+
+def note_pid(pid):
+    with open(PIDFILE, "a") as f:
+        f.write(f"{pid}\n")
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def stall(seconds=20):
+    """Stays alive without answering, logging input, whatever happens to its pipes."""
+    end = time.time() + seconds
+    while time.time() < end:
+        line = sys.stdin.readline()
+        if not line:
+            time.sleep(0.05)
+            continue
+        try:
+            sys.stderr.write("< " + line)
+            sys.stderr.flush()
+        except OSError:
+            pass
+
+
+def main():
+    note_pid(os.getpid())
+    ctypes.CDLL(None).prctl(1, 0)  # PR_SET_PDEATHSIG = 0
+    plays = discards = 0
+    signalled = False
+    for line in sys.stdin:
+        sys.stderr.write("< " + line)
+        sys.stderr.flush()
+        msg = json.loads(line)
+        kind, qid = msg["type"], msg.get("id")
+        if kind == "hello":
+            if MODE == "no-hello":
+                stall()
+                return 0
+            send({"type": "hello", "id": qid, "name": "misbehave-" + MODE, "version": "1"})
+        elif kind == "opening":
+            answer = {"type": "opening", "id": qid}
+            if msg["vote"]:
+                answer["accept"] = MODE in ("accept-chant", "short-discard")
+            send(answer)
+        elif kind == "discard":
+            discards += 1
+            n = 5 if MODE == "short-discard" and discards == 1 else 6
+            send({"type": "discard", "id": qid, "cards": msg["hand"][:n]})
+        elif kind == "play":
+            plays += 1
+            hand = msg["hand"]
+            answer = {"type": "play", "id": qid, "card": hand[0]}
+            if MODE == "exit" and plays == 3:
+                sys.exit(3)
+            if MODE == "sleep" and plays == 2:
+                time.sleep(0.65)  # past answer_ms + bank_ms = 500 ms in the tests
+            if MODE == "garbage" and plays == 2:
+                sys.stdout.write("this is not json\n")
+                sys.stdout.flush()
+                continue
+            if MODE == "long-line" and plays == 2:
+                sys.stdout.write("x" * (10 << 20))
+                sys.stdout.flush()
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+                continue
+            if MODE == "illegal-always" or (MODE == "illegal-once" and plays == 2):
+                answer["card"] = next(c for c in DECK if c not in hand)
+            if MODE == "close-stdout" and plays == 2:
+                os.close(1)
+                stall()
+                return 0
+            if MODE in ("orphan", "orphan-holding-stdout") and plays == 1:
+                # "orphan" detaches the child from the pipes, so the bot's exit shows at once.
+                quiet = subprocess.DEVNULL if MODE == "orphan" else None
+                note_pid(subprocess.Popen(["sleep", "60"], stdin=quiet, stdout=quiet).pid)
+            if MODE in ("orphan", "orphan-holding-stdout") and plays == 2:
+                sys.exit(0)
+            if MODE == "false-signal" and not signalled and "3o" not in hand:
+                answer["signals"] = ["monsieur"]
+                signalled = True
+            send(answer)
+            if MODE == "twice" and plays == 1:
+                send(answer)
+        elif kind == "bye":
+            return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

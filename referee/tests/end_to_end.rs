@@ -1,0 +1,538 @@
+//! End-to-end tests of the `referee` binary: real bot programs in Python, JavaScript and Rust,
+//! real processes, pipes and clocks, and the files a match leaves behind. Unit tests cover the
+//! pieces with a paused clock; only these show that the pieces work together as a user runs them.
+
+// The lint steers the referee's own code to its process module (process groups, kill on drop);
+// here running programs directly is the whole point.
+#![allow(clippy::disallowed_methods)]
+
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// No single referee run here takes more than a few seconds; a hang fails instead of blocking CI.
+const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// The workspace root, where the sample bots live.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the referee crate sits in the workspace")
+        .to_path_buf()
+}
+
+/// A path quoted for the referee's shell-like `--bot` splitting, so a checkout in a folder
+/// with blanks still works.
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display())
+}
+
+fn py_heuristic() -> String {
+    format!("python3 {}", quoted(&root().join("sample-bots/python/heuristic_bot.py")))
+}
+
+fn py_random() -> String {
+    format!("python3 {}", quoted(&root().join("sample-bots/python/random_bot.py")))
+}
+
+fn js_bot() -> String {
+    format!("node {}", quoted(&root().join("sample-bots/js/bot.js")))
+}
+
+/// The Rust sample bot. Cargo builds only this package's binaries for its tests, so the bot is
+/// built here, once per test process, next to the referee binary (same target folder and
+/// profile). Building it is a no-op when it is up to date.
+fn rust_bot() -> String {
+    static BOT: OnceLock<PathBuf> = OnceLock::new();
+    let path = BOT.get_or_init(|| {
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_referee"))
+            .parent()
+            .expect("the referee binary has a folder");
+        let profile = bin_dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(root()).args(["build", "--quiet", "-p", "aluette-sample-bot"]);
+        if profile != "debug" {
+            cmd.args(["--profile", profile]);
+        }
+        let status = cmd.status().expect("cargo runs");
+        assert!(status.success(), "cargo build -p aluette-sample-bot failed");
+        let bot = bin_dir.join("aluette-bot");
+        assert!(bot.exists(), "{} missing after the build", bot.display());
+        bot
+    });
+    quoted(path)
+}
+
+/// The tee wrapper around a bot command, logging to `log`.
+fn teed(log: &Path, seat: u8, bot: &str) -> String {
+    let tee = root().join("referee/tests/support/tee_bot.py");
+    format!("python3 {} {} {seat} -- {bot}", quoted(&tee), quoted(log))
+}
+
+/// A fresh folder for one test under Cargo's scratch space. It is removed when the test
+/// passes and kept when it fails, so the records of a failure can be read.
+#[derive(Debug)]
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("end_to_end")
+            .join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the scratch folder");
+        Scratch(dir)
+    }
+
+    fn join(&self, p: &str) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("kept {} for inspection", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Runs the referee with `args` from the workspace root and returns what it did; kills it and
+/// fails after [`RUN_LIMIT`].
+fn referee(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the referee starts");
+    // Both pipes are drained while waiting, so a talkative referee never blocks on a full pipe.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("stdout piped")));
+    let err = drain(Box::new(child.stderr.take().expect("stderr piped")));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the referee") {
+            break status;
+        }
+        if start.elapsed() > RUN_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("referee {args:?} still running after {RUN_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
+/// Runs the referee and insists on success, showing its output otherwise.
+fn referee_ok(args: &[&str]) -> String {
+    let out = referee(args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "referee {args:?} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// Runs the referee, insists on failure with exactly one line on stderr, and returns that line.
+fn referee_fails(args: &[&str]) -> String {
+    let out = referee(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success(),
+        "referee {args:?} should fail; stdout:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "referee {args:?}: want one line on stderr, got:\n{stderr}");
+    let line = lines[0].to_string();
+    assert!(
+        line.starts_with("referee: ") || line.starts_with("error: "),
+        "referee {args:?}: the error line does not say who speaks: {line}"
+    );
+    line
+}
+
+/// The record files of a folder, in game order.
+fn records(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A record's lines as JSON values.
+fn record_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .enumerate()
+        .map(|(n, l)| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1))
+        })
+        .collect()
+}
+
+/// Checks that a record replays cleanly and ends with a complete footer; returns its lines.
+fn check_record(path: &Path) -> Vec<Value> {
+    referee_ok(&["replay", "--quiet", path.to_str().expect("UTF-8 path")]);
+    let lines = record_lines(path);
+    assert_eq!(
+        lines.first().map(|h| &h["type"]),
+        Some(&Value::from("header")),
+        "{}",
+        path.display()
+    );
+    let footer = lines.last().expect("a record has lines");
+    assert_eq!(footer["type"], "footer", "{}: the last line is not the footer", path.display());
+    assert_eq!(footer["status"], "complete", "{}", path.display());
+    lines
+}
+
+/// The record without what legitimately differs between two runs of the same game: think
+/// times, wall-clock times, and where the stderr logs went.
+fn normalised(lines: &[Value]) -> Vec<Value> {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                for key in ["us", "started_unix_ms", "duration_ms", "think_us", "max_us", "stderr"]
+                {
+                    map.remove(key);
+                }
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut lines = lines.to_vec();
+    lines.iter_mut().for_each(strip);
+    lines
+}
+
+/// Every file of a folder with its contents.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("read the folder")
+        .map(|e| {
+            let p = e.expect("directory entry").path();
+            let bytes = std::fs::read(&p).expect("read the file");
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_complete_game_between_python_javascript_and_rust() {
+    let tmp = Scratch::new("languages");
+    let dir = tmp.join("records");
+    let (py, js, rs, rnd) = (py_heuristic(), js_bot(), rust_bot(), py_random());
+    referee_ok(&[
+        "match",
+        "--seed",
+        "7",
+        "--records",
+        dir.to_str().expect("UTF-8 path"),
+        "--bot",
+        &py,
+        "--bot",
+        &js,
+        "--bot",
+        &rs,
+        "--bot",
+        &rnd,
+    ]);
+    let files = records(&dir);
+    assert_eq!(files.len(), 1);
+    let lines = check_record(&files[0]);
+    let header = &lines[0];
+    let names: Vec<&str> = header["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap_or(""))
+        .collect();
+    // The names come from the handshakes, so each bot really answered.
+    assert_eq!(names, ["py-heuristic", "js-heuristic", "rust-heuristic", "py-random"]);
+    // Well-behaved sample bots commit no fault and are never played for.
+    let faults: Vec<&Value> = lines.iter().filter(|l| l["type"] == "fault").collect();
+    assert!(faults.is_empty(), "faults: {faults:?}");
+    assert!(lines.iter().all(|l| l.get("auto").is_none()), "an answer was played by the fallback");
+    for p in 0..4 {
+        assert!(dir.join(format!("player{p}.stderr.log")).exists(), "player{p}.stderr.log missing");
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_records() {
+    let tmp = Scratch::new("determinism");
+    let (py, rs) = (py_heuristic(), rust_bot());
+    let run = |name: &str| {
+        let dir = tmp.join(name);
+        referee_ok(&[
+            "match",
+            "--seed",
+            "2024",
+            "--games",
+            "2",
+            "--signals",
+            "public",
+            "--records",
+            dir.to_str().expect("UTF-8 path"),
+            "--bot",
+            "builtin:heuristic",
+            "--bot",
+            "builtin:random",
+            "--bot",
+            &py,
+            "--bot",
+            &rs,
+        ]);
+        records(&dir).iter().map(|f| normalised(&check_record(f))).collect::<Vec<_>>()
+    };
+    let (a, b) = (run("a"), run("b"));
+    assert_eq!(a.len(), 2);
+    for (game, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x.len(), y.len(), "game {}: record lengths differ", game + 1);
+        for (n, (lx, ly)) in x.iter().zip(y).enumerate() {
+            assert_eq!(lx, ly, "game {}: record line {} differs", game + 1, n + 1);
+        }
+    }
+}
+
+#[test]
+fn persistent_bots_play_every_game_of_a_match() {
+    let tmp = Scratch::new("persistent");
+    let dir = tmp.join("records");
+    let (py, rnd) = (py_heuristic(), py_random());
+    referee_ok(&[
+        "match",
+        "--seed",
+        "99",
+        "--games",
+        "3",
+        "--records",
+        dir.to_str().expect("UTF-8 path"),
+        "--bot",
+        &py,
+        "--bot",
+        &rnd,
+    ]);
+    let files = records(&dir);
+    let names: Vec<_> = files
+        .iter()
+        .map(|f| f.file_name().unwrap_or_default().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["game-000001.jsonl", "game-000002.jsonl", "game-000003.jsonl"]);
+    for f in &files {
+        check_record(f);
+    }
+    // A restarted bot would have left a playerN.2.stderr.log: one log per player means each
+    // process was started once and played all three games.
+    let mut logs: Vec<String> = std::fs::read_dir(&dir)
+        .expect("read the records folder")
+        .map(|e| e.expect("directory entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".stderr.log"))
+        .collect();
+    logs.sort();
+    assert_eq!(
+        logs,
+        ["player0.stderr.log", "player1.stderr.log", "player2.stderr.log", "player3.stderr.log"]
+    );
+}
+
+#[test]
+fn the_default_lineup_plays_with_builtin_bots() {
+    let tmp = Scratch::new("default");
+    let dir = tmp.join("records");
+    let out = referee_ok(&["match", "--records", dir.to_str().expect("UTF-8 path")]);
+    // No --seed: the referee draws one and says how to repeat it.
+    let seed_line = out.lines().next().unwrap_or("");
+    let seed = seed_line
+        .strip_prefix("Match seed ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no seed on the first line: {out}"));
+    assert!(seed_line.contains(&format!("--seed {seed}")), "{seed_line}");
+    assert!(out.contains("result:"), "{out}");
+    assert!(out.contains("builtin-heuristic") || out.contains("heuristic"), "{out}");
+    assert!(out.contains("Match over: 1 games"), "{out}");
+    let files = records(&dir);
+    assert_eq!(files.len(), 1);
+    let lines = check_record(&files[0]);
+    assert_eq!(lines[0]["match_seed"].as_u64().map(|s| s.to_string()).as_deref(), Some(seed));
+}
+
+#[test]
+fn json_output_is_one_document() {
+    let out = referee_ok(&[
+        "match",
+        "--seed",
+        "5",
+        "--games",
+        "3",
+        "--no-records",
+        "--json",
+        "--bot",
+        "builtin:heuristic",
+    ]);
+    let doc: Value = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{out}"));
+    assert_eq!(doc["seed"], 5);
+    assert_eq!(doc["players"].as_array().map(Vec::len), Some(4));
+    let games = doc["games"].as_array().expect("a games array");
+    assert_eq!(games.len(), 3);
+    for (n, g) in games.iter().enumerate() {
+        assert_eq!(g["game"], n as u64 + 1);
+        assert_eq!(g["status"], "complete");
+        assert_eq!(g["record"], Value::Null, "--no-records writes no record");
+        assert!(g["score"].is_array() && g["deals"].is_array(), "{g}");
+    }
+}
+
+#[test]
+fn bad_bot_lists_are_refused_in_one_line() {
+    let line = referee_fails(&["match", "--no-records", "--bot", ""]);
+    assert!(line.contains("empty"), "{line}");
+    let line = referee_fails(&["match", "--no-records", "--bot", "a", "--bot", "b", "--bot", "c"]);
+    assert!(line.contains("3 times"), "{line}");
+}
+
+#[test]
+fn replaying_a_missing_file_fails_in_one_line() {
+    let line = referee_fails(&["replay", "/nonexistent/game-000001.jsonl"]);
+    assert!(line.contains("/nonexistent"), "{line}");
+}
+
+#[test]
+fn a_records_folder_is_never_reused() {
+    let tmp = Scratch::new("reuse");
+    let dir = tmp.join("records");
+    let dir_arg = dir.to_str().expect("UTF-8 path");
+    let (py, rnd) = (py_heuristic(), py_random());
+    referee_ok(&["match", "--seed", "1", "--records", dir_arg, "--bot", &py, "--bot", &rnd]);
+    let before = snapshot(&dir);
+    assert!(before.iter().any(|(p, _)| p.ends_with("game-000001.jsonl")));
+    let line =
+        referee_fails(&["match", "--seed", "1", "--records", dir_arg, "--bot", &py, "--bot", &rnd]);
+    assert!(line.contains("already holds records"), "{line}");
+    // Nothing was started, so not even the bots' stderr logs were touched.
+    assert_eq!(snapshot(&dir), before, "the second run changed the first run's files");
+}
+
+/// The tee wrapper's byte-exact log: its JSON log's path plus `.raw`.
+fn raw_log(log: &Path) -> PathBuf {
+    let mut p = log.as_os_str().to_owned();
+    p.push(".raw");
+    PathBuf::from(p)
+}
+
+/// Plays one game with the tee wrapper around the Python heuristic bot in seat 2 and returns
+/// the wrapper's JSON log (the byte-exact log is the same path plus `.raw`), and the record.
+fn run_teed_game(tmp: &Scratch, seed: u64) -> (PathBuf, PathBuf) {
+    let log = tmp.join("seat2.jsonl");
+    let dir = tmp.join("records");
+    let teed_bot = teed(&log, 2, &py_heuristic());
+    referee_ok(&[
+        "match",
+        "--seed",
+        &seed.to_string(),
+        "--signals",
+        "public",
+        "--records",
+        dir.to_str().expect("UTF-8 path"),
+        "--bot",
+        "builtin:heuristic",
+        "--bot",
+        "builtin:random",
+        "--bot",
+        &teed_bot,
+        "--bot",
+        "builtin:heuristic",
+    ]);
+    let files = records(&dir);
+    assert_eq!(files.len(), 1);
+    (log, files[0].clone())
+}
+
+#[test]
+fn the_tee_wrapper_logs_the_real_conversation() {
+    let tmp = Scratch::new("tee");
+    let (log, record) = run_teed_game(&tmp, 3);
+    let lines = check_record(&record);
+    // The wrapper is transparent: the referee saw the bot's own name and no fault.
+    assert_eq!(lines[0]["seats"][2]["name"], "py-heuristic");
+    assert!(
+        !lines.iter().any(|l| l["type"] == "fault" && l["seat"] == 2),
+        "the wrapped bot faulted"
+    );
+
+    let raw = std::fs::read(raw_log(&log)).expect("the raw log exists");
+    assert!(!raw.is_empty(), "the raw log is empty");
+    let raw_text = String::from_utf8(raw).expect("the conversation is UTF-8");
+    let json_log = std::fs::read_to_string(&log).expect("the JSON log exists");
+    assert_eq!(raw_text.lines().count(), json_log.lines().count(), "both logs hold every line");
+
+    let mut played = Vec::new();
+    for (n, (raw_line, entry)) in raw_text.lines().zip(json_log.lines()).enumerate() {
+        let entry: Value =
+            serde_json::from_str(entry).unwrap_or_else(|e| panic!("log line {}: {e}", n + 1));
+        let (dir, body) = raw_line.split_at(2);
+        let msg: Value = serde_json::from_str(body)
+            .unwrap_or_else(|e| panic!("raw line {}: not JSON: {e}", n + 1));
+        assert_eq!(entry["seat"], 2);
+        assert_eq!(entry["msg"], msg, "line {}: the two logs disagree", n + 1);
+        match dir {
+            "> " => assert_eq!(entry["dir"], "to_bot"),
+            "< " => {
+                assert_eq!(entry["dir"], "from_bot");
+                if msg["type"] == "play" {
+                    played.push(msg["card"].clone());
+                }
+            }
+            _ => panic!("raw line {}: unknown prefix {dir:?}", n + 1),
+        }
+    }
+    assert!(raw_text.starts_with("> {\"type\":\"hello\""), "the referee speaks first");
+    assert!(
+        raw_text.lines().last().is_some_and(|l| l.starts_with("> {\"type\":\"bye\"")),
+        "bye ends it"
+    );
+    // What the record says seat 2 played is exactly what crossed the pipe, in order.
+    let recorded: Vec<Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "play" && l["seat"] == 2)
+        .map(|l| l["card"].clone())
+        .collect();
+    assert_eq!(played, recorded);
+}
