@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::Instant;
 
-/// A line shaped like a referee question (a `play` with a hand and the table): 97 bytes with
+/// A line shaped like a referee question (a `play` with a hand and the table): 95 bytes with
 /// its newline, so the copy costs what a real message's copy costs.
 pub(crate) const LINE: &[u8] =
     b"{\"type\":\"play\",\"id\":1234,\"hand\":[\"3o\",\"2c\",\"Ab\",\"9s\",\"7c\"],\"table\":[\"Kc\",\"5o\"],\"time_ms\":1000}\n";

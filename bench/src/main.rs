@@ -21,8 +21,8 @@ const USAGE: &str = "usage: aluette-bench [--quick] [--json FILE] [--games N] [-
 
   --quick            small runs for a smoke test (under 10 s)
   --json FILE        also write the figures as JSON to FILE
-  --games N          games per run with the Rust bots (default 400)
-  --python-games N   games with the Python bots (default 30)
+  --games N          games per run with the Rust bots, 2 or more (default 400)
+  --python-games N   games with the Python bots, 2 or more (default 30)
   --seed S           match seed (default 1; parallel tables use S, S+1, ...)
   --referee-bin PATH the referee (default: `referee` beside this program)
   --bot-bin PATH     the Rust sample bot (default: `aluette-bot` beside this program)
@@ -66,7 +66,9 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
-        let number = |v: String| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("{flag}: {v:?} is not a count"));
+        // Two games at least: the steady rate is the full run minus a 1-game run.
+        let number =
+            |v: String| v.parse::<u64>().ok().filter(|&n| n >= 2).ok_or(format!("{flag}: {v:?} is not a count of 2 or more"));
         match flag.as_str() {
             "--quick" => cfg.quick = true,
             "--json" => cfg.json = Some(value()?.into()),
@@ -184,11 +186,18 @@ fn run(cfg: &Config) -> Res<()> {
     table_rows(
         &mut report,
         &format!("Referee + 4 Rust bots (--random), one table pinned to CPU {pin}"),
-        &rust_pinned,
+        &rust_pinned.0,
+        &rust_pinned.1,
         four_pinned.median_us,
     );
-    table_rows(&mut report, "Referee + 4 Rust bots (--random), one table unpinned", &rust_free, four_free.median_us);
-    parallel_rows(&mut report, &rust_parallel, &rust_pinned, four_pinned.median_us);
+    table_rows(
+        &mut report,
+        "Referee + 4 Rust bots (--random), one table unpinned",
+        &rust_free.0,
+        &rust_free.1,
+        four_free.median_us,
+    );
+    parallel_rows(&mut report, &rust_parallel, &rust_pinned.0, four_pinned.median_us);
 
     // 3. The referee with four Python bots.
     let mut python_pinned = None;
@@ -200,9 +209,9 @@ fn run(cfg: &Config) -> Res<()> {
             let bot = format!("{} {}", shell_word(&python), shell_word(&cfg.python_bot.display().to_string()));
             progress("referee + 4 Python bots, pinned");
             let out = single(launch(&bot, cfg.python_games, cfg.seed, Some(pin)))?;
-            table_rows(&mut report, &python_title, &out, four_pinned.median_us);
+            table_rows(&mut report, &python_title, &out.0, &out.1, four_pinned.median_us);
             report.rows.last_mut().expect("rows were just added").note = Some(format!("interpreter {python}"));
-            python_pinned = Some(out);
+            python_pinned = Some(out.0);
         }
     }
 
@@ -210,8 +219,8 @@ fn run(cfg: &Config) -> Res<()> {
     {
         let mut s = report.section("Referee peak memory (VmHWM, sampled every 10 ms)");
         for (name, out) in [
-            ("one table, Rust bots, pinned", Some(&rust_pinned)),
-            ("one table, Rust bots, unpinned", Some(&rust_free)),
+            ("one table, Rust bots, pinned", Some(&rust_pinned.0)),
+            ("one table, Rust bots, unpinned", Some(&rust_free.0)),
             ("one table, Python bots, pinned", python_pinned.as_ref()),
         ] {
             match out.and_then(|o| o.peak_rss_kib) {
@@ -256,10 +265,14 @@ fn progress(what: &str) {
     eprintln!("aluette-bench: measuring {what}...");
 }
 
-fn single(launch: Launch) -> Res<Outcome> {
-    let out = referee::run_all(std::slice::from_ref(&launch))?.remove(0);
-    check(&out, &launch)?;
-    Ok(out)
+/// One table: the full run, then the same with one game (see [`table_rows`]).
+fn single(launch: Launch) -> Res<(Outcome, Outcome)> {
+    let full = referee::run_all(std::slice::from_ref(&launch))?.remove(0);
+    check(&full, &launch)?;
+    let first = Launch { games: 1, ..launch };
+    let one = referee::run_all(std::slice::from_ref(&first))?.remove(0);
+    check(&one, &first)?;
+    Ok((full, one))
 }
 
 /// A run whose games did not all complete measured something else than it claims.
@@ -270,23 +283,32 @@ fn check(out: &Outcome, launch: &Launch) -> Res<()> {
     Ok(())
 }
 
-/// The rows of one referee run.
-fn table_rows(report: &mut Report, title: &str, o: &Outcome, floor_us: f64) {
-    let secs = o.wall.as_secs_f64();
-    let answers = o.answers as f64;
+/// The rows of one referee run. `one` is the same run cut to its first game: the difference
+/// between the two is the cost of games 2..N alone, free of the start-up (spawning the bots,
+/// handshakes; 100 ms and more of CPU for four Python interpreters) and of the closing.
+fn table_rows(report: &mut Report, title: &str, full: &Outcome, one: &Outcome, floor_us: f64) {
+    let steady = full.minus(one);
+    let secs = steady.wall.as_secs_f64();
+    let answers = steady.answers as f64;
+    let games = steady.games as f64;
     let mut s = report.section(title);
-    s.row("run", secs, "s").note(format!("{} games, {} deals, {} answers, start-up included", o.games, o.deals, o.answers));
-    s.row("games per second", o.games as f64 / secs, "games/s");
-    s.row("deals per second", o.deals as f64 / secs, "deals/s");
-    s.row("answers per game", answers / o.games as f64, "answers");
+    s.row("run", full.wall.as_secs_f64(), "s").note(format!(
+        "{} games, {} deals, {} answers; then 1 game for the fixed costs",
+        full.games, full.deals, full.answers
+    ));
+    s.row("fixed cost: start-up, handshakes, closing", (one.wall.as_secs_f64() - secs / games) * 1e3, "ms")
+        .note("1-game run minus one game at the steady rate");
+    s.row("games per second", games / secs, "games/s").note("this and below: games 2..N, start-up excluded");
+    s.row("deals per second", steady.deals as f64 / secs, "deals/s");
+    s.row("answers per game", answers / games, "answers");
     s.per_answer("wall time per answer", secs * 1e6 / answers, floor_us);
-    s.per_answer("referee-timed round trip per answer", o.think_us as f64 / answers, floor_us)
+    s.per_answer("referee-timed round trip per answer", steady.think_us as f64 / answers, floor_us)
         .note("question written to answer read, as the referee's stats count it");
-    s.per_answer("referee CPU per answer", o.referee_cpu_us / answers, floor_us);
-    s.per_answer("bots' CPU per answer (4 bots together)", o.bots_cpu_us / answers, floor_us);
-    s.row("referee CPU per game", o.referee_cpu_us / 1e3 / o.games as f64, "ms");
-    let faults = s.row("faults", o.faults as f64, "");
-    if o.faults > 0 {
+    s.per_answer("referee CPU per answer", steady.referee_cpu_us / answers, floor_us);
+    s.per_answer("bots' CPU per answer (4 bots together)", steady.bots_cpu_us / answers, floor_us);
+    s.row("referee CPU per game", steady.referee_cpu_us / 1e3 / games, "ms");
+    let faults = s.row("faults", full.faults as f64, "");
+    if full.faults > 0 {
         faults.note("an instant bot should have none: the figures above include fallbacks");
     }
 }
@@ -384,6 +406,6 @@ mod tests {
     fn quick_sizes_are_small() {
         let cfg = parse_args(&["--quick".to_string()]).unwrap();
         assert_eq!((cfg.games, cfg.python_games), (10, 2));
-        assert!(parse_args(&["--games".to_string(), "0".to_string()]).is_err());
+        assert!(parse_args(&["--games".to_string(), "1".to_string()]).is_err());
     }
 }

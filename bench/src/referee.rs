@@ -48,6 +48,25 @@ pub(crate) struct Outcome {
     pub(crate) think_us: u64,
 }
 
+impl Outcome {
+    /// What `self` did and cost beyond `base`, a shorter run of the same match: the later
+    /// games alone. Peak memory is not a difference and is left out.
+    pub(crate) fn minus(&self, base: &Outcome) -> Outcome {
+        Outcome {
+            wall: self.wall.saturating_sub(base.wall),
+            referee_cpu_us: self.referee_cpu_us - base.referee_cpu_us,
+            bots_cpu_us: self.bots_cpu_us - base.bots_cpu_us,
+            peak_rss_kib: None,
+            games: self.games.saturating_sub(base.games),
+            complete: self.complete.saturating_sub(base.complete),
+            deals: self.deals.saturating_sub(base.deals),
+            answers: self.answers.saturating_sub(base.answers),
+            faults: self.faults.saturating_sub(base.faults),
+            think_us: self.think_us.saturating_sub(base.think_us),
+        }
+    }
+}
+
 /// Runs all `launches` at once and returns their outcomes in order.
 pub(crate) fn run_all(launches: &[Launch]) -> io::Result<Vec<Outcome>> {
     let mut started = Vec::with_capacity(launches.len());

@@ -101,9 +101,8 @@ pub(crate) fn peak_rss_kib(pid: u32) -> Option<u64> {
 /// then holds the final CPU times of the whole process, which no poll of a live process can
 /// catch. The caller reaps it afterwards with `Child::wait`.
 pub(crate) fn wait_exited_unreaped(pid: u32) -> io::Result<()> {
-    let id = Id::Pid(Pid::from_raw(pid as i32));
     loop {
-        match waitid(id, WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+        match waitid(Id::Pid(Pid::from_raw(pid as i32)), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
             Ok(_) => return Ok(()),
             Err(nix::errno::Errno::EINTR) => continue,
             Err(e) => return Err(e.into()),

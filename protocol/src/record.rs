@@ -41,6 +41,9 @@ pub enum RecordLine {
         /// True when the referee chose it for the bot (fault fallback).
         #[serde(default, skip_serializing_if = "is_false")]
         auto: bool,
+        /// The bot's answer line exactly as received (absent for `auto`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        raw: Option<String>,
     },
     /// An opening answer that carried no vote (chant off or already refused), kept for its
     /// think time.
@@ -52,6 +55,9 @@ pub enum RecordLine {
         /// True when the referee answered for the bot.
         #[serde(default, skip_serializing_if = "is_false")]
         auto: bool,
+        /// The bot's answer line exactly as received (absent for `auto`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        raw: Option<String>,
     },
     /// The chant was decided.
     Chant {
@@ -76,6 +82,9 @@ pub enum RecordLine {
         /// True for a fallback.
         #[serde(default, skip_serializing_if = "is_false")]
         auto: bool,
+        /// The bot's answer line exactly as received (absent for `auto`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        raw: Option<String>,
     },
     /// A card played.
     Play {
@@ -88,6 +97,9 @@ pub enum RecordLine {
         /// True for a fallback.
         #[serde(default, skip_serializing_if = "is_false")]
         auto: bool,
+        /// The bot's answer line exactly as received (absent for `auto`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        raw: Option<String>,
     },
     /// A signal that was accepted and delivered.
     Signal {
@@ -197,6 +209,13 @@ pub struct SeatInfo {
     /// File holding the bot's stderr, relative to the record's folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// Id of the first question this game asks on the bot's connection (ids go on across the
+    /// games of a persistent connection).
+    pub first_id: u64,
+    /// The bot's hello answer exactly as received, when the connection (and so its handshake)
+    /// began just before this game; absent for later games on the same connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hello: Option<String>,
 }
 
 /// The class of a bot fault.
@@ -288,6 +307,12 @@ pub struct FaultRecord {
     pub kind: FaultKind,
     /// What happened, for people.
     pub detail: String,
+    /// The offending line exactly as received, when the fault is about a line that was kept
+    /// (never for `line_too_long`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    /// What the referee did instead, as told to the bot in its `error` message.
+    pub action: String,
     /// What it cost.
     pub penalty: Penalty,
     /// Strikes of this seat after this fault.

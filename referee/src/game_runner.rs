@@ -35,16 +35,17 @@ pub(crate) struct GameSetup {
     /// 1-based game number, as in the record's name.
     pub(crate) game_no: u64,
     pub(crate) match_seed: u64,
+    /// The game's seed, from which every deck and coin flip derives. A match uses
+    /// [`game_seed`]; duplicate tournaments give both rooms of a deal set the same seed.
+    pub(crate) seed: u64,
     pub(crate) first_dealer: Seat,
     /// Cards turned up by a seating draw, for the record.
     pub(crate) draw: Option<Vec<Card>>,
 }
 
-impl GameSetup {
-    /// The game's seed, from which every deck and coin flip derives.
-    pub(crate) fn seed(&self) -> u64 {
-        derive_seed(&[self.match_seed, self.game_no])
-    }
+/// The seed of game `game_no` of a match: a documented, fixed derivation.
+pub(crate) fn game_seed(match_seed: u64, game_no: u64) -> u64 {
+    derive_seed(&[match_seed, game_no])
 }
 
 /// The deck of deal `deal` (1-based) of a game: a documented, fixed derivation.
@@ -94,7 +95,9 @@ pub(crate) struct GameSummary {
 struct SeatState {
     strikes: u32,
     replaced: bool,
-    bank: Duration,
+    /// Bank left, in whole microseconds: the same arithmetic on the recorded think times
+    /// gives the same `bank_ms` in a replay.
+    bank_us: u64,
     stats: SeatStats,
     ignored_recorded: u32,
 }
@@ -113,6 +116,10 @@ struct Table<'a> {
     /// Winners of the finished tricks of the deal in progress, for `deal_over`.
     trick_winners: Vec<Option<u8>>,
     forfeit: Option<Team>,
+    /// The seat whose question is open, if any (faults then carry the question's id).
+    asking: Option<Seat>,
+    /// The seat whose play question is open, if any (faults then carry the trick number).
+    asking_play: Option<Seat>,
     deals: Vec<DealLine>,
     faults: Vec<FaultRecord>,
     answer: Duration,
@@ -127,7 +134,7 @@ pub(crate) async fn run_game(
     mut shutdown: Shutdown,
 ) -> GameSummary {
     let started = Instant::now();
-    let seed = setup.seed();
+    let seed = setup.seed;
     let names: [String; 4] = std::array::from_fn(|i| bots[i].identity.name.clone());
     let mut table = Table {
         game: Game::new(cfg.rules, setup.first_dealer),
@@ -141,6 +148,8 @@ pub(crate) async fn run_game(
         dealer: setup.first_dealer,
         trick_winners: Vec::with_capacity(9),
         forfeit: None,
+        asking: None,
+        asking_play: None,
         deals: Vec::new(),
         faults: Vec::new(),
         answer: Duration::from_millis(cfg.clock.answer_ms),
@@ -171,13 +180,15 @@ impl Table<'_> {
             },
             seats: self
                 .bots
-                .iter()
+                .iter_mut()
                 .map(|b| SeatInfo {
                     name: b.identity.name.clone(),
                     version: b.identity.version.clone(),
                     author: b.identity.author.clone(),
                     command: b.spec.describe(),
                     stderr: b.stderr_log.clone(),
+                    first_id: b.next_id(),
+                    hello: b.take_hello(),
                 })
                 .collect(),
             first_dealer: seat_no(setup.first_dealer),
@@ -188,18 +199,19 @@ impl Table<'_> {
         let players: Vec<String> = self.bots.iter().map(|b| b.identity.name.clone()).collect();
         let rules = convert::rules_wire(&self.cfg.rules, self.cfg.seating_draw);
         for seat in Seat::ALL {
-            self.seats[seat.index()].bank = Duration::from_millis(self.cfg.clock.bank_ms);
+            self.seats[seat.index()].bank_us = self.cfg.clock.bank_ms * 1000;
             // Faults met while (re)connecting belong to this game's record.
             let pending = std::mem::take(&mut self.bots[seat.index()].pending_faults);
             for (kind, detail) in pending {
-                self.fault(seat, kind, detail, "the referee plays for the bot".into());
+                self.fault(seat, kind, detail, None, "the referee plays for the bot".into());
             }
             if !self.bots[seat.index()].is_alive() && !self.seats[seat.index()].replaced {
                 let (kind, detail) = self.bots[seat.index()]
                     .dead
                     .clone()
                     .unwrap_or((FaultKind::ClosedStdout, "no connection".into()));
-                self.fault(seat, kind, format!("still unavailable: {detail}"), "the referee plays for the bot".into());
+                let detail = format!("still unavailable: {detail}");
+                self.fault(seat, kind, detail, None, "the referee plays for the bot".into());
             }
             self.bots[seat.index()].notify(&ToBot::Game {
                 game: setup.game_no,
@@ -262,57 +274,62 @@ impl Table<'_> {
 
     /// Asks `seat` a question; `None` when the referee must choose for the bot (it is replaced,
     /// or it faulted, in which case the fault is already recorded with `fallback` as the action
-    /// taken).
+    /// taken). The answer comes with its think time in microseconds and its raw line.
     async fn ask(
         &mut self,
         seat: Seat,
         build: impl FnOnce(u64, u64, u64) -> ToBot,
         validate: impl FnOnce(&Game, &FromBot) -> Result<(), (FaultKind, String)>,
         fallback: String,
-    ) -> Option<(FromBot, u64)> {
+    ) -> Option<(FromBot, u64, String)> {
         let i = seat.index();
         if self.seats[i].replaced || !self.bots[i].is_alive() {
             return None;
         }
         let answer_ms = self.cfg.clock.answer_ms;
-        let bank = self.seats[i].bank;
-        let bank_ms = bank.as_millis() as u64;
+        let answer_us = answer_ms * 1000;
+        let bank_us = self.seats[i].bank_us;
+        let limit = Duration::from_micros(answer_us + bank_us);
         let mut ignored = Vec::new();
-        let reply = self.bots[i]
-            .ask(|id| build(id, answer_ms, bank_ms), self.answer + bank, &mut ignored)
-            .await;
-        for (kind, detail) in ignored {
-            self.fault(seat, kind, detail, "line ignored".into());
+        self.asking = Some(seat);
+        let reply = self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
+        for (kind, detail, raw) in ignored {
+            self.fault(seat, kind, detail, Some(raw), "line ignored".into());
         }
-        match reply {
-            Reply::Answer(msg, took) => match validate(&self.game, &msg) {
+        let result = match reply {
+            Reply::Answer(msg, took, raw) => match validate(&self.game, &msg) {
                 Ok(()) => {
-                    let st = &mut self.seats[i];
-                    st.bank = st.bank.saturating_sub(took.saturating_sub(self.answer));
                     let us = took.as_micros() as u64;
+                    let st = &mut self.seats[i];
+                    st.bank_us = st.bank_us.saturating_sub(us.saturating_sub(answer_us));
                     st.stats.answers += 1;
                     st.stats.think_us += us;
                     st.stats.max_us = st.stats.max_us.max(us);
-                    Some((msg, us))
+                    Some((msg, us, raw))
                 }
                 Err((kind, detail)) => {
-                    self.fault(seat, kind, detail, fallback);
+                    self.fault(seat, kind, detail, Some(raw), fallback);
                     None
                 }
             },
-            Reply::Fault(kind, detail) => {
+            Reply::Fault(kind, detail, raw) => {
                 if kind == FaultKind::Timeout {
-                    self.seats[i].bank = Duration::ZERO;
+                    self.seats[i].bank_us = 0;
                 }
-                self.fault(seat, kind, detail, fallback);
+                self.fault(seat, kind, detail, raw, fallback);
                 None
             }
-        }
+        };
+        self.asking = None;
+        result
     }
 
     /// Records a fault, applies the policy and tells the bot.
-    fn fault(&mut self, seat: Seat, kind: FaultKind, detail: String, action: String) {
+    fn fault(&mut self, seat: Seat, kind: FaultKind, detail: String, raw: Option<String>, action: String) {
         let i = seat.index();
+        // A bot that can no longer be reached (it was killed for not reading, say) is replaced
+        // whatever the class of the fault that revealed it.
+        let gone = !self.bots[i].is_alive();
         let st = &mut self.seats[i];
         st.stats.faults += 1;
         if policy::is_ignorable(kind) {
@@ -324,7 +341,10 @@ impl Table<'_> {
             st.strikes += 1;
             st.stats.strikes = st.strikes;
         }
-        let penalty = policy::penalty(self.cfg.policy, kind, st.strikes);
+        let mut penalty = policy::penalty(self.cfg.policy, kind, st.strikes);
+        if gone && matches!(penalty, Penalty::Fallback | Penalty::SignalDropped) {
+            penalty = Penalty::Replaced;
+        }
         match penalty {
             Penalty::Replaced => {
                 st.replaced = true;
@@ -338,19 +358,6 @@ impl Table<'_> {
         }
         let view = self.game.view(seat);
         let in_deal = matches!(self.game.to_act(), Some(Turn::Vote(_) | Turn::Discard(_) | Turn::Play(_)));
-        let record = FaultRecord {
-            seat: seat_no(seat),
-            deal: in_deal.then_some(view.deal),
-            trick: matches!(self.game.to_act(), Some(Turn::Play(_))).then_some(view.trick),
-            kind,
-            detail: detail.clone(),
-            penalty,
-            strikes: st.strikes,
-        };
-        tracing::debug!(seat = i, kind = kind.as_str(), "{detail}");
-        self.rec.line(&RecordLine::Fault(record.clone()));
-        self.rec.checkpoint();
-        self.faults.push(record);
         let action = match penalty {
             Penalty::Ignored => "line ignored".to_string(),
             Penalty::SignalDropped => "signal not delivered; the rest of the answer stands".to_string(),
@@ -358,7 +365,24 @@ impl Table<'_> {
             Penalty::Replaced => format!("{action}; the referee plays for this bot for the rest of the game"),
             Penalty::Forfeit => "your partnership forfeits the game".to_string(),
         };
-        self.bots[i].notify(&ToBot::Error { id: None, fault: kind.as_str().into(), message: detail, action });
+        let record = FaultRecord {
+            seat: seat_no(seat),
+            deal: in_deal.then_some(view.deal),
+            trick: (self.asking_play == Some(seat)).then_some(view.trick),
+            kind,
+            detail: detail.clone(),
+            raw,
+            action: action.clone(),
+            penalty,
+            strikes: st.strikes,
+        };
+        tracing::debug!(seat = i, kind = kind.as_str(), "{detail}");
+        self.rec.line(&RecordLine::Fault(record.clone()));
+        self.rec.checkpoint();
+        self.faults.push(record);
+        // The question the fault concerns; ignored lines concern no question.
+        let id = (!policy::is_ignorable(kind) && self.asking.is_some()).then(|| self.bots[i].next_id() - 1);
+        self.bots[i].notify(&ToBot::Error { id, fault: kind.as_str().into(), message: detail, action });
     }
 
     /// Checks and delivers the signals of an accepted answer. The first refused signal is a
@@ -366,7 +390,7 @@ impl Table<'_> {
     fn signals(&mut self, seat: Seat, words: &[String]) {
         if words.len() > MAX_SIGNALS {
             let detail = format!("{} signals in one answer; at most {MAX_SIGNALS}", words.len());
-            self.fault(seat, FaultKind::BadSignal, detail, String::new());
+            self.fault(seat, FaultKind::BadSignal, detail, None, String::new());
             return;
         }
         for word in words {
@@ -374,7 +398,7 @@ impl Table<'_> {
                 Ok(s) => s,
                 Err(e) => {
                     let detail = format!("{word:?}: {e}");
-                    self.fault(seat, FaultKind::BadSignal, detail, String::new());
+                    self.fault(seat, FaultKind::BadSignal, detail, None, String::new());
                     return;
                 }
             };
@@ -398,7 +422,7 @@ impl Table<'_> {
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    self.fault(seat, FaultKind::BadSignal, format!("{word}: {e}"), String::new());
+                    self.fault(seat, FaultKind::BadSignal, format!("{word}: {e}"), None, String::new());
                     return;
                 }
             }
@@ -433,21 +457,22 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (accept, us, auto) = match &reply {
-            Some((FromBot::Opening { accept, signals, .. }, us)) => {
-                self.signals(seat, signals);
-                (accept.unwrap_or(policy::FALLBACK_VOTE), *us, false)
+        let (accept, us, raw) = match reply {
+            Some((FromBot::Opening { accept, signals, .. }, us, raw)) => {
+                self.signals(seat, &signals);
+                (accept.unwrap_or(policy::FALLBACK_VOTE), us, Some(raw))
             }
-            _ => (policy::FALLBACK_VOTE, 0, true),
+            _ => (policy::FALLBACK_VOTE, 0, None),
         };
+        let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
         if !vote {
-            self.rec.line(&RecordLine::Opening { seat: seat_no(seat), us, auto });
+            self.rec.line(&RecordLine::Opening { seat: seat_no(seat), us, auto, raw });
             return;
         }
-        self.rec.line(&RecordLine::Vote { seat: seat_no(seat), accept, us, auto });
+        self.rec.line(&RecordLine::Vote { seat: seat_no(seat), accept, us, auto, raw });
         if let Ok(ev) = self.game.apply(seat, Action::Vote(accept)) {
             let ev = *ev;
             self.broadcast(&ev, 0);
@@ -458,7 +483,7 @@ impl Table<'_> {
         let view = self.game.view(seat);
         let fallback_cards = policy::fallback_discard(view.hand);
         let fallback = format!("discarded {} for you", show(fallback_cards));
-        let (deal, hand, received) = (view.deal, codes(view.hand), codes(view.received));
+        let (deal, hand, received) = (view.deal, codes(view.hand), self.received_in_order(seat));
         let rule = convert::discard_rule(self.cfg.rules.discard).to_string();
         let reply = self
             .ask(
@@ -477,17 +502,18 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (cards, us, auto) = match &reply {
-            Some((FromBot::Discard { cards, signals, .. }, us)) => {
-                self.signals(seat, signals);
-                (convert::set(cards).0, *us, false)
+        let (cards, us, raw) = match reply {
+            Some((FromBot::Discard { cards, signals, .. }, us, raw)) => {
+                self.signals(seat, &signals);
+                (convert::set(&cards).0, us, Some(raw))
             }
-            _ => (fallback_cards, 0, true),
+            _ => (fallback_cards, 0, None),
         };
+        let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
-        self.rec.line(&RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, auto });
+        self.rec.line(&RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, auto, raw });
         if let Ok(ev) = self.game.apply(seat, Action::Discard(cards)) {
             let ev = *ev;
             self.broadcast(&ev, 0);
@@ -501,6 +527,7 @@ impl Table<'_> {
         let table = view.table().iter().map(|&(s, c)| table_card(s, c)).collect();
         let (deal, trick, leader, hand) = (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
         let (won, score) = (view.tricks_won(), view.score);
+        self.asking_play = Some(seat);
         let reply = self
             .ask(
                 seat,
@@ -526,17 +553,19 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (card, us, auto) = match &reply {
-            Some((FromBot::Play { card, signals, .. }, us)) => {
-                self.signals(seat, signals);
-                (convert::card(*card), *us, false)
+        self.asking_play = None;
+        let (card, us, raw) = match reply {
+            Some((FromBot::Play { card, signals, .. }, us, raw)) => {
+                self.signals(seat, &signals);
+                (convert::card(card), us, Some(raw))
             }
-            _ => (fallback_card, 0, true),
+            _ => (fallback_card, 0, None),
         };
+        let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
-        self.rec.line(&RecordLine::Play { seat: seat_no(seat), card: code(card), us, auto });
+        self.rec.line(&RecordLine::Play { seat: seat_no(seat), card: code(card), us, auto, raw });
         if let Ok(ev) = self.game.apply(seat, Action::Play(card)) {
             let ev = *ev;
             self.broadcast(&ev, trick);
@@ -554,9 +583,7 @@ impl Table<'_> {
                     self.tell_all(&ToBot::Chant { taken });
                 }
                 Event::Received { seat, .. } => {
-                    // In the order dealt from the talon: alternately, the dealer's left first.
-                    let parity = usize::from(seat != self.game.dealer().left());
-                    let cards = self.deck.talon().iter().skip(parity).step_by(2).map(|&c| code(c)).collect();
+                    let cards = self.received_in_order(seat);
                     self.rec.line(&RecordLine::Receive { seat: seat_no(seat), cards });
                 }
                 Event::Played { seat, card } => {
@@ -620,6 +647,12 @@ impl Table<'_> {
                 | Event::Signalled { .. } => {}
             }
         }
+    }
+
+    /// A chant recipient's talon cards in the order dealt: alternately, the dealer's left first.
+    fn received_in_order(&self, seat: Seat) -> Vec<protocol::CardCode> {
+        let parity = usize::from(seat != self.game.dealer().left());
+        self.deck.talon().iter().skip(parity).step_by(2).map(|&c| code(c)).collect()
     }
 
     fn tell_all(&mut self, msg: &ToBot) {

@@ -113,7 +113,7 @@ async fn play(script: Vec<Step>, on_fault: OnFault) -> GameSummary {
         others.push(Bot::connect(BotSpec::Builtin(Builtin::Random), &cc, None, "x", None).await);
     }
     let [b1, b2, b3] = &mut others[..] else { unreachable!() };
-    let setup = GameSetup { game_no: 1, match_seed: 9, first_dealer: Seat::ALL[3], draw: None };
+    let setup = GameSetup { game_no: 1, match_seed: 9, seed: game_seed(9, 1), first_dealer: Seat::ALL[3], draw: None };
     let mut rec = Recorder::create(None).unwrap();
     run_game([&mut fake, b1, b2, b3], &setup, &cfg, &mut rec, crate::shutdown::Shutdown::never()).await
 }

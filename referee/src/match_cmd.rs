@@ -3,7 +3,7 @@
 use crate::bot::tcp::Lobby;
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use crate::cli::MatchArgs;
-use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, run_game};
+use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, game_seed, run_game};
 use crate::record_io::{self, Recorder};
 use crate::shutdown::{self, Stage};
 use rules::{Card, Deck, Seat, Team, derive_seed, draw_seating};
@@ -87,7 +87,7 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
             }
         }
         let (player_at, first_dealer, draw) = seating(&cfg, seed, game_no);
-        let setup = GameSetup { game_no, match_seed: seed, first_dealer, draw };
+        let setup = GameSetup { game_no, match_seed: seed, seed: game_seed(seed, game_no), first_dealer, draw };
         let path = dir.as_ref().map(|d| d.join(record_io::game_file_name(game_no)));
         let mut rec = match Recorder::create(path.as_deref()) {
             Ok(r) => r,

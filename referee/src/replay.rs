@@ -269,16 +269,16 @@ impl Replayer {
             RecordLine::Deal { deal, dealer, deck, hands } => {
                 self.deal(deal, dealer, &deck, &hands, line)
             }
-            RecordLine::Vote { seat, accept, us, auto } => {
+            RecordLine::Vote { seat, accept, us, auto, .. } => {
                 self.vote(seat, accept, think(us, auto), line)
             }
-            RecordLine::Opening { seat, us, auto } => self.opening(seat, think(us, auto), line),
+            RecordLine::Opening { seat, us, auto, .. } => self.opening(seat, think(us, auto), line),
             RecordLine::Chant { taken } => self.chant(taken, line),
             RecordLine::Receive { seat, cards } => self.receive(seat, &cards, line),
-            RecordLine::Discard { seat, cards, us, auto } => {
+            RecordLine::Discard { seat, cards, us, auto, .. } => {
                 self.discard(seat, &cards, think(us, auto), line)
             }
-            RecordLine::Play { seat, card, us, auto } => {
+            RecordLine::Play { seat, card, us, auto, .. } => {
                 self.play(seat, card, think(us, auto), line)
             }
             RecordLine::Signal { from, signal, seen_by } => {
@@ -1156,12 +1156,12 @@ mod tests {
                             let auto = k == 3;
                             let us = if auto { 0 } else { us };
                             let seat_no = convert::seat_no(seat);
-                            lines.push(RecordLine::Vote { seat: seat_no, accept, us, auto });
+                            lines.push(RecordLine::Vote { seat: seat_no, accept, us, auto, raw: None });
                             let events = game.apply(seat, Action::Vote(accept)).unwrap();
                             stated_lines(events.iter(), &mut lines);
                         } else {
                             let seat = convert::seat_no(seat);
-                            lines.push(RecordLine::Opening { seat, us, auto: false });
+                            lines.push(RecordLine::Opening { seat, us, auto: false, raw: None });
                         }
                     }
                 }
@@ -1175,6 +1175,7 @@ mod tests {
                         cards: codes,
                         us,
                         auto: false,
+                        raw: None,
                     });
                     game.apply(seat, Action::Discard(cards)).unwrap();
                 }
@@ -1184,7 +1185,7 @@ mod tests {
                     }
                     let card = game.hand(seat).iter().next().unwrap();
                     let (seat_no, code) = (convert::seat_no(seat), convert::code(card));
-                    lines.push(RecordLine::Play { seat: seat_no, card: code, us, auto: false });
+                    lines.push(RecordLine::Play { seat: seat_no, card: code, us, auto: false, raw: None });
                     let events = game.apply(seat, Action::Play(card)).unwrap();
                     stated_lines(events.iter(), &mut lines);
                 }
@@ -1208,6 +1209,8 @@ mod tests {
             author: None,
             command: vec!["./bot".into()],
             stderr: None,
+            first_id: 1,
+            hello: None,
         };
         RecordLine::Header(Box::new(Header {
             format: RECORD_FORMAT.into(),
@@ -1578,6 +1581,8 @@ mod tests {
             trick: None,
             kind: FaultKind::Exited,
             detail: "exit status 1".into(),
+            raw: None,
+            action: "your partnership forfeits the game".into(),
             penalty: Penalty::Forfeit,
             strikes: 1,
         };

@@ -44,6 +44,7 @@ impl Trigger {
 
 impl Shutdown {
     /// A handle that never stops (tools and tests that do not listen for Ctrl-C).
+    #[cfg(test)]
     pub(crate) fn never() -> Shutdown {
         let (tx, rx) = watch::channel(Stage::Running);
         // Keep the sender alive forever so `aborted` never resolves spuriously.

@@ -114,11 +114,14 @@ pub(crate) struct Identity {
 /// The outcome of one question.
 #[derive(Debug)]
 pub(crate) enum Reply {
-    /// An answer with the question's id, and the think time.
-    Answer(FromBot, Duration),
-    /// No usable answer.
-    Fault(FaultKind, String),
+    /// An answer with the question's id, the think time, and the line as received.
+    Answer(FromBot, Duration, String),
+    /// No usable answer: the class, what happened, and the offending line when there was one.
+    Fault(FaultKind, String, Option<String>),
 }
+
+/// A line skipped while waiting for an answer (a stale or unknown id).
+pub(crate) type Ignored = (FaultKind, String, String);
 
 /// One bot connection and, for programs, its process.
 #[derive(Debug)]
@@ -139,6 +142,8 @@ pub(crate) struct Bot {
     pub(crate) pending_faults: Vec<(FaultKind, String)>,
     /// Starts so far (for naming restarted bots' stderr logs).
     starts: u32,
+    /// The hello answer of the current connection, until a game's record has taken it.
+    hello_raw: Option<String>,
     /// Called once when the bot dies (frees a TCP seat's token for a reconnection).
     on_death: Option<DeathHook>,
 }
@@ -174,6 +179,7 @@ impl Bot {
             retired: Vec::new(),
             pending_faults: Vec::new(),
             starts: 0,
+            hello_raw: None,
             on_death: None,
         };
         bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
@@ -183,6 +189,19 @@ impl Bot {
     /// Adopts an already open byte stream (a TCP connection, an in-memory pipe in tests) and
     /// performs the handshake.
     pub(crate) async fn attach(spec: BotSpec, reader: conn::Reader, writer: conn::Writer, cfg: &ConnectConfig) -> Bot {
+        Bot::attach_at(spec, reader, writer, cfg, 1, true).await
+    }
+
+    /// [`Bot::attach`] for a connection whose questions start at `first_id`, with or without the
+    /// handshake: replay uses it to resume a persistent connection exactly where a game began.
+    pub(crate) async fn attach_at(
+        spec: BotSpec,
+        reader: conn::Reader,
+        writer: conn::Writer,
+        cfg: &ConnectConfig,
+        first_id: u64,
+        handshake: bool,
+    ) -> Bot {
         let mut bot = Bot {
             identity: Identity { name: spec.short_name(), ..Identity::default() },
             spec,
@@ -190,14 +209,15 @@ impl Bot {
             conn: Some(LineConn::new(reader, writer, cfg.max_line)),
             process: None,
             builtin: None,
-            next_id: 1,
+            next_id: first_id,
             dead: None,
             retired: Vec::new(),
             pending_faults: Vec::new(),
             starts: 1,
+            hello_raw: None,
             on_death: None,
         };
-        if let Err(detail) = bot.handshake(cfg.handshake).await {
+        if handshake && let Err(detail) = bot.handshake(cfg.handshake).await {
             let fault = (FaultKind::HandshakeRefused, detail);
             bot.pending_faults.push(fault.clone());
             bot.kill(fault).await;
@@ -216,6 +236,7 @@ impl Bot {
         self.retire();
         self.dead = None;
         self.next_id = 1;
+        self.hello_raw = None;
         self.starts += 1;
         match &self.spec {
             BotSpec::Command(argv) => {
@@ -281,7 +302,8 @@ impl Bot {
             .ask(|id| ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms }, limit, &mut Vec::new())
             .await;
         match reply {
-            Reply::Answer(FromBot::Hello { name, version, author, protocol, token, .. }, _) => {
+            Reply::Answer(FromBot::Hello { name, version, author, protocol, token, .. }, _, raw) => {
+                self.hello_raw = Some(raw);
                 if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
                     let reason = format!("the bot speaks protocol {p}, this referee speaks {PROTOCOL_VERSION}");
                     self.say_bye(&reason).await;
@@ -296,9 +318,19 @@ impl Bot {
                 self.identity = Identity { name, version, author, token };
                 Ok(())
             }
-            Reply::Answer(other, _) => Err(format!("expected a hello answer, got {}", other.kind())),
-            Reply::Fault(kind, detail) => Err(format!("{}: {detail}", kind.as_str())),
+            Reply::Answer(other, _, _) => Err(format!("expected a hello answer, got {}", other.kind())),
+            Reply::Fault(kind, detail, _) => Err(format!("{}: {detail}", kind.as_str())),
         }
+    }
+
+    /// The id the next question will carry.
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_id
+    }
+
+    /// The hello answer of a connection no game has recorded yet; taking it marks it recorded.
+    pub(crate) fn take_hello(&mut self) -> Option<String> {
+        self.hello_raw.take()
     }
 
     /// True while the bot can be asked questions.
@@ -333,13 +365,13 @@ impl Bot {
         &mut self,
         question: impl FnOnce(u64) -> ToBot,
         limit: Duration,
-        ignored: &mut Vec<(FaultKind, String)>,
+        ignored: &mut Vec<Ignored>,
     ) -> Reply {
         if let Some((kind, detail)) = &self.dead {
-            return Reply::Fault(*kind, detail.clone());
+            return Reply::Fault(*kind, detail.clone(), None);
         }
         let Some(conn) = self.conn.as_mut() else {
-            return Reply::Fault(FaultKind::ClosedStdout, "no connection".into());
+            return Reply::Fault(FaultKind::ClosedStdout, "no connection".into(), None);
         };
         let id = self.next_id;
         self.next_id += 1;
@@ -347,44 +379,52 @@ impl Bot {
         if let Err(e) = conn.flush(Instant::now() + limit).await {
             let fault = self.classify_write_error(e).await;
             self.kill(fault.clone()).await;
-            return Reply::Fault(fault.0, fault.1);
+            return Reply::Fault(fault.0, fault.1, None);
         }
         let sent = Instant::now();
         let deadline = sent + limit;
         loop {
             let Some(conn) = self.conn.as_mut() else {
-                return Reply::Fault(FaultKind::ClosedStdout, "no connection".into());
+                return Reply::Fault(FaultKind::ClosedStdout, "no connection".into(), None);
             };
             match conn.next(deadline).await {
-                Incoming::Line(line) => match decode_line::<FromBot>(&line) {
-                    Ok(msg) if msg.id() == id => return Reply::Answer(msg, sent.elapsed()),
-                    Ok(msg) if msg.id() < id => ignored.push((
-                        FaultKind::StaleId,
-                        format!("{} answer with id {} while question {id} is open", msg.kind(), msg.id()),
-                    )),
-                    Ok(msg) => ignored.push((
-                        FaultKind::UnknownId,
-                        format!("{} answer with id {} that was never asked", msg.kind(), msg.id()),
-                    )),
-                    Err(e) => return Reply::Fault(FaultKind::Malformed, excerpt(&e.to_string(), &line)),
-                },
+                Incoming::Line(line) => {
+                    let raw = String::from_utf8_lossy(&line).into_owned();
+                    match decode_line::<FromBot>(&line) {
+                        Ok(msg) if msg.id() == id => return Reply::Answer(msg, sent.elapsed(), raw),
+                        Ok(msg) if msg.id() < id => ignored.push((
+                            FaultKind::StaleId,
+                            format!("{} answer with id {} while question {id} is open", msg.kind(), msg.id()),
+                            raw,
+                        )),
+                        Ok(msg) => ignored.push((
+                            FaultKind::UnknownId,
+                            format!("{} answer with id {} that was never asked", msg.kind(), msg.id()),
+                            raw,
+                        )),
+                        Err(e) => {
+                            return Reply::Fault(FaultKind::Malformed, excerpt(&e.to_string(), &line), Some(raw));
+                        }
+                    }
+                }
                 Incoming::TooLong => {
                     let max = conn.max_line();
-                    return Reply::Fault(FaultKind::LineTooLong, format!("a line longer than {max} bytes"));
+                    return Reply::Fault(FaultKind::LineTooLong, format!("a line longer than {max} bytes"), None);
                 }
                 Incoming::Deadline => {
-                    return Reply::Fault(FaultKind::Timeout, format!("no answer within {} ms", limit.as_millis()));
+                    let ms = limit.as_millis();
+                    return Reply::Fault(FaultKind::Timeout, format!("no answer within {ms} ms"), None);
                 }
                 Incoming::Eof { partial } => {
                     let fault = self.classify_eof(partial).await;
                     self.kill(fault.clone()).await;
-                    return Reply::Fault(fault.0, fault.1);
+                    return Reply::Fault(fault.0, fault.1, None);
                 }
                 Incoming::Error(e) => {
                     let kind = if self.spec.is_tcp() { FaultKind::Disconnected } else { FaultKind::ClosedStdout };
                     let fault = (kind, format!("reading the bot failed: {e}"));
                     self.kill(fault.clone()).await;
-                    return Reply::Fault(fault.0, fault.1);
+                    return Reply::Fault(fault.0, fault.1, None);
                 }
             }
         }
