@@ -42,22 +42,44 @@ struct Peer {
     from: BufReader<ChildStdout>,
 }
 
+/// Where the parent thread and its echo children run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Placement {
+    /// All on one CPU: every round trip is two context switches on that CPU.
+    Pinned(usize),
+    /// Parent on one CPU, children on another: every line crosses CPUs and wakes an idle one.
+    Split { parent: usize, children: usize },
+    /// Wherever the scheduler puts them.
+    Free,
+}
+
 /// Times `iterations` round trips to `children` echo processes served in turn (write to one,
-/// read its answer, go to the next), as a referee serves four seats. With `cpu`, the parent
-/// thread and the children all run on that CPU.
-pub(crate) fn measure(children: usize, iterations: usize, cpu: Option<usize>) -> io::Result<Floor> {
-    // Pin before spawning so the children inherit the set; the guard keeps this thread there
-    // for the whole measurement and restores it at the end.
-    let _pin = cpu.map(Pinned::to).transpose()?;
+/// read its answer, go to the next), as a referee serves four seats.
+pub(crate) fn measure(
+    children: usize,
+    iterations: usize,
+    placement: Placement,
+) -> io::Result<Floor> {
+    let (parent_cpu, children_cpu) = match placement {
+        Placement::Pinned(cpu) => (Some(cpu), Some(cpu)),
+        Placement::Split { parent, children } => (Some(parent), Some(children)),
+        Placement::Free => (None, None),
+    };
+    // The children inherit the affinity of the thread that spawns them.
+    let spawning = children_cpu.map(Pinned::to).transpose()?;
     let me = std::env::current_exe()?;
     let mut peers = Vec::with_capacity(children);
     for _ in 0..children {
         let mut child =
             sys::command(&me).arg("--echo").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
         let to = child.stdin.take().ok_or_else(|| io::Error::other("no stdin pipe"))?;
-        let from = BufReader::new(child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?);
+        let from =
+            BufReader::new(child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?);
         peers.push(Peer { child, to, from });
     }
+    drop(spawning);
+    // This thread stays on its CPU for the whole measurement; the guard restores it at the end.
+    let _pin = parent_cpu.map(Pinned::to).transpose()?;
     let mut answer = Vec::with_capacity(256);
     let mut trip = |peer: &mut Peer| -> io::Result<f64> {
         let start = Instant::now();
@@ -86,7 +108,11 @@ pub(crate) fn measure(children: usize, iterations: usize, cpu: Option<usize>) ->
         child.wait()?;
     }
     times.sort_by(f64::total_cmp);
-    Ok(Floor { median_us: percentile(&times, 50.0), p90_us: percentile(&times, 90.0), samples: times.len() })
+    Ok(Floor {
+        median_us: percentile(&times, 50.0),
+        p90_us: percentile(&times, 90.0),
+        samples: times.len(),
+    })
 }
 
 /// Nearest-rank percentile of sorted values.

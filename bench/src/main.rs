@@ -15,14 +15,15 @@ use report::Report;
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 
-const USAGE: &str = "usage: aluette-bench [--quick] [--json FILE] [--games N] [--python-games N] [--seed S]
+const USAGE: &str =
+    "usage: aluette-bench [--quick] [--json FILE] [--games N] [--python-games N] [--seed S]
                      [--referee-bin PATH] [--bot-bin PATH] [--python CMD] [--python-bot PATH]
                      [--engine-bin PATH] [--no-python]
 
   --quick            small runs for a smoke test (under 10 s)
   --json FILE        also write the figures as JSON to FILE
   --games N          games per run with the Rust bots, 2 or more (default 400)
-  --python-games N   games with the Python bots, 2 or more (default 30)
+  --python-games N   games with the Python bots, 2 or more (default 60)
   --seed S           match seed (default 1; parallel tables use S, S+1, ...)
   --referee-bin PATH the referee (default: `referee` beside this program)
   --bot-bin PATH     the Rust sample bot (default: `aluette-bot` beside this program)
@@ -48,7 +49,10 @@ struct Config {
 
 fn parse_args(args: &[String]) -> Result<Config, String> {
     // The binaries sit side by side in target/release, wherever the bench is started from.
-    let here = std::env::current_exe().ok().and_then(|p| p.parent().map(PathBuf::from)).unwrap_or_default();
+    let here = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(PathBuf::from))
+        .unwrap_or_default();
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut cfg = Config {
         quick: false,
@@ -67,14 +71,20 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
         // Two games at least: the steady rate is the full run minus a 1-game run.
-        let number =
-            |v: String| v.parse::<u64>().ok().filter(|&n| n >= 2).ok_or(format!("{flag}: {v:?} is not a count of 2 or more"));
+        let number = |v: String| {
+            v.parse::<u64>()
+                .ok()
+                .filter(|&n| n >= 2)
+                .ok_or(format!("{flag}: {v:?} is not a count of 2 or more"))
+        };
         match flag.as_str() {
             "--quick" => cfg.quick = true,
             "--json" => cfg.json = Some(value()?.into()),
             "--games" => games = Some(number(value()?)?),
             "--python-games" => python_games = Some(number(value()?)?),
-            "--seed" => cfg.seed = value()?.parse().map_err(|_| format!("{flag} needs a number"))?,
+            "--seed" => {
+                cfg.seed = value()?.parse().map_err(|_| format!("{flag} needs a number"))?
+            }
             "--referee-bin" => cfg.referee_bin = value()?.into(),
             "--bot-bin" => cfg.bot_bin = value()?.into(),
             "--python" => cfg.python = Some(value()?),
@@ -88,7 +98,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
     // Defaults sized so that each run lasts 2-3 s on the 2-core VM of the README: long enough for
     // start-up to fade and for 10 ms CPU ticks to be fine, short enough to run often.
     cfg.games = games.unwrap_or(if cfg.quick { 10 } else { 400 });
-    cfg.python_games = python_games.unwrap_or(if cfg.quick { 2 } else { 30 });
+    cfg.python_games = python_games.unwrap_or(if cfg.quick { 2 } else { 60 });
     Ok(cfg)
 }
 
@@ -148,19 +158,42 @@ fn run(cfg: &Config) -> Res<()> {
     // 1. The floor.
     let iterations = if cfg.quick { 2_000 } else { 20_000 };
     progress("pipe floor");
-    let one_pinned = floor::measure(1, iterations, Some(pin))?;
-    let four_pinned = floor::measure(4, iterations, Some(pin))?;
-    let one_free = floor::measure(1, iterations, None)?;
-    let four_free = floor::measure(4, iterations, None)?;
+    use floor::Placement;
+    let one_pinned = floor::measure(1, iterations, Placement::Pinned(pin))?;
+    let four_pinned = floor::measure(4, iterations, Placement::Pinned(pin))?;
+    let one_free = floor::measure(1, iterations, Placement::Free)?;
+    let four_free = floor::measure(4, iterations, Placement::Free)?;
+    // The cost of crossing CPUs, which an unpinned referee pays whenever the scheduler puts a
+    // bot on the other CPU; left out on a one-CPU machine.
+    let split = match cpus.get(1) {
+        Some(&other) => {
+            Some(floor::measure(4, iterations, Placement::Split { parent: pin, children: other })?)
+        }
+        None => None,
+    };
     {
-        let mut s = report.section(&format!("Pipe floor: one {}-byte line there and back", floor::LINE.len()));
-        for (name, f, floor) in [
+        let mut s = report
+            .section(&format!("Pipe floor: one {}-byte line there and back", floor::LINE.len()));
+        let mut configs = vec![
             (format!("1 child, pinned to CPU {pin}"), &one_pinned, four_pinned.median_us),
-            (format!("4 children in turn, pinned to CPU {pin}"), &four_pinned, four_pinned.median_us),
+            (
+                format!("4 children in turn, pinned to CPU {pin}"),
+                &four_pinned,
+                four_pinned.median_us,
+            ),
             ("1 child, unpinned".to_string(), &one_free, four_free.median_us),
             ("4 children in turn, unpinned".to_string(), &four_free, four_free.median_us),
-        ] {
-            s.per_answer(&format!("{name}, median"), f.median_us, floor).note(format!("{} round trips", f.samples));
+        ];
+        if let (Some(f), Some(other)) = (&split, cpus.get(1)) {
+            configs.push((
+                format!("4 children on CPU {other}, parent on CPU {pin}"),
+                f,
+                four_free.median_us,
+            ));
+        }
+        for (name, f, floor) in configs {
+            s.per_answer(&format!("{name}, median"), f.median_us, floor)
+                .note(format!("{} round trips", f.samples));
             s.per_answer(&format!("{name}, p90"), f.p90_us, floor);
         }
     }
@@ -179,8 +212,11 @@ fn run(cfg: &Config) -> Res<()> {
     progress("referee + 4 Rust bots, unpinned");
     let rust_free = single(launch(&rust_bot, cfg.games, cfg.seed, None))?;
     progress(&format!("{} referees + 4 Rust bots each, one per CPU", cpus.len()));
-    let tables: Vec<Launch> =
-        cpus.iter().enumerate().map(|(i, &cpu)| launch(&rust_bot, cfg.games, cfg.seed + i as u64, Some(cpu))).collect();
+    let tables: Vec<Launch> = cpus
+        .iter()
+        .enumerate()
+        .map(|(i, &cpu)| launch(&rust_bot, cfg.games, cfg.seed + i as u64, Some(cpu)))
+        .collect();
     let rust_parallel = referee::run_all(&tables)?;
 
     table_rows(
@@ -201,27 +237,46 @@ fn run(cfg: &Config) -> Res<()> {
 
     // 3. The referee with four Python bots.
     let mut python_pinned = None;
-    let python_title = format!("Referee + 4 Python bots (random_bot.py), one table pinned to CPU {pin}");
+    let python_title =
+        format!("Referee + 4 Python bots (random_bot.py), one table pinned to CPU {pin}");
     match cfg.python.as_deref().map(resolve_python) {
-        None => report.section(&python_title).missing("games per second", "games/s", "not measured: --no-python"),
-        Some(Err(e)) => report.section(&python_title).missing("games per second", "games/s", &format!("not measured: {e}")),
+        None => report.section(&python_title).missing(
+            "games per second",
+            "games/s",
+            "not measured: --no-python",
+        ),
+        Some(Err(e)) => report.section(&python_title).missing(
+            "games per second",
+            "games/s",
+            &format!("not measured: {e}"),
+        ),
         Some(Ok(python)) => {
-            let bot = format!("{} {}", shell_word(&python), shell_word(&cfg.python_bot.display().to_string()));
+            let bot = format!(
+                "{} {}",
+                shell_word(&python),
+                shell_word(&cfg.python_bot.display().to_string())
+            );
             progress("referee + 4 Python bots, pinned");
             let out = single(launch(&bot, cfg.python_games, cfg.seed, Some(pin)))?;
             table_rows(&mut report, &python_title, &out.0, &out.1, four_pinned.median_us);
-            report.rows.last_mut().expect("rows were just added").note = Some(format!("interpreter {python}"));
-            python_pinned = Some(out.0);
+            report.rows.last_mut().expect("rows were just added").note =
+                Some(format!("interpreter {python}"));
+            python_pinned = Some(out);
         }
     }
 
     // 5. Peak memory.
     {
         let mut s = report.section("Referee peak memory (VmHWM, sampled every 10 ms)");
+        let rust_games = format!("one table, Rust bots, {} games", cfg.games);
+        let python_games = format!("one table, Python bots, {} games", cfg.python_games);
+        // The 1-game runs show what one table needs; the difference is what the referee keeps
+        // per finished game until it prints the match result.
         for (name, out) in [
-            ("one table, Rust bots, pinned", Some(&rust_pinned.0)),
-            ("one table, Rust bots, unpinned", Some(&rust_free.0)),
-            ("one table, Python bots, pinned", python_pinned.as_ref()),
+            ("one table, Rust bots, 1 game", Some(&rust_pinned.1)),
+            (rust_games.as_str(), Some(&rust_pinned.0)),
+            ("one table, Python bots, 1 game", python_pinned.as_ref().map(|p| &p.1)),
+            (python_games.as_str(), python_pinned.as_ref().map(|p| &p.0)),
         ] {
             match out.and_then(|o| o.peak_rss_kib) {
                 Some(kib) => {
@@ -231,7 +286,11 @@ fn run(cfg: &Config) -> Res<()> {
             }
         }
         for n in [16, 64] {
-            s.missing(&format!("{n} tables in one referee"), "MiB", "not measured: needs parallel tables");
+            s.missing(
+                &format!("{n} tables in one referee"),
+                "MiB",
+                "not measured: needs parallel tables",
+            );
         }
     }
 
@@ -278,7 +337,11 @@ fn single(launch: Launch) -> Res<(Outcome, Outcome)> {
 /// A run whose games did not all complete measured something else than it claims.
 fn check(out: &Outcome, launch: &Launch) -> Res<()> {
     if out.complete != launch.games || out.answers == 0 {
-        return Err(format!("{} of {} games complete with bot {:?}", out.complete, launch.games, launch.bot).into());
+        return Err(format!(
+            "{} of {} games complete with bot {:?}",
+            out.complete, launch.games, launch.bot
+        )
+        .into());
     }
     Ok(())
 }
@@ -296,9 +359,14 @@ fn table_rows(report: &mut Report, title: &str, full: &Outcome, one: &Outcome, f
         "{} games, {} deals, {} answers; then 1 game for the fixed costs",
         full.games, full.deals, full.answers
     ));
-    s.row("fixed cost: start-up, handshakes, closing", (one.wall.as_secs_f64() - secs / games) * 1e3, "ms")
-        .note("1-game run minus one game at the steady rate");
-    s.row("games per second", games / secs, "games/s").note("this and below: games 2..N, start-up excluded");
+    s.row(
+        "fixed cost: start-up, handshakes, closing",
+        (one.wall.as_secs_f64() - secs / games) * 1e3,
+        "ms",
+    )
+    .note("1-game run minus one game at the steady rate");
+    s.row("games per second", games / secs, "games/s")
+        .note("this and below: games 2..N, start-up excluded");
     s.row("deals per second", steady.deals as f64 / secs, "deals/s");
     s.row("answers per game", answers / games, "answers");
     s.per_answer("wall time per answer", secs * 1e6 / answers, floor_us);
@@ -319,7 +387,8 @@ fn parallel_rows(report: &mut Report, tables: &[Outcome], single: &Outcome, floo
     let deals_per_s: f64 = tables.iter().map(|o| o.deals as f64 / o.wall.as_secs_f64()).sum();
     let answers: f64 = tables.iter().map(|o| o.answers as f64).sum();
     let wall_per_answer =
-        tables.iter().map(|o| o.wall.as_secs_f64() * 1e6 / o.answers as f64).sum::<f64>() / tables.len() as f64;
+        tables.iter().map(|o| o.wall.as_secs_f64() * 1e6 / o.answers as f64).sum::<f64>()
+            / tables.len() as f64;
     let single_rate = single.games as f64 / single.wall.as_secs_f64();
     let faults: u64 = tables.iter().map(|o| o.faults).sum();
     let mut s = report.section(&format!(
@@ -330,7 +399,11 @@ fn parallel_rows(report: &mut Report, tables: &[Outcome], single: &Outcome, floo
     s.row("deals per second, all tables", deals_per_s, "deals/s");
     s.row("speed-up over one pinned table", games_per_s / single_rate, "x");
     s.per_answer("wall time per answer, per table", wall_per_answer, floor_us);
-    s.per_answer("referee CPU per answer", tables.iter().map(|o| o.referee_cpu_us).sum::<f64>() / answers, floor_us);
+    s.per_answer(
+        "referee CPU per answer",
+        tables.iter().map(|o| o.referee_cpu_us).sum::<f64>() / answers,
+        floor_us,
+    );
     s.per_answer(
         "bots' CPU per answer (4 bots together)",
         tables.iter().map(|o| o.bots_cpu_us).sum::<f64>() / answers,
@@ -373,8 +446,12 @@ fn engine(bin: &PathBuf, quick: bool) -> Res<Vec<(String, f64)>> {
             let (label, rest) = line.split_once(':')?;
             let words: Vec<&str> = rest.split_whitespace().collect();
             let at = words.iter().position(|w| *w == "deals/s")?;
-            let label = label.trim_start_matches("engine,").trim().trim_end_matches(',').to_string();
-            Some((label.split_whitespace().collect::<Vec<_>>().join(" "), words.get(at.checked_sub(1)?)?.parse().ok()?))
+            let label =
+                label.trim_start_matches("engine,").trim().trim_end_matches(',').to_string();
+            Some((
+                label.split_whitespace().collect::<Vec<_>>().join(" "),
+                words.get(at.checked_sub(1)?)?.parse().ok()?,
+            ))
         })
         .collect();
     if rows.is_empty() {

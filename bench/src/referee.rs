@@ -74,8 +74,12 @@ pub(crate) fn run_all(launches: &[Launch]) -> io::Result<Vec<Outcome>> {
         started.push(start(launch)?);
     }
     std::thread::scope(|s| {
-        let handles: Vec<_> = started.into_iter().map(|(child, t0)| s.spawn(move || finish(child, t0))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(io::Error::other("monitor panicked")))).collect()
+        let handles: Vec<_> =
+            started.into_iter().map(|(child, t0)| s.spawn(move || finish(child, t0))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(io::Error::other("monitor panicked"))))
+            .collect()
     })
 }
 
@@ -95,7 +99,9 @@ fn start(launch: &Launch) -> io::Result<(Child, Instant)> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let t0 = Instant::now();
-    let child = cmd.spawn().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", launch.referee.display())))?;
+    let child = cmd
+        .spawn()
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", launch.referee.display())))?;
     Ok((child, t0))
 }
 
@@ -145,8 +151,9 @@ fn finish(mut child: Child, t0: Instant) -> io::Result<Outcome> {
                 String::from_utf8_lossy(&err).trim()
             )));
         }
-        let doc: Value = serde_json::from_slice(&out)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("referee JSON: {e}")))?;
+        let doc: Value = serde_json::from_slice(&out).map_err(|e| {
+            io::Error::new(io::ErrorKind::InvalidData, format!("referee JSON: {e}"))
+        })?;
         let tick_us = 1e6 / sys::USER_HZ as f64;
         let mut outcome = Outcome {
             wall,
@@ -165,7 +172,8 @@ fn count_work(doc: &Value, outcome: &mut Outcome) {
     let num = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0);
     for game in doc.get("games").and_then(Value::as_array).into_iter().flatten() {
         outcome.games += 1;
-        outcome.complete += u64::from(game.get("status").and_then(Value::as_str) == Some("complete"));
+        outcome.complete +=
+            u64::from(game.get("status").and_then(Value::as_str) == Some("complete"));
         outcome.deals += game.get("deals").and_then(Value::as_array).map_or(0, |d| d.len() as u64);
         for seat in game.get("stats").and_then(Value::as_array).into_iter().flatten() {
             outcome.answers += num(seat, "answers");
@@ -190,6 +198,9 @@ mod tests {
         .unwrap();
         let mut o = Outcome::default();
         count_work(&doc, &mut o);
-        assert_eq!((o.games, o.complete, o.deals, o.answers, o.faults, o.think_us), (2, 1, 3, 8, 1, 75));
+        assert_eq!(
+            (o.games, o.complete, o.deals, o.answers, o.faults, o.think_us),
+            (2, 1, 3, 8, 1, 75)
+        );
     }
 }

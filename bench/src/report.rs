@@ -47,7 +47,8 @@ impl Report {
         );
         let _ = writeln!(out, "{}", self.command);
         let width = self.rows.iter().map(|r| r.name.len()).max().unwrap_or(0).max(10);
-        let _ = writeln!(out, "\n  {:width$}  {:>10}  {:<8}  {:>8}", "", "value", "unit", "x floor");
+        let _ =
+            writeln!(out, "\n  {:width$}  {:>10}  {:<8}  {:>8}", "", "value", "unit", "x floor");
         let mut section = "";
         for row in &self.rows {
             if row.section != section {
@@ -56,7 +57,8 @@ impl Report {
             }
             let value = row.value.map_or("-".to_string(), figure);
             let ratio = row.ratio.map_or(String::new(), |r| format!("{r:.1}x"));
-            let mut line = format!("  {:width$}  {value:>10}  {:<8}  {ratio:>8}", row.name, row.unit);
+            let mut line =
+                format!("  {:width$}  {value:>10}  {:<8}  {ratio:>8}", row.name, row.unit);
             if let Some(note) = &row.note {
                 let _ = write!(line, "  {note}");
             }

@@ -56,7 +56,8 @@ impl Drop for Pinned {
 /// "one table per CPU" pins to CPUs that exist for us.
 pub(crate) fn allowed_cpus() -> io::Result<Vec<usize>> {
     let set = sched_getaffinity(Pid::from_raw(0)).map_err(io::Error::from)?;
-    let cpus: Vec<usize> = (0..CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).collect();
+    let cpus: Vec<usize> =
+        (0..CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).collect();
     if cpus.is_empty() {
         return Err(io::Error::other("no CPU in this process's affinity set"));
     }
@@ -102,7 +103,10 @@ pub(crate) fn peak_rss_kib(pid: u32) -> Option<u64> {
 /// catch. The caller reaps it afterwards with `Child::wait`.
 pub(crate) fn wait_exited_unreaped(pid: u32) -> io::Result<()> {
     loop {
-        match waitid(Id::Pid(Pid::from_raw(pid as i32)), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+        match waitid(
+            Id::Pid(Pid::from_raw(pid as i32)),
+            WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT,
+        ) {
             Ok(_) => return Ok(()),
             Err(nix::errno::Errno::EINTR) => continue,
             Err(e) => return Err(e.into()),
@@ -117,7 +121,9 @@ pub(crate) fn load_1min() -> Option<f64> {
 
 /// Today's date and time in UTC as `YYYY-MM-DD HH:MM UTC`, without a date crate.
 pub(crate) fn utc_now() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let (days, rem) = (secs / 86_400, secs % 86_400);
     // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
     let z = days as i64 + 719_468;

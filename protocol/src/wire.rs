@@ -32,7 +32,8 @@ impl CardCode {
 impl CardCode {
     /// The code of a rank character and a suit character, if both are valid.
     pub fn from_ascii([rank, suit]: [u8; 2]) -> Option<CardCode> {
-        (b"A23456789JCK".contains(&rank) && b"ocsb".contains(&suit)).then_some(CardCode([rank, suit]))
+        (b"A23456789JCK".contains(&rank) && b"ocsb".contains(&suit))
+            .then_some(CardCode([rank, suit]))
     }
 }
 

@@ -8,7 +8,9 @@ use crate::policy::{OnFault, Policy};
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use protocol::msg::Clock;
-use rules::{AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules, SignalDelivery, SignalTruth};
+use rules::{
+    AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules, SignalDelivery, SignalTruth,
+};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -27,8 +29,15 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Play games between four bots and record them.
     Match(MatchArgs),
-    /// Check a record against the rules and print the game trick by trick.
+    /// Check a record against the rules and print the game trick by trick; show one seat's
+    /// conversation, re-drive a bot with it, or write an HTML viewer.
     Replay(ReplayArgs),
+    /// Check that a bot follows the protocol, through scripted situations.
+    CheckBot(crate::check_bot::CheckBotArgs),
+    /// Run a tournament described by a config file.
+    Tournament(crate::tournament::TournamentArgs),
+    /// Merge the results of tournament output folders (shards) into one table.
+    Standings(crate::tournament::StandingsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -229,6 +238,21 @@ pub(crate) struct ReplayArgs {
     /// Print nothing but errors; the exit status tells whether the record is consistent.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// Show exactly the lines this seat received and sent, in order, with times. With --html:
+    /// show only what this seat could see.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..4))]
+    pub(crate) seat: Option<u8>,
+    /// Re-drive this bot with the seat's recorded conversation and show where its answers
+    /// differ (needs --seat).
+    #[arg(long, value_name = "CMD", requires = "seat")]
+    pub(crate) bot: Option<String>,
+    /// With --bot: stop before the question at this deal and trick (e.g. 3.5, or 3 for the
+    /// deal's first question) and keep the bot running for a debugger.
+    #[arg(long, value_name = "DEAL[.TRICK]", requires = "bot")]
+    pub(crate) until: Option<String>,
+    /// Write a self-contained HTML viewer of the game to this file.
+    #[arg(long, value_name = "OUT.html")]
+    pub(crate) html: Option<PathBuf>,
 }
 
 impl RulesArgs {
@@ -276,7 +300,11 @@ impl TableArgs {
         GameConfig {
             rules: self.rules.rules(),
             seating_draw: self.rules.seating == Seating::Draw,
-            clock: Clock { handshake_ms: self.handshake_ms, answer_ms: self.answer_ms, bank_ms: self.bank_ms },
+            clock: Clock {
+                handshake_ms: self.handshake_ms,
+                answer_ms: self.answer_ms,
+                bank_ms: self.bank_ms,
+            },
             policy: Policy {
                 on_fault: match self.on_fault {
                     OnFaultArg::Fallback => OnFault::Fallback,

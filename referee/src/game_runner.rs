@@ -7,9 +7,13 @@ use crate::policy::{self, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown::Shutdown;
 use protocol::msg::{Clock, FromBot, ToBot, VoteCast};
-use protocol::record::{FaultKind, FaultRecord, Footer, Header, Penalty, RecordLine, SeatInfo, SeatStats};
+use protocol::record::{
+    FaultKind, FaultRecord, Footer, Header, Penalty, RecordLine, SeatInfo, SeatStats,
+};
 use protocol::record::{RECORD_FORMAT, RECORD_VERSION};
-use rules::{Action, Card, CardSet, Deck, Event, Events, Game, Rules, Seat, Signal, SignalDelivery};
+use rules::{
+    Action, Card, CardSet, Deck, Event, Events, Game, Rules, Seat, Signal, SignalDelivery,
+};
 use rules::{SplitMix64, Team, Turn, derive_seed};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -193,7 +197,9 @@ impl Table<'_> {
                 .collect(),
             first_dealer: seat_no(setup.first_dealer),
             draw: setup.draw.as_ref().map(|cards| cards.iter().map(|&c| code(c)).collect()),
-            started_unix_ms: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64),
+            started_unix_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
         };
         self.rec.line(&RecordLine::Header(Box::new(header)));
         let players: Vec<String> = self.bots.iter().map(|b| b.identity.name.clone()).collect();
@@ -292,7 +298,8 @@ impl Table<'_> {
         let limit = Duration::from_micros(answer_us + bank_us);
         let mut ignored = Vec::new();
         self.asking = Some(seat);
-        let reply = self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
+        let reply =
+            self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
         for (kind, detail, raw) in ignored {
             self.fault(seat, kind, detail, Some(raw), "line ignored".into());
         }
@@ -325,7 +332,14 @@ impl Table<'_> {
     }
 
     /// Records a fault, applies the policy and tells the bot.
-    fn fault(&mut self, seat: Seat, kind: FaultKind, detail: String, raw: Option<String>, action: String) {
+    fn fault(
+        &mut self,
+        seat: Seat,
+        kind: FaultKind,
+        detail: String,
+        raw: Option<String>,
+        action: String,
+    ) {
         let i = seat.index();
         // A bot that can no longer be reached (it was killed for not reading, say) is replaced
         // whatever the class of the fault that revealed it.
@@ -357,12 +371,17 @@ impl Table<'_> {
             _ => {}
         }
         let view = self.game.view(seat);
-        let in_deal = matches!(self.game.to_act(), Some(Turn::Vote(_) | Turn::Discard(_) | Turn::Play(_)));
+        let in_deal =
+            matches!(self.game.to_act(), Some(Turn::Vote(_) | Turn::Discard(_) | Turn::Play(_)));
         let action = match penalty {
             Penalty::Ignored => "line ignored".to_string(),
-            Penalty::SignalDropped => "signal not delivered; the rest of the answer stands".to_string(),
+            Penalty::SignalDropped => {
+                "signal not delivered; the rest of the answer stands".to_string()
+            }
             Penalty::Fallback => action,
-            Penalty::Replaced => format!("{action}; the referee plays for this bot for the rest of the game"),
+            Penalty::Replaced => {
+                format!("{action}; the referee plays for this bot for the rest of the game")
+            }
             Penalty::Forfeit => "your partnership forfeits the game".to_string(),
         };
         let record = FaultRecord {
@@ -381,8 +400,14 @@ impl Table<'_> {
         self.rec.checkpoint();
         self.faults.push(record);
         // The question the fault concerns; ignored lines concern no question.
-        let id = (!policy::is_ignorable(kind) && self.asking.is_some()).then(|| self.bots[i].next_id() - 1);
-        self.bots[i].notify(&ToBot::Error { id, fault: kind.as_str().into(), message: detail, action });
+        let id = (!policy::is_ignorable(kind) && self.asking.is_some())
+            .then(|| self.bots[i].next_id() - 1);
+        self.bots[i].notify(&ToBot::Error {
+            id,
+            fault: kind.as_str().into(),
+            message: detail,
+            action,
+        });
     }
 
     /// Checks and delivers the signals of an accepted answer. The first refused signal is a
@@ -412,17 +437,29 @@ impl Table<'_> {
             match self.game.signal(seat, signal, coins) {
                 Ok(Event::Signalled { seen_by, .. }) => {
                     let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
-                    self.rec.line(&RecordLine::Signal { from: seat_no(seat), signal: word.clone(), seen_by: seen });
+                    self.rec.line(&RecordLine::Signal {
+                        from: seat_no(seat),
+                        signal: word.clone(),
+                        seen_by: seen,
+                    });
                     for s in Seat::ALL {
                         if s != seat && seen_by[s.index()] {
-                            self.bots[s.index()]
-                                .notify(&ToBot::Signal { from: seat_no(seat), signal: word.clone() });
+                            self.bots[s.index()].notify(&ToBot::Signal {
+                                from: seat_no(seat),
+                                signal: word.clone(),
+                            });
                         }
                     }
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    self.fault(seat, FaultKind::BadSignal, format!("{word}: {e}"), None, String::new());
+                    self.fault(
+                        seat,
+                        FaultKind::BadSignal,
+                        format!("{word}: {e}"),
+                        None,
+                        String::new(),
+                    );
                     return;
                 }
             }
@@ -439,18 +476,30 @@ impl Table<'_> {
             .filter_map(|s| view.votes[s as usize].map(|accept| VoteCast { seat: s, accept }))
             .collect();
         let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), codes(view.hand));
-        let fallback = if vote { "voted refuse for you".to_string() } else { "nothing needed".to_string() };
+        let fallback =
+            if vote { "voted refuse for you".to_string() } else { "nothing needed".to_string() };
         let reply = self
             .ask(
                 seat,
-                |id, time_ms, bank_ms| ToBot::Opening { id, deal, dealer, vote, votes, hand, time_ms, bank_ms },
+                |id, time_ms, bank_ms| ToBot::Opening {
+                    id,
+                    deal,
+                    dealer,
+                    vote,
+                    votes,
+                    hand,
+                    time_ms,
+                    bank_ms,
+                },
                 move |_, msg| match msg {
-                    FromBot::Opening { accept: None, .. } if vote => {
-                        Err((FaultKind::WrongAnswer, "the question asked for a chant vote: accept is missing".into()))
-                    }
-                    FromBot::Opening { accept: Some(_), .. } if !vote => {
-                        Err((FaultKind::WrongAnswer, "no chant vote was asked: accept must be absent".into()))
-                    }
+                    FromBot::Opening { accept: None, .. } if vote => Err((
+                        FaultKind::WrongAnswer,
+                        "the question asked for a chant vote: accept is missing".into(),
+                    )),
+                    FromBot::Opening { accept: Some(_), .. } if !vote => Err((
+                        FaultKind::WrongAnswer,
+                        "no chant vote was asked: accept must be absent".into(),
+                    )),
                     FromBot::Opening { .. } => Ok(()),
                     other => Err(wrong_type("opening", other)),
                 },
@@ -488,14 +537,23 @@ impl Table<'_> {
         let reply = self
             .ask(
                 seat,
-                |id, time_ms, bank_ms| ToBot::Discard { id, deal, hand, received, rule, time_ms, bank_ms },
+                |id, time_ms, bank_ms| ToBot::Discard {
+                    id,
+                    deal,
+                    hand,
+                    received,
+                    rule,
+                    time_ms,
+                    bank_ms,
+                },
                 move |game, msg| match msg {
                     FromBot::Discard { cards, .. } => {
                         let (set, n) = convert::set(cards);
                         if n != set.len() {
                             return Err((FaultKind::WrongDiscard, "a card is named twice".into()));
                         }
-                        game.check_discard(seat, set).map_err(|e| (FaultKind::WrongDiscard, e.to_string()))
+                        game.check_discard(seat, set)
+                            .map_err(|e| (FaultKind::WrongDiscard, e.to_string()))
                     }
                     other => Err(wrong_type("discard", other)),
                 },
@@ -513,7 +571,13 @@ impl Table<'_> {
         if self.forfeit.is_some() {
             return;
         }
-        self.rec.line(&RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, auto, raw });
+        self.rec.line(&RecordLine::Discard {
+            seat: seat_no(seat),
+            cards: codes(cards),
+            us,
+            auto,
+            raw,
+        });
         if let Ok(ev) = self.game.apply(seat, Action::Discard(cards)) {
             let ev = *ev;
             self.broadcast(&ev, 0);
@@ -525,7 +589,8 @@ impl Table<'_> {
         let Some(fallback_card) = policy::fallback_play(view.hand) else { return };
         let fallback = format!("played {fallback_card} for you");
         let table = view.table().iter().map(|&(s, c)| table_card(s, c)).collect();
-        let (deal, trick, leader, hand) = (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
+        let (deal, trick, leader, hand) =
+            (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
         let (won, score) = (view.tricks_won(), view.score);
         self.asking_play = Some(seat);
         let reply = self
@@ -544,7 +609,11 @@ impl Table<'_> {
                     bank_ms,
                 },
                 move |game, msg| match msg {
-                    FromBot::Play { card, .. } if game.hand(seat).contains(convert::card(*card)) => Ok(()),
+                    FromBot::Play { card, .. }
+                        if game.hand(seat).contains(convert::card(*card)) =>
+                    {
+                        Ok(())
+                    }
                     FromBot::Play { card, .. } => {
                         Err((FaultKind::IllegalCard, format!("card {card} is not in your hand")))
                     }
@@ -577,7 +646,9 @@ impl Table<'_> {
     fn broadcast(&mut self, ev: &Events, trick: u8) {
         for e in ev.iter() {
             match *e {
-                Event::Voted { seat, accept } => self.tell_all(&ToBot::Vote { seat: seat_no(seat), accept }),
+                Event::Voted { seat, accept } => {
+                    self.tell_all(&ToBot::Vote { seat: seat_no(seat), accept })
+                }
                 Event::ChantDecided { taken } => {
                     self.rec.line(&RecordLine::Chant { taken });
                     self.tell_all(&ToBot::Chant { taken });
@@ -591,7 +662,8 @@ impl Table<'_> {
                 }
                 Event::TrickOver(t) => {
                     self.trick_winners.push(t.winner.map(seat_no));
-                    let cards: Vec<_> = (0..4).map(|k| table_card(t.leader.plus(k as u8), t.cards[k])).collect();
+                    let cards: Vec<_> =
+                        (0..4).map(|k| table_card(t.leader.plus(k as u8), t.cards[k])).collect();
                     self.rec.line(&RecordLine::Trick {
                         trick: t.number,
                         leader: seat_no(t.leader),

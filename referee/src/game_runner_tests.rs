@@ -2,9 +2,9 @@
 //! exact, instant and deterministic, which real processes can never be.
 
 use super::*;
+use crate::bot::builtin::Builtin;
 use crate::bot::conn::{Reader, Writer};
 use crate::bot::{Bot, BotSpec, ConnectConfig};
-use crate::bot::builtin::Builtin;
 use crate::policy::OnFault;
 use protocol::codec::{LineFramer, decode_line, encode_line};
 use protocol::record::FaultKind;
@@ -34,8 +34,12 @@ fn correct(msg: &ToBot) -> Option<FromBot> {
             protocol: None,
             token: None,
         },
-        ToBot::Opening { id, vote, .. } => FromBot::Opening { id: *id, accept: vote.then_some(false), signals: vec![] },
-        ToBot::Discard { id, hand, .. } => FromBot::Discard { id: *id, cards: hand[..6].to_vec(), signals: vec![] },
+        ToBot::Opening { id, vote, .. } => {
+            FromBot::Opening { id: *id, accept: vote.then_some(false), signals: vec![] }
+        }
+        ToBot::Discard { id, hand, .. } => {
+            FromBot::Discard { id: *id, cards: hand[..6].to_vec(), signals: vec![] }
+        }
         ToBot::Play { id, hand, .. } => FromBot::Play { id: *id, card: hand[0], signals: vec![] },
         _ => return None,
     })
@@ -113,9 +117,16 @@ async fn play(script: Vec<Step>, on_fault: OnFault) -> GameSummary {
         others.push(Bot::connect(BotSpec::Builtin(Builtin::Random), &cc, None, "x", None).await);
     }
     let [b1, b2, b3] = &mut others[..] else { unreachable!() };
-    let setup = GameSetup { game_no: 1, match_seed: 9, seed: game_seed(9, 1), first_dealer: Seat::ALL[3], draw: None };
+    let setup = GameSetup {
+        game_no: 1,
+        match_seed: 9,
+        seed: game_seed(9, 1),
+        first_dealer: Seat::ALL[3],
+        draw: None,
+    };
     let mut rec = Recorder::create(None).unwrap();
-    run_game([&mut fake, b1, b2, b3], &setup, &cfg, &mut rec, crate::shutdown::Shutdown::never()).await
+    run_game([&mut fake, b1, b2, b3], &setup, &cfg, &mut rec, crate::shutdown::Shutdown::never())
+        .await
 }
 
 fn kinds(s: &GameSummary) -> Vec<(FaultKind, Penalty)> {
@@ -141,11 +152,19 @@ async fn the_bank_absorbs_an_overrun_then_runs_out() {
 
 #[tokio::test(start_paused = true)]
 async fn a_silent_bot_is_replaced_after_three_strikes() {
-    let s = play(vec![Step::After(0), Step::Silent, Step::Silent, Step::Silent, Step::Silent], OnFault::Fallback).await;
+    let s = play(
+        vec![Step::After(0), Step::Silent, Step::Silent, Step::Silent, Step::Silent],
+        OnFault::Fallback,
+    )
+    .await;
     let k = kinds(&s);
     assert_eq!(
         k,
-        [(FaultKind::Timeout, Penalty::Fallback), (FaultKind::Timeout, Penalty::Fallback), (FaultKind::Timeout, Penalty::Replaced)]
+        [
+            (FaultKind::Timeout, Penalty::Fallback),
+            (FaultKind::Timeout, Penalty::Fallback),
+            (FaultKind::Timeout, Penalty::Replaced)
+        ]
     );
     assert!(s.stats[0].replaced);
     assert_eq!(s.status, Status::Complete);
@@ -154,7 +173,8 @@ async fn a_silent_bot_is_replaced_after_three_strikes() {
 
 #[tokio::test(start_paused = true)]
 async fn garbage_and_double_answers_are_classified() {
-    let s = play(vec![Step::After(0), Step::Raw("not json"), Step::Twice(0)], OnFault::Fallback).await;
+    let s =
+        play(vec![Step::After(0), Step::Raw("not json"), Step::Twice(0)], OnFault::Fallback).await;
     let k = kinds(&s);
     assert_eq!(k[0], (FaultKind::Malformed, Penalty::Fallback));
     assert_eq!(k[1], (FaultKind::StaleId, Penalty::Ignored));
@@ -163,7 +183,11 @@ async fn garbage_and_double_answers_are_classified() {
 
 #[tokio::test(start_paused = true)]
 async fn forfeit_policy_ends_the_game_at_the_first_fault() {
-    let s = play(vec![Step::After(0), Step::Raw(r#"{"type":"play","id":2,"card":"3o"}"#)], OnFault::Forfeit).await;
+    let s = play(
+        vec![Step::After(0), Step::Raw(r#"{"type":"play","id":2,"card":"3o"}"#)],
+        OnFault::Forfeit,
+    )
+    .await;
     assert_eq!(kinds(&s), [(FaultKind::WrongAnswer, Penalty::Forfeit)]);
     assert_eq!(s.forfeit, Team::new(0));
     assert_eq!(s.winner, Team::new(1));

@@ -2,15 +2,19 @@
 //! command, and turns the referee's own failures into a one-line message and a non-zero exit.
 
 mod bot;
+mod check_bot;
 mod cli;
 mod convert;
 mod game_runner;
+mod html;
 mod match_cmd;
 mod pin;
 mod policy;
 mod record_io;
 mod replay;
+mod seat_replay;
 mod shutdown;
+mod tournament;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -40,12 +44,22 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(async {
-        match cli.command {
-            cli::Command::Match(args) => match_cmd::run(args).await,
-            cli::Command::Replay(args) => replay_cmd(args),
+    let result = match cli.command {
+        // A tournament runs its tables on threads of its own, one runtime per table.
+        cli::Command::Tournament(args) => tournament::run(args),
+        cli::Command::Standings(args) => tournament::standings(args),
+        cli::Command::Replay(args) if args.seat.is_some() && args.html.is_none() => {
+            seat_replay::run(args)
         }
-    });
+        command => runtime.block_on(async {
+            match command {
+                cli::Command::Match(args) => match_cmd::run(args).await,
+                cli::Command::CheckBot(args) => check_bot::run(args).await,
+                cli::Command::Replay(args) => replay_cmd(args),
+                cli::Command::Tournament(_) | cli::Command::Standings(_) => Ok(()),
+            }
+        }),
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -57,6 +71,7 @@ fn main() -> ExitCode {
 
 fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
     match replay::replay_file(&args.file) {
+        Ok(r) if args.html.is_some() => html::write(&r, &args),
         Ok(r) => {
             if !args.quiet {
                 print!("{}", r.account);

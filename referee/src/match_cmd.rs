@@ -25,16 +25,27 @@ pub(crate) fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
             [h.clone(), r.clone(), h, r]
         }
         // A TCP seat is one bot: four seats from one `--bot tcp` get four tokens.
-        [a] if matches!(a, BotSpec::TcpSeat { .. }) => std::array::from_fn(|_| BotSpec::TcpSeat { token: crate::bot::tcp::new_token() }),
+        [a] if matches!(a, BotSpec::TcpSeat { .. }) => {
+            std::array::from_fn(|_| BotSpec::TcpSeat { token: crate::bot::tcp::new_token() })
+        }
         [a] => [a.clone(), a.clone(), a.clone(), a.clone()],
         [a, b] => [a.clone(), b.clone(), a.clone(), b.clone()],
         [a, b, c, d] => [a.clone(), b.clone(), c.clone(), d.clone()],
-        _ => return Err(format!("--bot is given once, twice or four times, not {} times", specs.len())),
+        _ => {
+            return Err(format!(
+                "--bot is given once, twice or four times, not {} times",
+                specs.len()
+            ));
+        }
     })
 }
 
 /// Where each player sits in game `game_no`, who deals first, and the draw's cards if drawn.
-pub(crate) fn seating(cfg: &GameConfig, match_seed: u64, game_no: u64) -> ([usize; 4], Seat, Option<Vec<Card>>) {
+pub(crate) fn seating(
+    cfg: &GameConfig,
+    match_seed: u64,
+    game_no: u64,
+) -> ([usize; 4], Seat, Option<Vec<Card>>) {
     if cfg.seating_draw {
         let deck = Deck::shuffled(derive_seed(&[match_seed, game_no, u64::MAX]));
         let draw = draw_seating(&deck);
@@ -87,7 +98,13 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
             }
         }
         let (player_at, first_dealer, draw) = seating(&cfg, seed, game_no);
-        let setup = GameSetup { game_no, match_seed: seed, seed: game_seed(seed, game_no), first_dealer, draw };
+        let setup = GameSetup {
+            game_no,
+            match_seed: seed,
+            seed: game_seed(seed, game_no),
+            first_dealer,
+            draw,
+        };
         let path = dir.as_ref().map(|d| d.join(record_io::game_file_name(game_no)));
         let mut rec = match Recorder::create(path.as_deref()) {
             Ok(r) => r,
@@ -204,7 +221,13 @@ async fn open_seat(
 
 /// Brings a dead bot back for the next game: a program is started again; a TCP seat takes a
 /// bot that reconnected with its token, if one did.
-async fn restart(bot: &mut Bot, player: usize, connect: &ConnectConfig, dir: Option<&std::path::Path>, lobby: Option<&Lobby>) {
+async fn restart(
+    bot: &mut Bot,
+    player: usize,
+    connect: &ConnectConfig,
+    dir: Option<&std::path::Path>,
+    lobby: Option<&Lobby>,
+) {
     match (&bot.spec, lobby) {
         (BotSpec::TcpSeat { token }, Some(lobby)) => {
             let token = token.clone();
@@ -227,7 +250,11 @@ fn random_seed() -> u64 {
     // The standard library's per-process random hash keys, mixed with the clock: a seed that
     // differs from run to run without another dependency.
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
     h.finish() >> 11
 }
 
@@ -271,11 +298,7 @@ pub(crate) fn account(s: &GameSummary, player_at: [usize; 4]) -> String {
         let _ = writeln!(
             out,
             "  deal {} (dealer {}): {result}; tricks {:?}; score {}-{}",
-            d.deal,
-            d.dealer,
-            d.tricks,
-            d.score[0],
-            d.score[1]
+            d.deal, d.dealer, d.tricks, d.score[0], d.score[1]
         );
     }
     for f in faults {
@@ -284,7 +307,9 @@ pub(crate) fn account(s: &GameSummary, player_at: [usize; 4]) -> String {
     let result = match (s.status, s.forfeit, s.winner) {
         (Status::Aborted, _, _) => format!("aborted at {}-{}", s.score[0], s.score[1]),
         (_, Some(t), _) => format!("{} forfeits; {} wins", team_name(t), team_name(t.other())),
-        (_, None, Some(w)) => format!("{} wins {}-{}", team_name(w), s.score[w.index()], s.score[w.other().index()]),
+        (_, None, Some(w)) => {
+            format!("{} wins {}-{}", team_name(w), s.score[w.index()], s.score[w.other().index()])
+        }
         (_, None, None) => format!("draw {}-{}", s.score[0], s.score[1]),
     };
     let _ = writeln!(out, "  result: {result}");
@@ -342,7 +367,11 @@ fn totals(summaries: &[(GameSummary, [usize; 4])]) -> String {
     out
 }
 
-fn json_result(seed: u64, summaries: &[(GameSummary, [usize; 4])], players: &[BotSpec; 4]) -> String {
+fn json_result(
+    seed: u64,
+    summaries: &[(GameSummary, [usize; 4])],
+    players: &[BotSpec; 4],
+) -> String {
     let games: Vec<_> = summaries
         .iter()
         .map(|(s, player_at)| {

@@ -8,7 +8,8 @@ use nix::unistd::Pid;
 /// The CPUs this process may run on, in order.
 pub(crate) fn allowed_cpus() -> Vec<usize> {
     let Ok(set) = sched_getaffinity(Pid::from_raw(0)) else { return vec![0] };
-    let cpus: Vec<usize> = (0..CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).collect();
+    let cpus: Vec<usize> =
+        (0..CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).collect();
     if cpus.is_empty() { vec![0] } else { cpus }
 }
 

@@ -21,16 +21,19 @@ impl Recorder {
     /// keeping nothing when `path` is `None`.
     pub(crate) fn create(path: Option<&Path>) -> io::Result<Recorder> {
         let file = match path {
-            Some(p) => Some(
-                OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(p)
-                    .map_err(|e| io::Error::new(e.kind(), format!("cannot create record {}: {e}", p.display())))?,
-            ),
+            Some(p) => {
+                Some(OpenOptions::new().write(true).create_new(true).open(p).map_err(|e| {
+                    io::Error::new(e.kind(), format!("cannot create record {}: {e}", p.display()))
+                })?)
+            }
             None => None,
         };
-        Ok(Recorder { file, path: path.map(Path::to_path_buf), buf: Vec::with_capacity(64 * 1024), error: None })
+        Ok(Recorder {
+            file,
+            path: path.map(Path::to_path_buf),
+            buf: Vec::with_capacity(64 * 1024),
+            error: None,
+        })
     }
 
     /// The record file, if any.
@@ -75,8 +78,10 @@ pub(crate) fn game_file_name(n: u64) -> String {
 /// Prepares a records folder: creates it, and refuses one that already holds records, so
 /// nothing written before is ever lost.
 pub(crate) fn prepare_dir(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create records folder {}: {e}", dir.display()))?;
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read records folder {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create records folder {}: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read records folder {}: {e}", dir.display()))?;
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();

@@ -1156,7 +1156,13 @@ mod tests {
                             let auto = k == 3;
                             let us = if auto { 0 } else { us };
                             let seat_no = convert::seat_no(seat);
-                            lines.push(RecordLine::Vote { seat: seat_no, accept, us, auto, raw: None });
+                            lines.push(RecordLine::Vote {
+                                seat: seat_no,
+                                accept,
+                                us,
+                                auto,
+                                raw: None,
+                            });
                             let events = game.apply(seat, Action::Vote(accept)).unwrap();
                             stated_lines(events.iter(), &mut lines);
                         } else {
@@ -1185,7 +1191,13 @@ mod tests {
                     }
                     let card = game.hand(seat).iter().next().unwrap();
                     let (seat_no, code) = (convert::seat_no(seat), convert::code(card));
-                    lines.push(RecordLine::Play { seat: seat_no, card: code, us, auto: false, raw: None });
+                    lines.push(RecordLine::Play {
+                        seat: seat_no,
+                        card: code,
+                        us,
+                        auto: false,
+                        raw: None,
+                    });
                     let events = game.apply(seat, Action::Play(card)).unwrap();
                     stated_lines(events.iter(), &mut lines);
                 }

@@ -70,7 +70,8 @@ impl Shutdown {
 /// Listens for Ctrl-C and SIGTERM and escalates; prints what each stage means.
 pub(crate) fn listen(trigger: Trigger) {
     tokio::spawn(async move {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         loop {
             let got = async {
                 match term.as_mut() {

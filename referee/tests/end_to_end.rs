@@ -457,39 +457,91 @@ fn raw_log(log: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// Plays one game with the tee wrapper around the Python heuristic bot in seat 2 and returns
-/// the wrapper's JSON log (the byte-exact log is the same path plus `.raw`), and the record.
-fn run_teed_game(tmp: &Scratch, seed: u64) -> (PathBuf, PathBuf) {
-    let log = tmp.join("seat2.jsonl");
+/// What a game with one tee'd seat left behind.
+#[derive(Debug)]
+struct TeedGame {
+    /// The wrapper's JSON log; the byte-exact log is [`raw_log`] of it.
+    log: PathBuf,
+    /// The records folder.
+    dir: PathBuf,
+    /// The record files, in game order.
+    records: Vec<PathBuf>,
+}
+
+/// Plays a match with the tee wrapper around `bot` in `seat` and built-in bots in the other
+/// seats, with `extra` options; returns where the logs and records are. A restarted bot is a
+/// new wrapper process that appends to the same log, so the log shows every connection.
+fn run_teed_game(tmp: &Scratch, seat: u8, bot: &str, extra: &[&str]) -> TeedGame {
+    let log = tmp.join(&format!("seat{seat}.jsonl"));
     let dir = tmp.join("records");
-    let teed_bot = teed(&log, 2, &py_heuristic());
-    referee_ok(&[
-        "match",
-        "--seed",
-        &seed.to_string(),
-        "--signals",
-        "public",
-        "--records",
-        dir.to_str().expect("UTF-8 path"),
-        "--bot",
-        "builtin:heuristic",
-        "--bot",
-        "builtin:random",
-        "--bot",
-        &teed_bot,
-        "--bot",
-        "builtin:heuristic",
-    ]);
-    let files = records(&dir);
-    assert_eq!(files.len(), 1);
-    (log, files[0].clone())
+    let teed_bot = teed(&log, seat, bot);
+    let mut args = vec!["match", "--records", dir.to_str().expect("UTF-8 path")];
+    args.extend_from_slice(extra);
+    for s in 0..4 {
+        args.push("--bot");
+        args.push(if s == seat {
+            &teed_bot
+        } else if s % 2 == 0 {
+            "builtin:heuristic"
+        } else {
+            "builtin:random"
+        });
+    }
+    referee_ok(&args);
+    let records = records(&dir);
+    TeedGame { log, dir, records }
+}
+
+/// The wrapper's JSON log as (direction, message) pairs.
+fn teed_messages(log: &Path) -> Vec<(String, Value)> {
+    let text = std::fs::read_to_string(log)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", log.display()));
+    text.lines()
+        .enumerate()
+        .map(|(n, l)| {
+            let mut entry: Value =
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("log line {}: {e}", n + 1));
+            (entry["dir"].as_str().unwrap_or("").to_string(), entry["msg"].take())
+        })
+        .collect()
+}
+
+/// A bot that answers every `play` with a card it does not hold (the first of the deck that is
+/// not in its hand) and everything else correctly: each play is an `illegal_card` fault.
+/// Inline, because the referee splits `--bot` like a shell: the single quotes keep it one word.
+const ILLEGAL_CARD_BOT: &str = r#"
+import json, sys
+DECK = [r + s for r in "A23456789JCK" for s in "ocsb"]
+for line in sys.stdin:
+    m = json.loads(line)
+    t, a = m["type"], None
+    if t == "hello":
+        a = {"type": "hello", "id": m["id"], "name": "illegal", "version": "0"}
+    elif t == "opening":
+        a = {"type": "opening", "id": m["id"]}
+        if m["vote"]:
+            a["accept"] = False
+    elif t == "discard":
+        a = {"type": "discard", "id": m["id"], "cards": m["hand"][:6]}
+    elif t == "play":
+        a = {"type": "play", "id": m["id"], "card": next(c for c in DECK if c not in m["hand"])}
+    elif t == "bye":
+        break
+    if a:
+        print(json.dumps(a), flush=True)
+"#;
+
+fn illegal_card_bot() -> String {
+    format!("python3 -c '{ILLEGAL_CARD_BOT}'")
 }
 
 #[test]
 fn the_tee_wrapper_logs_the_real_conversation() {
     let tmp = Scratch::new("tee");
-    let (log, record) = run_teed_game(&tmp, 3);
-    let lines = check_record(&record);
+    let game = run_teed_game(&tmp, 2, &py_heuristic(), &["--seed", "3", "--signals", "public"]);
+    assert_eq!(game.records.len(), 1);
+    let lines = check_record(&game.records[0]);
+    let log = game.log;
     // The wrapper is transparent: the referee saw the bot's own name and no fault.
     assert_eq!(lines[0]["seats"][2]["name"], "py-heuristic");
     assert!(
@@ -535,4 +587,109 @@ fn the_tee_wrapper_logs_the_real_conversation() {
         .map(|l| l["card"].clone())
         .collect();
     assert_eq!(played, recorded);
+}
+
+/// spec/protocol.md 4.9: an `error` names the question it concerns in `id`, and comes before
+/// the notice of what the referee did instead.
+#[test]
+fn a_fault_is_told_to_the_bot_with_the_question_id() {
+    let tmp = Scratch::new("error-id");
+    let game = run_teed_game(&tmp, 0, &illegal_card_bot(), &["--seed", "1", "--deals", "1"]);
+    let lines = check_record(&game.records[0]);
+    let kinds: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "fault")
+        .map(|l| l["kind"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(kinds, ["illegal_card"; 3], "three strikes, then the fallback plays");
+
+    let msgs = teed_messages(&game.log);
+    let mut errors = 0;
+    for (n, (dir, msg)) in msgs.iter().enumerate() {
+        if dir != "to_bot" || msg["type"] != "error" {
+            continue;
+        }
+        errors += 1;
+        assert_eq!(msg["fault"], "illegal_card");
+        let (_, answer) = &msgs[n - 1];
+        assert_eq!(answer["type"], "play", "the error follows the faulty answer");
+        assert_eq!(
+            msg.get("id"),
+            Some(&answer["id"]),
+            "referee bug: the error does not carry the id of the question it concerns: {msg}"
+        );
+        let (_, next) = &msgs[n + 1];
+        assert_eq!(
+            (&next["type"], &next["seat"]),
+            (&Value::from("played"), &Value::from(0)),
+            "error before played"
+        );
+    }
+    assert_eq!(errors, 3);
+}
+
+/// spec/protocol.md 6.2: a replaced bot that can still listen gets an `error` and a `bye` and
+/// is stopped; it is started again, with a new handshake, for the next game. Its stale lines
+/// must not leak into the next game's record.
+#[test]
+fn a_replaced_bot_gets_bye_and_is_started_again_for_the_next_game() {
+    let tmp = Scratch::new("replaced");
+    let game = run_teed_game(
+        &tmp,
+        0,
+        &illegal_card_bot(),
+        &["--seed", "1", "--deals", "1", "--games", "2", "--max-strikes", "2"],
+    );
+    assert_eq!(game.records.len(), 2);
+    for (g, record) in game.records.iter().enumerate() {
+        let lines = check_record(record);
+        let faults: Vec<(&str, &str)> = lines
+            .iter()
+            .filter(|l| l["type"] == "fault")
+            .map(|l| (l["kind"].as_str().unwrap_or(""), l["penalty"].as_str().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            faults,
+            [("illegal_card", "fallback"), ("illegal_card", "replaced")],
+            "game {}: the faults of this game's own process only",
+            g + 1
+        );
+    }
+
+    // Each connection, as the tee'd log shows it: a new one starts at each hello.
+    let msgs = teed_messages(&game.log);
+    let mut connections: Vec<Vec<&(String, Value)>> = Vec::new();
+    for m in &msgs {
+        if m.0 == "to_bot" && m.1["type"] == "hello" {
+            connections.push(Vec::new());
+        }
+        connections.last_mut().expect("the log starts with hello").push(m);
+    }
+    assert_eq!(
+        connections.len(),
+        2,
+        "referee bug: the replaced bot was not started again for game 2"
+    );
+    for (c, conn) in connections.iter().enumerate() {
+        let to_bot: Vec<&Value> = conn.iter().filter(|m| m.0 == "to_bot").map(|m| &m.1).collect();
+        let replaced_at = to_bot
+            .iter()
+            .position(|m| {
+                m["type"] == "error"
+                    && m["action"].as_str().is_some_and(|a| a.contains("rest of the game"))
+            })
+            .unwrap_or_else(|| panic!("connection {}: no error announcing the replacement", c + 1));
+        assert_eq!(
+            to_bot.get(replaced_at + 1).map(|m| &m["type"]),
+            Some(&Value::from("bye")),
+            "referee bug: connection {}: after the replacement the bot gets {}, not bye",
+            c + 1,
+            to_bot.get(replaced_at + 1).map_or("nothing".to_string(), |m| m.to_string())
+        );
+        assert_eq!(to_bot.len(), replaced_at + 2, "connection {}: nothing after bye", c + 1);
+    }
+    assert!(
+        game.dir.join("player0.2.stderr.log").exists(),
+        "the restarted bot has its own stderr log"
+    );
 }

@@ -24,7 +24,8 @@ struct Scratch {
 
 impl Scratch {
     fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("aluette-faults-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("aluette-faults-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Scratch { dir }
@@ -42,8 +43,12 @@ impl Scratch {
 
     /// What player `p`'s bot received, as it echoed it to its stderr log.
     fn received(&self, p: usize) -> Vec<Value> {
-        let log = std::fs::read_to_string(self.dir.join(format!("records/player{p}.stderr.log"))).unwrap_or_default();
-        log.lines().filter_map(|l| l.strip_prefix("< ")).map(|l| serde_json::from_str(l).unwrap()).collect()
+        let log = std::fs::read_to_string(self.dir.join(format!("records/player{p}.stderr.log")))
+            .unwrap_or_default();
+        log.lines()
+            .filter_map(|l| l.strip_prefix("< "))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 }
 
@@ -131,7 +136,11 @@ fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Outcome {
     let text = std::fs::read_to_string(&path).unwrap();
     let record: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let footer = record.last().unwrap();
-    assert_eq!((&footer["type"], &footer["status"]), (&"footer".into(), &"complete".into()), "{footer}");
+    assert_eq!(
+        (&footer["type"], &footer["status"]),
+        (&"footer".into(), &"complete".into()),
+        "{footer}"
+    );
 
     let status = run(&["replay", "--quiet", path.to_str().unwrap()], &s.dir.join("replay"));
     assert!(status.success(), "referee replay: {status}; see {}", s.dir.display());
@@ -212,11 +221,18 @@ fn ten_megabyte_line_is_line_too_long() {
     let s = Scratch::new("long-line");
     let game = play(&s, [&s.bot("long-line"), RANDOM, RANDOM, RANDOM], &[]);
     let faults = game.faults();
-    assert_eq!(faults.len(), 1, "the rest of the long line is skipped, not a second fault: {faults:#?}");
+    assert_eq!(
+        faults.len(),
+        1,
+        "the rest of the long line is skipped, not a second fault: {faults:#?}"
+    );
     assert_fault(faults[0], 0, "line_too_long", "fallback", 1);
     let plays = game.plays(0);
     assert!(auto(plays[1]));
-    assert!(plays.iter().filter(|p| auto(p)).count() == 1, "the stream resynchronises after the line");
+    assert!(
+        plays.iter().filter(|p| auto(p)).count() == 1,
+        "the stream resynchronises after the line"
+    );
 }
 
 #[test]
@@ -261,8 +277,14 @@ fn silent_handshake_is_refused_and_killed() {
     assert_eq!(faults.len(), 1, "one failed handshake is one fault: {faults:#?}");
     assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
     assert_eq!(game.pids.len(), 1, "the bot is started once for the game");
-    let mine = game.record.iter().filter(|l| l["seat"] == 0 && l["type"] != "fault" && l.get("us").is_some());
-    assert!(mine.clone().count() > 45 && mine.into_iter().all(auto), "the fallback plays the whole game");
+    let mine = game
+        .record
+        .iter()
+        .filter(|l| l["seat"] == 0 && l["type"] != "fault" && l.get("us").is_some());
+    assert!(
+        mine.clone().count() > 45 && mine.into_iter().all(auto),
+        "the fallback plays the whole game"
+    );
     // Spec 6.1: replaced at once, after a `bye` giving the reason.
     let got: Vec<_> = s.received(0).into_iter().map(|m| m["type"].clone()).collect();
     assert_eq!(got, ["hello", "bye"]);
@@ -315,15 +337,23 @@ fn three_strikes_replace_the_bot() {
     // stopped: nothing else follows the error that replaced it.
     let got = s.received(0);
     let last_error = got.iter().rposition(|m| m["type"] == "error").unwrap();
-    let after: Vec<&str> = got[last_error + 1..].iter().filter_map(|m| m["type"].as_str()).collect();
-    assert_eq!(after.len(), 1, "after being replaced the bot got {} messages: {:?}...", after.len(), after.iter().take(5).collect::<Vec<_>>());
+    let after: Vec<&str> =
+        got[last_error + 1..].iter().filter_map(|m| m["type"].as_str()).collect();
+    assert_eq!(
+        after.len(),
+        1,
+        "after being replaced the bot got {} messages: {:?}...",
+        after.len(),
+        after.iter().take(5).collect::<Vec<_>>()
+    );
     assert_eq!(after[0], "bye");
 }
 
 #[test]
 fn forfeit_policy_ends_the_game() {
     let s = Scratch::new("forfeit");
-    let game = play(&s, [&s.bot("illegal-always"), RANDOM, RANDOM, RANDOM], &["--on-fault", "forfeit"]);
+    let game =
+        play(&s, [&s.bot("illegal-always"), RANDOM, RANDOM, RANDOM], &["--on-fault", "forfeit"]);
     let faults = game.faults();
     assert_eq!(faults.len(), 1, "{faults:#?}");
     assert_fault(faults[0], 0, "illegal_card", "forfeit", 1);
@@ -355,6 +385,10 @@ fn false_signal_is_dropped() {
     let faults = game.faults();
     assert_eq!(faults.len(), 1, "{faults:#?}");
     assert_fault(faults[0], 0, "bad_signal", "signal_dropped", 1);
-    assert_eq!(game.lines("signal").filter(|l| l["from"] == 0).count(), 0, "the false signal is not delivered");
+    assert_eq!(
+        game.lines("signal").filter(|l| l["from"] == 0).count(),
+        0,
+        "the false signal is not delivered"
+    );
     assert!(game.plays(0).iter().all(|p| !auto(p)), "the rest of the answer stands");
 }

@@ -118,7 +118,10 @@ impl State {
         if self.kind != Builtin::Heuristic || !self.signals_on || !self.truthful {
             return vec![];
         }
-        hand.iter().filter(|c| c.level() <= 8).map(|c| rules::Signal::Holds(c).to_string()).collect()
+        hand.iter()
+            .filter(|c| c.level() <= 8)
+            .map(|c| rules::Signal::Holds(c).to_string())
+            .collect()
     }
 
     fn heuristic_play(&self, hand: CardSet, table: &[TableCard]) -> Option<Card> {
@@ -135,7 +138,8 @@ impl State {
         // The cheapest card that beats the table, else the cheapest that spoils an opponent's
         // trick when playing last, else the weakest.
         let winner = weakest.iter().find(|c| c.level() < best_level);
-        let spoiler = (table.len() == 3).then(|| weakest.iter().find(|c| c.level() == best_level)).flatten();
+        let spoiler =
+            (table.len() == 3).then(|| weakest.iter().find(|c| c.level() == best_level)).flatten();
         winner.or(spoiler).or(weakest.first()).copied()
     }
 }

@@ -88,7 +88,9 @@ impl LineConn {
         self.out.clear();
         match res {
             Ok(r) => r,
-            Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, "the bot does not read its input")),
+            Err(_) => {
+                Err(io::Error::new(io::ErrorKind::TimedOut, "the bot does not read its input"))
+            }
         }
     }
 

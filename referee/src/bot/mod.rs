@@ -47,8 +47,11 @@ impl BotSpec {
             return Ok(BotSpec::TcpSeat { token: tcp::new_token() });
         }
         if let Some(token) = text.strip_prefix("tcp:") {
-            if token.is_empty() || token.len() > 128 || !token.chars().all(|c| c.is_ascii_graphic()) {
-                return Err(format!("{text:?}: a seat token is 1 to 128 printable ASCII characters"));
+            if token.is_empty() || token.len() > 128 || !token.chars().all(|c| c.is_ascii_graphic())
+            {
+                return Err(format!(
+                    "{text:?}: a seat token is 1 to 128 printable ASCII characters"
+                ));
             }
             return Ok(BotSpec::TcpSeat { token: token.to_string() });
         }
@@ -64,7 +67,9 @@ impl BotSpec {
     pub(crate) fn describe(&self) -> Vec<String> {
         match self {
             BotSpec::Command(argv) => argv.clone(),
-            BotSpec::Builtin(b) => vec![format!("builtin:{}", b.name().trim_start_matches("builtin-"))],
+            BotSpec::Builtin(b) => {
+                vec![format!("builtin:{}", b.name().trim_start_matches("builtin-"))]
+            }
             // The token is a credential: records name the seat kind, never the token.
             BotSpec::TcpSeat { .. } => vec!["tcp".into()],
             BotSpec::TcpConnect(addr) => vec![format!("tcp://{addr}")],
@@ -188,7 +193,12 @@ impl Bot {
 
     /// Adopts an already open byte stream (a TCP connection, an in-memory pipe in tests) and
     /// performs the handshake.
-    pub(crate) async fn attach(spec: BotSpec, reader: conn::Reader, writer: conn::Writer, cfg: &ConnectConfig) -> Bot {
+    pub(crate) async fn attach(
+        spec: BotSpec,
+        reader: conn::Reader,
+        writer: conn::Writer,
+        cfg: &ConnectConfig,
+    ) -> Bot {
         Bot::attach_at(spec, reader, writer, cfg, 1, true).await
     }
 
@@ -255,7 +265,8 @@ impl Bot {
                 self.stderr_log = stderr_dir.map(|_| log);
                 match process::spawn(&spawn) {
                     Ok((proc_, stdin, stdout)) => {
-                        self.conn = Some(LineConn::new(Box::new(stdout), Box::new(stdin), cfg.max_line));
+                        self.conn =
+                            Some(LineConn::new(Box::new(stdout), Box::new(stdin), cfg.max_line));
                         self.process = Some(proc_);
                     }
                     Err(e) => {
@@ -283,7 +294,8 @@ impl Bot {
             },
             BotSpec::TcpSeat { .. } => {
                 // Seats filled by connecting bots are (re)filled by the lobby, not started.
-                let fault = (FaultKind::Disconnected, "no bot is connected to this seat".to_string());
+                let fault =
+                    (FaultKind::Disconnected, "no bot is connected to this seat".to_string());
                 self.dead = Some(fault);
                 return;
             }
@@ -299,18 +311,31 @@ impl Bot {
         let features = FEATURES.iter().map(|f| f.to_string()).collect();
         let time_ms = limit.as_millis() as u64;
         let reply = self
-            .ask(|id| ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms }, limit, &mut Vec::new())
+            .ask(
+                |id| ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms },
+                limit,
+                &mut Vec::new(),
+            )
             .await;
         match reply {
-            Reply::Answer(FromBot::Hello { name, version, author, protocol, token, .. }, _, raw) => {
+            Reply::Answer(
+                FromBot::Hello { name, version, author, protocol, token, .. },
+                _,
+                raw,
+            ) => {
                 self.hello_raw = Some(raw);
                 if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
-                    let reason = format!("the bot speaks protocol {p}, this referee speaks {PROTOCOL_VERSION}");
+                    let reason = format!(
+                        "the bot speaks protocol {p}, this referee speaks {PROTOCOL_VERSION}"
+                    );
                     self.say_bye(&reason).await;
                     return Err(reason);
                 }
                 if name.trim().is_empty() || name.len() > 64 || version.len() > 64 {
-                    return Err("hello answer needs a name of 1 to 64 bytes and a version of at most 64".into());
+                    return Err(
+                        "hello answer needs a name of 1 to 64 bytes and a version of at most 64"
+                            .into(),
+                    );
                 }
                 if author.as_ref().is_some_and(|a| a.len() > 128) {
                     return Err("author longer than 128 bytes".into());
@@ -318,7 +343,9 @@ impl Bot {
                 self.identity = Identity { name, version, author, token };
                 Ok(())
             }
-            Reply::Answer(other, _, _) => Err(format!("expected a hello answer, got {}", other.kind())),
+            Reply::Answer(other, _, _) => {
+                Err(format!("expected a hello answer, got {}", other.kind()))
+            }
             Reply::Fault(kind, detail, _) => Err(format!("{}: {detail}", kind.as_str())),
         }
     }
@@ -391,29 +418,51 @@ impl Bot {
                 Incoming::Line(line) => {
                     let raw = String::from_utf8_lossy(&line).into_owned();
                     match decode_line::<FromBot>(&line) {
-                        Ok(msg) if msg.id() == id => return Reply::Answer(msg, sent.elapsed(), raw),
+                        Ok(msg) if msg.id() == id => {
+                            return Reply::Answer(msg, sent.elapsed(), raw);
+                        }
                         Ok(msg) if msg.id() < id => ignored.push((
                             FaultKind::StaleId,
-                            format!("{} answer with id {} while question {id} is open", msg.kind(), msg.id()),
+                            format!(
+                                "{} answer with id {} while question {id} is open",
+                                msg.kind(),
+                                msg.id()
+                            ),
                             raw,
                         )),
                         Ok(msg) => ignored.push((
                             FaultKind::UnknownId,
-                            format!("{} answer with id {} that was never asked", msg.kind(), msg.id()),
+                            format!(
+                                "{} answer with id {} that was never asked",
+                                msg.kind(),
+                                msg.id()
+                            ),
                             raw,
                         )),
                         Err(e) => {
-                            return Reply::Fault(FaultKind::Malformed, excerpt(&e.to_string(), &line), Some(raw));
+                            return Reply::Fault(
+                                FaultKind::Malformed,
+                                excerpt(&e.to_string(), &line),
+                                Some(raw),
+                            );
                         }
                     }
                 }
                 Incoming::TooLong => {
                     let max = conn.max_line();
-                    return Reply::Fault(FaultKind::LineTooLong, format!("a line longer than {max} bytes"), None);
+                    return Reply::Fault(
+                        FaultKind::LineTooLong,
+                        format!("a line longer than {max} bytes"),
+                        None,
+                    );
                 }
                 Incoming::Deadline => {
                     let ms = limit.as_millis();
-                    return Reply::Fault(FaultKind::Timeout, format!("no answer within {ms} ms"), None);
+                    return Reply::Fault(
+                        FaultKind::Timeout,
+                        format!("no answer within {ms} ms"),
+                        None,
+                    );
                 }
                 Incoming::Eof { partial } => {
                     let fault = self.classify_eof(partial).await;
@@ -421,7 +470,11 @@ impl Bot {
                     return Reply::Fault(fault.0, fault.1, None);
                 }
                 Incoming::Error(e) => {
-                    let kind = if self.spec.is_tcp() { FaultKind::Disconnected } else { FaultKind::ClosedStdout };
+                    let kind = if self.spec.is_tcp() {
+                        FaultKind::Disconnected
+                    } else {
+                        FaultKind::ClosedStdout
+                    };
                     let fault = (kind, format!("reading the bot failed: {e}"));
                     self.kill(fault.clone()).await;
                     return Reply::Fault(fault.0, fault.1, None);
@@ -431,13 +484,23 @@ impl Bot {
     }
 
     async fn classify_eof(&mut self, partial: usize) -> (FaultKind, String) {
-        let half = if partial > 0 { format!(" after a half-sent line of {partial} bytes") } else { String::new() };
+        let half = if partial > 0 {
+            format!(" after a half-sent line of {partial} bytes")
+        } else {
+            String::new()
+        };
         match self.process.as_mut() {
             Some(p) => match p.exit_status(Duration::from_millis(500)).await {
-                Some(status) => (FaultKind::Exited, format!("{}{half}", process::describe_exit(status))),
-                None => (FaultKind::ClosedStdout, format!("closed its stdout but kept running{half}")),
+                Some(status) => {
+                    (FaultKind::Exited, format!("{}{half}", process::describe_exit(status)))
+                }
+                None => {
+                    (FaultKind::ClosedStdout, format!("closed its stdout but kept running{half}"))
+                }
             },
-            None if self.spec.is_tcp() => (FaultKind::Disconnected, format!("the connection closed{half}")),
+            None if self.spec.is_tcp() => {
+                (FaultKind::Disconnected, format!("the connection closed{half}"))
+            }
             None => (FaultKind::ClosedStdout, format!("closed the connection{half}")),
         }
     }
@@ -451,7 +514,9 @@ impl Bot {
                 Some(status) => (FaultKind::Exited, process::describe_exit(status)),
                 None => (FaultKind::ClosedStdout, format!("closed its stdin: {e}")),
             },
-            None if self.spec.is_tcp() => (FaultKind::Disconnected, format!("the connection failed: {e}")),
+            None if self.spec.is_tcp() => {
+                (FaultKind::Disconnected, format!("the connection failed: {e}"))
+            }
             None => (FaultKind::ClosedStdout, format!("connection closed: {e}")),
         }
     }

@@ -72,7 +72,9 @@ pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, Chi
     let stdin = child.stdin.take().ok_or_else(|| io::Error::other("no stdin pipe"))?;
     let stdout = child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
     let stderr_task = match (child.stderr.take(), &spec.stderr_path) {
-        (Some(err), Some(path)) => Some(tokio::spawn(capture_stderr(err, path.clone(), spec.stderr_cap))),
+        (Some(err), Some(path)) => {
+            Some(tokio::spawn(capture_stderr(err, path.clone(), spec.stderr_cap)))
+        }
         _ => None,
     };
     Ok((BotProcess { child, pgid, stderr_task }, stdin, stdout))
@@ -128,7 +130,9 @@ async fn capture_stderr(mut err: tokio::process::ChildStderr, path: PathBuf, cap
     }
     if let Some(f) = file.as_mut() {
         if dropped > 0 {
-            let note = format!("\n[referee: stderr capped at {cap} bytes; {dropped} more bytes dropped]\n");
+            let note = format!(
+                "\n[referee: stderr capped at {cap} bytes; {dropped} more bytes dropped]\n"
+            );
             let _ = f.write_all(note.as_bytes()).await;
         }
         let _ = f.flush().await;

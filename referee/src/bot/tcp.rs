@@ -19,7 +19,11 @@ use tokio::task::JoinHandle;
 pub(crate) fn new_token() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
     format!("{:016x}", h.finish())
 }
 
@@ -71,7 +75,8 @@ impl Lobby {
         cfg: ConnectConfig,
         max_pending: usize,
     ) -> Result<Lobby, String> {
-        let listener = TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let listener =
+            TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let addr = listener.local_addr().map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let mut state = State::default();
         for t in tokens {
@@ -79,7 +84,8 @@ impl Lobby {
         }
         let state = Arc::new(Mutex::new(state));
         let arrived = Arc::new(Notify::new());
-        let task = tokio::spawn(accept_loop(listener, state.clone(), arrived.clone(), cfg, max_pending));
+        let task =
+            tokio::spawn(accept_loop(listener, state.clone(), arrived.clone(), cfg, max_pending));
         Ok(Lobby { addr, state, arrived, task })
     }
 
@@ -161,7 +167,11 @@ async fn accept_loop(
             let verdict = {
                 let Ok(mut st) = state.lock() else { return };
                 match st.slots.get_mut(&token) {
-                    None => Err(if token.is_empty() { "no seat token in the hello answer" } else { "unknown seat token" }),
+                    None => Err(if token.is_empty() {
+                        "no seat token in the hello answer"
+                    } else {
+                        "unknown seat token"
+                    }),
                     Some(Slot::Ready(_) | Slot::InPlay) => Err("this seat token is already in use"),
                     Some(slot @ Slot::Open) => {
                         // The bot is moved in below, outside the match on `slot`'s borrow.
@@ -189,5 +199,6 @@ async fn accept_loop(
 
 async fn refuse(mut stream: TcpStream, reason: &str) {
     let line = protocol::encode_line(&ToBot::Bye { reason: reason.into() });
-    let _ = tokio::time::timeout(Duration::from_millis(200), stream.write_all(line.as_bytes())).await;
+    let _ =
+        tokio::time::timeout(Duration::from_millis(200), stream.write_all(line.as_bytes())).await;
 }
