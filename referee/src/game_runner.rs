@@ -115,6 +115,8 @@ struct Table<'a> {
     seed: u64,
     leak_rng: SplitMix64,
     deck: Deck,
+    /// Decks given by the caller, by deal number.
+    given_decks: Vec<Deck>,
     /// Dealer of the deal in progress.
     dealer: Seat,
     /// Winners of the finished tricks of the deal in progress, for `deal_over`.
@@ -135,7 +137,21 @@ pub(crate) async fn run_game(
     setup: &GameSetup,
     cfg: &GameConfig,
     rec: &mut Recorder,
+    shutdown: Shutdown,
+) -> GameSummary {
+    run_game_with_decks(bots, setup, cfg, rec, shutdown, None).await
+}
+
+/// [`run_game`] with the decks given instead of derived from the seed (deal `d` uses
+/// `decks[d - 1]`; past the end, the seed's decks): for replaying a record, whose decks are
+/// authoritative, and for tests that change what no seat may see.
+pub(crate) async fn run_game_with_decks(
+    bots: [&mut Bot; 4],
+    setup: &GameSetup,
+    cfg: &GameConfig,
+    rec: &mut Recorder,
     mut shutdown: Shutdown,
+    decks: Option<Vec<Deck>>,
 ) -> GameSummary {
     let started = Instant::now();
     let seed = setup.seed;
@@ -149,6 +165,7 @@ pub(crate) async fn run_game(
         seed,
         leak_rng: SplitMix64::new(derive_seed(&[seed, LEAK_TAG])),
         deck: Deck::canonical(),
+        given_decks: decks.unwrap_or_default(),
         dealer: setup.first_dealer,
         trick_winners: Vec::with_capacity(9),
         forfeit: None,
@@ -247,7 +264,10 @@ impl Table<'_> {
 
     async fn deal(&mut self) {
         let deal_no = self.game.deal_number() + 1;
-        self.deck = deck_for(self.seed, deal_no);
+        self.deck = match self.given_decks.get(usize::from(deal_no) - 1) {
+            Some(deck) => *deck,
+            None => deck_for(self.seed, deal_no),
+        };
         let dealer = self.game.dealer();
         self.dealer = dealer;
         self.trick_winners.clear();
