@@ -351,6 +351,17 @@ impl Table<'_> {
         result
     }
 
+    /// A bot replaced during its last question is told `bye` and stopped, so nothing it sends
+    /// later can leak into another game; the match starts it again for the next game.
+    async fn settle(&mut self, seat: Seat) {
+        let i = seat.index();
+        if self.seats[i].replaced && self.bots[i].is_alive() {
+            let flush_limit = self.answer.max(Duration::from_millis(100));
+            self.bots[i].flush(flush_limit).await;
+            self.bots[i].stop("replaced by the fallback for the rest of the game").await;
+        }
+    }
+
     /// Records a fault, applies the policy and tells the bot.
     fn fault(
         &mut self,
@@ -539,6 +550,7 @@ impl Table<'_> {
         }
         if !vote {
             self.rec.line(&RecordLine::Opening { seat: seat_no(seat), us, auto, raw });
+            self.settle(seat).await;
             return;
         }
         self.rec.line(&RecordLine::Vote { seat: seat_no(seat), accept, us, auto, raw });
@@ -546,6 +558,7 @@ impl Table<'_> {
             let ev = *ev;
             self.broadcast(&ev, 0);
         }
+        self.settle(seat).await;
     }
 
     async fn discard(&mut self, seat: Seat) {
@@ -602,6 +615,7 @@ impl Table<'_> {
             let ev = *ev;
             self.broadcast(&ev, 0);
         }
+        self.settle(seat).await;
     }
 
     async fn play_card(&mut self, seat: Seat) {
@@ -659,6 +673,7 @@ impl Table<'_> {
             let ev = *ev;
             self.broadcast(&ev, trick);
         }
+        self.settle(seat).await;
     }
 
     /// Turns the engine's public events of an action into notices and record lines. `trick` is
@@ -823,3 +838,7 @@ fn show(cards: CardSet) -> String {
 #[cfg(test)]
 #[path = "game_runner_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "leak_tests.rs"]
+mod leak_tests;

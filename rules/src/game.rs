@@ -194,8 +194,11 @@ impl Events {
     }
 
     fn push(&mut self, e: Event) {
-        self.items[self.len] = e;
-        self.len += 1;
+        // At most 5 events come from one action; the capacity is 6.
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = e;
+            self.len += 1;
+        }
     }
 
     /// The events in order.
@@ -284,6 +287,7 @@ impl Game {
     }
 
     /// What the game waits for; `None` once the match is over.
+    #[inline]
     pub fn to_act(&self) -> Option<Turn> {
         match self.phase {
             Phase::NeedDeck => Some(Turn::Deal),
@@ -320,11 +324,13 @@ impl Game {
     }
 
     /// A seat's current hand (the referee's view; bots get [`Game::view`]).
+    #[inline]
     pub fn hand(&self, seat: Seat) -> CardSet {
         self.hands[seat.index()]
     }
 
     /// The cards a seat may play now: its hand when it is to play, nothing otherwise.
+    #[inline]
     pub fn legal_plays(&self, seat: Seat) -> CardSet {
         match self.phase {
             Phase::Play(s) if s == seat => self.hands[seat.index()],
@@ -383,6 +389,7 @@ impl Game {
     }
 
     /// Applies `seat`'s action, or refuses it and leaves the game exactly as it was.
+    #[inline]
     pub fn apply(&mut self, seat: Seat, action: Action) -> Result<&Events, IllegalAction> {
         match (self.phase, action) {
             (Phase::Play(s), Action::Play(card)) if s == seat => {
@@ -474,10 +481,12 @@ impl Game {
         };
     }
 
+    #[inline]
     fn play(&mut self, seat: Seat, card: Card) {
         self.hands[seat.index()] = self.hands[seat.index()].without(card);
         self.played = self.played.with(card);
-        self.table[self.n_table as usize] = card;
+        // `n_table` is below 4 here; the mask lets the compiler drop the bounds check.
+        self.table[(self.n_table & 3) as usize] = card;
         self.n_table += 1;
         self.events.push(Event::Played { seat, card });
         if self.n_table < 4 {

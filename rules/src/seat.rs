@@ -24,19 +24,19 @@ impl Seat {
     /// The player to the left, who plays next.
     #[must_use]
     pub const fn left(self) -> Seat {
-        Seat((self.0 + 1) % 4)
+        Seat((self.0 + 1) & 3)
     }
 
     /// The seat `n` places to the left.
     #[must_use]
     pub const fn plus(self, n: u8) -> Seat {
-        Seat((self.0 + n % 4) % 4)
+        Seat(self.0.wrapping_add(n) & 3)
     }
 
     /// The partner opposite.
     #[must_use]
     pub const fn partner(self) -> Seat {
-        Seat((self.0 + 2) % 4)
+        Seat((self.0 + 2) & 3)
     }
 
     /// The partnership: team 0 is seats 0 and 2, team 1 is seats 1 and 3.

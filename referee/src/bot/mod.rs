@@ -564,6 +564,15 @@ impl Bot {
         }
     }
 
+    /// Stops a bot mid-match (it was replaced): `bye`, then its process group is killed at once.
+    /// It can be started again for the next game.
+    pub(crate) async fn stop(&mut self, reason: &str) {
+        if self.is_alive() {
+            self.say_bye(reason).await;
+            self.kill((FaultKind::Exited, format!("stopped by the referee: {reason}"))).await;
+        }
+    }
+
     /// Ends the connection politely: `bye`, end of input, a grace period, then the process group
     /// is killed whatever it does.
     pub(crate) async fn close(mut self, reason: &str, grace: Duration) {
