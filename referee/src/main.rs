@@ -95,6 +95,7 @@ fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
                 args.file.display()
             ))
         }
+        Err(e @ replay::ReplayError::Io(_)) => Err(e.to_string()),
         Err(e) => Err(format!("{}: {e}", args.file.display())),
     }
 }

@@ -18,15 +18,11 @@ pub(crate) const BYE_GRACE: Duration = Duration::from_secs(1);
 /// Players 0..3 from one, two or four `--bot` values.
 pub(crate) fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
     let specs = bots.iter().map(|b| BotSpec::parse(b)).collect::<Result<Vec<_>, _>>()?;
-    Ok(match specs.as_slice() {
+    let players = match specs.as_slice() {
         [] => {
             let h = BotSpec::parse("builtin:heuristic")?;
             let r = BotSpec::parse("builtin:random")?;
             [h.clone(), r.clone(), h, r]
-        }
-        // A TCP seat is one bot: four seats from one `--bot tcp` get four tokens.
-        [a] if matches!(a, BotSpec::TcpSeat { .. }) => {
-            std::array::from_fn(|_| BotSpec::TcpSeat { token: crate::bot::tcp::new_token() })
         }
         [a] => [a.clone(), a.clone(), a.clone(), a.clone()],
         [a, b] => [a.clone(), b.clone(), a.clone(), b.clone()],
@@ -37,6 +33,19 @@ pub(crate) fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
                 specs.len()
             ));
         }
+    };
+    Ok(distinct_tokens(players))
+}
+
+/// A TCP seat is one bot, so a `tcp` spec repeated over several seats gets one token per
+/// player: the given token with the player's number appended.
+fn distinct_tokens(players: [BotSpec; 4]) -> [BotSpec; 4] {
+    let shared = |token: &str| {
+        players.iter().filter(|q| matches!(q, BotSpec::TcpSeat { token: t } if t == token)).count() > 1
+    };
+    std::array::from_fn(|p| match &players[p] {
+        BotSpec::TcpSeat { token } if shared(token) => BotSpec::TcpSeat { token: format!("{token}-{p}") },
+        other => other.clone(),
     })
 }
 
@@ -86,6 +95,12 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     let lobby = open_lobby(&players, &args.net, &connect, args.json).await?;
     let wait = Duration::from_millis(args.net.connect_wait_ms);
     let mut bots = connect_all(&players, &connect, dir.as_deref(), lobby.as_ref(), wait).await;
+    for (p, bot) in bots.iter().enumerate() {
+        if let Some((kind, detail)) = &bot.dead {
+            // The game goes on with the fallback in that seat; say so where a person sees it.
+            eprintln!("referee: warning: player {p} is not playing ({}): {detail}", kind.as_str());
+        }
+    }
     let mut summaries = Vec::new();
     let mut error = None;
     for game_no in 1..=args.games {
