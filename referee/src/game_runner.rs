@@ -117,6 +117,8 @@ struct Table<'a> {
     deck: Deck,
     /// Decks given by the caller, by deal number.
     given_decks: Vec<Deck>,
+    /// Scratch buffer for encoding a notice once for all seats.
+    line_buf: Vec<u8>,
     /// Dealer of the deal in progress.
     dealer: Seat,
     /// Winners of the finished tricks of the deal in progress, for `deal_over`.
@@ -166,6 +168,7 @@ pub(crate) async fn run_game_with_decks(
         leak_rng: SplitMix64::new(derive_seed(&[seed, LEAK_TAG])),
         deck: Deck::canonical(),
         given_decks: decks.unwrap_or_default(),
+        line_buf: Vec::with_capacity(512),
         dealer: setup.first_dealer,
         trick_winners: Vec::with_capacity(9),
         forfeit: None,
@@ -763,8 +766,11 @@ impl Table<'_> {
     }
 
     fn tell_all(&mut self, msg: &ToBot) {
+        // Encoded once for the four bots.
+        self.line_buf.clear();
+        protocol::codec::encode_into(msg, &mut self.line_buf);
         for bot in self.bots.iter_mut() {
-            bot.notify(msg);
+            bot.notify_encoded(&self.line_buf);
         }
     }
 

@@ -64,6 +64,11 @@ impl LineConn {
         encode_into(msg, &mut self.out);
     }
 
+    /// Adds an already encoded line (or lines), so a notice for four bots is encoded once.
+    pub(crate) fn queue_bytes(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
     /// The line length limit.
     pub(crate) fn max_line(&self) -> usize {
         self.framer.max()

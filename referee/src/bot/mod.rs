@@ -374,6 +374,15 @@ impl Bot {
         }
     }
 
+    /// Queues a notice already encoded as a line.
+    pub(crate) fn notify_encoded(&mut self, line: &[u8]) {
+        if self.dead.is_none()
+            && let Some(conn) = self.conn.as_mut()
+        {
+            conn.queue_bytes(line);
+        }
+    }
+
     /// Writes queued notices. A bot that does not read them within `limit` is dead.
     pub(crate) async fn flush(&mut self, limit: Duration) {
         let Some(conn) = self.conn.as_mut() else { return };
