@@ -228,10 +228,13 @@ impl Table<'_> {
             self.seats[seat.index()].bank_us = self.cfg.clock.bank_ms * 1000;
             // Faults met while (re)connecting belong to this game's record.
             let pending = std::mem::take(&mut self.bots[seat.index()].pending_faults);
+            let had_pending = !pending.is_empty();
             for (kind, detail) in pending {
                 self.fault(seat, kind, detail, None, "the referee plays for the bot".into());
             }
-            if !self.bots[seat.index()].is_alive() && !self.seats[seat.index()].replaced {
+            // A bot that is gone without a new fault to show for it (it died in an earlier
+            // game and could not come back) is still recorded once for this game.
+            if !self.bots[seat.index()].is_alive() && !had_pending {
                 let (kind, detail) = self.bots[seat.index()]
                     .dead
                     .clone()

@@ -41,10 +41,13 @@ pub(crate) fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
 /// player: the given token with the player's number appended.
 fn distinct_tokens(players: [BotSpec; 4]) -> [BotSpec; 4] {
     let shared = |token: &str| {
-        players.iter().filter(|q| matches!(q, BotSpec::TcpSeat { token: t } if t == token)).count() > 1
+        players.iter().filter(|q| matches!(q, BotSpec::TcpSeat { token: t } if t == token)).count()
+            > 1
     };
     std::array::from_fn(|p| match &players[p] {
-        BotSpec::TcpSeat { token } if shared(token) => BotSpec::TcpSeat { token: format!("{token}-{p}") },
+        BotSpec::TcpSeat { token } if shared(token) => {
+            BotSpec::TcpSeat { token: format!("{token}-{p}") }
+        }
         other => other.clone(),
     })
 }
@@ -107,7 +110,9 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         if shutdown.stage() >= Stage::Draining {
             break;
         }
-        for (p, bot) in bots.iter_mut().enumerate() {
+        // Bots that died in the last game start again; a bot that failed to start for the first
+        // game has had its chance and its fault is recorded there.
+        for (p, bot) in bots.iter_mut().enumerate().filter(|_| game_no > 1) {
             if !bot.is_alive() {
                 restart(bot, p, &connect, dir.as_deref(), lobby.as_ref()).await;
             }

@@ -84,12 +84,15 @@ impl BotSpec {
     /// A short name before the handshake tells the real one.
     pub(crate) fn short_name(&self) -> String {
         match self {
-            BotSpec::Command(argv) => argv
-                .iter()
-                .rev()
-                .find(|w| !w.starts_with('-'))
-                .map(|w| w.rsplit('/').next().unwrap_or(w).to_string())
-                .unwrap_or_else(|| argv[0].clone()),
+            // The script a interpreter runs (`python3 bots/mine.py --level 2` is "mine.py"),
+            // else the program itself.
+            BotSpec::Command(argv) => {
+                let file = argv[1..]
+                    .iter()
+                    .find(|w| !w.starts_with('-') && (w.contains('.') || w.contains('/')));
+                let word = file.unwrap_or(&argv[0]);
+                word.rsplit('/').next().unwrap_or(word).to_string()
+            }
             BotSpec::Builtin(b) => b.name().to_string(),
             BotSpec::TcpSeat { .. } => "tcp-seat".into(),
             BotSpec::TcpConnect(addr) => format!("tcp://{addr}"),
@@ -228,9 +231,7 @@ impl Bot {
             on_death: None,
         };
         if handshake && let Err(detail) = bot.handshake(cfg.handshake).await {
-            let fault = (FaultKind::HandshakeRefused, detail);
-            bot.pending_faults.push(fault.clone());
-            bot.kill(fault).await;
+            bot.refuse(detail).await;
         }
         bot
     }
@@ -301,10 +302,18 @@ impl Bot {
             }
         }
         if let Err(detail) = self.handshake(cfg.handshake).await {
-            let fault = (FaultKind::HandshakeRefused, detail);
-            self.pending_faults.push(fault.clone());
-            self.kill(fault).await;
+            self.refuse(detail).await;
         }
+    }
+
+    /// A failed handshake: the bot is told why (when it can still hear), and stopped.
+    async fn refuse(&mut self, detail: String) {
+        if self.is_alive() {
+            self.say_bye(&format!("handshake refused: {detail}")).await;
+        }
+        let fault = (FaultKind::HandshakeRefused, detail);
+        self.pending_faults.push(fault.clone());
+        self.kill(fault).await;
     }
 
     async fn handshake(&mut self, limit: Duration) -> Result<(), String> {
@@ -328,7 +337,6 @@ impl Bot {
                     let reason = format!(
                         "the bot speaks protocol {p}, this referee speaks {PROTOCOL_VERSION}"
                     );
-                    self.say_bye(&reason).await;
                     return Err(reason);
                 }
                 if name.trim().is_empty() || name.len() > 64 || version.len() > 64 {
@@ -423,14 +431,32 @@ impl Bot {
             let Some(conn) = self.conn.as_mut() else {
                 return Reply::Fault(FaultKind::ClosedStdout, "no connection".into(), None);
             };
-            match conn.next(deadline).await {
+            // A bot can die while a child it started still holds its stdout open, so end of
+            // file never comes: watch the process too. Lines already sent are read first.
+            let incoming = match self.process.as_mut() {
+                Some(process) => tokio::select! {
+                    biased;
+                    incoming = conn.next(deadline) => incoming,
+                    status = process.wait() => {
+                        let detail = match status {
+                            Some(status) => process::describe_exit(status),
+                            None => "ended".to_string(),
+                        };
+                        let fault = (FaultKind::Exited, detail);
+                        self.kill(fault.clone()).await;
+                        return Reply::Fault(fault.0, fault.1, None);
+                    }
+                },
+                None => conn.next(deadline).await,
+            };
+            match incoming {
                 Incoming::Line(line) => {
                     let raw = String::from_utf8_lossy(&line).into_owned();
                     match decode_line::<FromBot>(&line) {
                         Ok(msg) if msg.id() == id => {
                             return Reply::Answer(msg, sent.elapsed(), raw);
                         }
-                        Ok(msg) if msg.id() < id => ignored.push((
+                        Ok(msg) if (1..id).contains(&msg.id()) => ignored.push((
                             FaultKind::StaleId,
                             format!(
                                 "{} answer with id {} while question {id} is open",

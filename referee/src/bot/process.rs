@@ -140,6 +140,17 @@ async fn capture_stderr(mut err: tokio::process::ChildStderr, path: PathBuf, cap
 }
 
 impl BotProcess {
+    /// The process id (also its process group's), until the process is reaped: `replay --until`
+    /// shows it so a debugger can attach.
+    pub(crate) fn id(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    /// Waits for the process to end (cancel-safe, so it can race a read).
+    pub(crate) async fn wait(&mut self) -> Option<ExitStatus> {
+        self.child.wait().await.ok()
+    }
+
     /// The exit status if the process ends within `within`.
     pub(crate) async fn exit_status(&mut self, within: Duration) -> Option<ExitStatus> {
         tokio::time::timeout(within, self.child.wait()).await.ok().and_then(Result::ok)

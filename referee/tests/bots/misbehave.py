@@ -1,18 +1,30 @@
 #!/usr/bin/env python3
-"""A minimal Aluette bot that misbehaves once, in the way MODE names; used by tests/faults.rs.
+"""A minimal Aluette bot that misbehaves the way MODE says; used by tests/faults.rs.
 
 Usage: misbehave.py MODE PIDFILE
 
-Correct play: answers hello, plays the first card of its hand, votes refuse (accept in the
-chant modes), discards the first 6 cards, sends no signals. It appends its pid (and any child's
-pid) to PIDFILE, and echoes every line it receives to stderr, so tests can check both what the
-referee killed and what it told the bot.
+Correct play: answers hello, plays the first card of its hand, votes refuse, discards the first
+6 cards, sends no signals. MODE changes one thing:
+  exit                   sys.exit(3) on its 3rd play question
+  sleep                  answers its 2nd play question late, then plays on
+  garbage                a non-JSON line instead of its 2nd play answer
+  long-line              a 10 MB line instead of its 2nd play answer
+  illegal-once/-always   a card it does not hold on its 2nd / every play question
+  twice                  sends its 1st play answer twice
+  close-stdout           closes stdout on its 2nd play question and stays alive
+  no-hello               never answers hello and stays alive
+  orphan                 starts `sleep 60` on its 1st play, exits on its 2nd
+  orphan-holding-stdout  the same, the child keeping the bot's stdin and stdout open
+  accept-chant           votes accept
+  short-discard          votes accept, discards only 5 cards the first time
+  false-signal           signals "monsieur" once without holding 3o
 
-It clears the parent-death signal the referee sets, and its stalling modes ignore end of input:
-a bot process that survives the referee then shows up in the test instead of being cleaned up
-by the kernel, so only the referee's own kill makes those tests pass.
+It appends its pid (and its child's) to PIDFILE and echoes every line it receives to stderr, so
+tests can check what the referee killed and what it told the bot. It clears the parent-death
+signal the referee sets and its stalling modes ignore end of input, so only the referee's own
+kill ends it: a process the referee forgets then shows up in the test.
 """
-import ctypes, json, os, subprocess, sys, time
+import ctypes, json, os, sys, time
 
 MODE, PIDFILE = sys.argv[1], sys.argv[2]
 DECK = [r + s for r in "A23456789JCK" for s in "ocsb"]
@@ -93,6 +105,8 @@ def main():
                 return 0
             if MODE in ("orphan", "orphan-holding-stdout") and plays == 1:
                 # "orphan" detaches the child from the pipes, so the bot's exit shows at once.
+                import subprocess  # here only: every import slows the start of every test bot
+
                 quiet = subprocess.DEVNULL if MODE == "orphan" else None
                 note_pid(subprocess.Popen(["sleep", "60"], stdin=quiet, stdout=quiet).pid)
             if MODE in ("orphan", "orphan-holding-stdout") and plays == 2:
