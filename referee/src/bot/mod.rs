@@ -128,6 +128,9 @@ pub(crate) enum Reply {
     Fault(FaultKind, String, Option<String>),
 }
 
+/// How long a stopped bot may take to read its `bye` and exit before it is killed.
+const STOP_GRACE: Duration = Duration::from_millis(500);
+
 /// A line skipped while waiting for an answer (a stale or unknown id).
 pub(crate) type Ignored = (FaultKind, String, String);
 
@@ -244,7 +247,7 @@ impl Bot {
         stderr_stem: &str,
         cpu: Option<usize>,
     ) {
-        self.retire();
+        self.retire(Duration::ZERO);
         self.dead = None;
         self.next_id = 1;
         self.hello_raw = None;
@@ -559,7 +562,7 @@ impl Bot {
     /// Marks the bot dead and kills its process group; it can be started again for another game.
     async fn kill(&mut self, why: (FaultKind, String)) {
         self.dead = Some(why);
-        self.retire();
+        self.retire(Duration::ZERO);
     }
 
     /// Registers what to do when this bot dies.
@@ -569,7 +572,7 @@ impl Bot {
 
     /// Hands the connection of `other` (a freshly connected bot for the same seat) to this one.
     pub(crate) fn replace_with(&mut self, other: Bot) {
-        self.retire();
+        self.retire(Duration::ZERO);
         let spec = self.spec.clone();
         let retired = std::mem::take(&mut self.retired);
         *self = other;
@@ -577,14 +580,16 @@ impl Bot {
         self.retired.extend(retired);
     }
 
-    fn retire(&mut self) {
+    /// Drops the connection; the process gets `grace` to exit on its own (it may be reading a
+    /// `bye`), then its group is killed, in the background so the game does not wait.
+    fn retire(&mut self, grace: Duration) {
         self.conn = None;
         if let Some(DeathHook(f)) = self.on_death.take() {
             f();
         }
         if let Some(p) = self.process.take() {
             self.retired.push(tokio::spawn(async move {
-                p.finish(Duration::ZERO).await;
+                p.finish(grace).await;
             }));
         }
         if let Some(task) = self.builtin.take() {
@@ -599,12 +604,16 @@ impl Bot {
         }
     }
 
-    /// Stops a bot mid-match (it was replaced): `bye`, then its process group is killed at once.
-    /// It can be started again for the next game.
+    /// Stops a bot mid-match (it was replaced): `bye` and end of input, then its process group
+    /// is killed after a short grace. It can be started again for the next game.
     pub(crate) async fn stop(&mut self, reason: &str) {
         if self.is_alive() {
             self.say_bye(reason).await;
-            self.kill((FaultKind::Exited, format!("stopped by the referee: {reason}"))).await;
+            if let Some(conn) = self.conn.as_mut() {
+                conn.shutdown().await;
+            }
+            self.dead = Some((FaultKind::Exited, format!("stopped by the referee: {reason}")));
+            self.retire(STOP_GRACE);
         }
     }
 

@@ -7,7 +7,7 @@ Runs CMD as a child and copies every line between the referee (our stdin/stdout)
 byte for byte, passing each line on as soon as it is complete. Each line is also appended:
 
 - to LOGFILE as {"seat":SEAT,"dir":"to_bot"|"from_bot","msg":<the line parsed as JSON>} (a line
-  that is not JSON is kept as a string, so a faulty bot is still logged);
+  that is not JSON is kept as a string without its line ending, so a faulty bot is still logged);
 - to LOGFILE.raw as "> " (to_bot) or "< " (from_bot) followed by the exact bytes of the line; a
   last line without its newline gets one, followed by the line "\\ no newline" (as diff does),
   so the raw log still tells exactly which bytes went over the pipe.
@@ -44,7 +44,7 @@ def main(argv):
         try:
             msg = json.loads(line)
         except ValueError:
-            msg = line.decode("utf-8", errors="replace")
+            msg = line.rstrip(b"\r\n").decode("utf-8", errors="replace")
         entry = {"seat": seat, "dir": direction, "msg": msg}
         text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
         prefix = b"> " if direction == "to_bot" else b"< "

@@ -1,0 +1,240 @@
+//! `referee check-bot` end to end: the real binary against real bot processes on the real clock.
+//! Every sample bot must pass every check, and each bot of tests/check_bot_bots/broken_bot.py
+//! must fail the check that covers its one mistake, with a message that says what was expected.
+
+// The lint steers the referee's own code to its process module (process groups, kill on drop);
+// here running the referee binary directly is the whole point.
+#![allow(clippy::disallowed_methods)]
+
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A check-bot run takes about a second; one still running after this is hung.
+const HANG: Duration = Duration::from_secs(30);
+/// Every check, in the order they are printed.
+const CHECKS: [&str; 9] = [
+    "handshake",
+    "unknown-fields",
+    "opening",
+    "discard",
+    "play",
+    "game",
+    "second-game",
+    "bye",
+    "time",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the crate sits in a workspace").into()
+}
+
+/// A command for the referee's shell-like splitting, quoted so a checkout path with blanks works.
+fn script(interpreter: &str, path: &Path, args: &str) -> String {
+    format!("{interpreter} '{}' {args}", path.display()).trim_end().to_string()
+}
+
+fn broken(mode: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/check_bot_bots/broken_bot.py");
+    script("python3", &path, mode)
+}
+
+/// What one run of `referee check-bot` left: its exit status, output, and duration.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+impl Run {
+    /// The line of one check, asserting it is there exactly once.
+    fn line(&self, check: &str) -> &str {
+        let prefix = format!("  {check}: ");
+        let lines: Vec<&str> = self.stdout.lines().filter(|l| l.contains(&prefix)).collect();
+        assert_eq!(lines.len(), 1, "one line for {check}:\n{}", self.stdout);
+        lines[0]
+    }
+
+    fn passed(&self, check: &str) -> bool {
+        self.line(check).starts_with("PASS  ")
+    }
+
+    /// Asserts that `check` failed and that its line holds every one of `words`.
+    fn assert_fails(&self, check: &str, words: &[&str]) {
+        let line = self.line(check);
+        assert!(
+            line.starts_with(&format!("FAIL  {check}: ")),
+            "{check} should fail:\n{}",
+            self.stdout
+        );
+        for w in words {
+            assert!(line.contains(w), "{check} should say {w:?}:\n{line}");
+        }
+    }
+}
+
+fn check_bot(args: &[&str]) -> Run {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
+        .arg("check-bot")
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the referee starts");
+    // Both pipes are drained on threads, so a chatty run cannot block on a full pipe.
+    let mut out = child.stdout.take().expect("stdout is piped");
+    let mut err = child.stderr.take().expect("stderr is piped");
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the referee can be waited for") {
+            break status;
+        }
+        if start.elapsed() > HANG {
+            let _ = child.kill();
+            panic!("referee check-bot {args:?} still running after {HANG:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Run {
+        code: status.code(),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        took: start.elapsed(),
+    }
+}
+
+/// A bot that follows the protocol passes every check, in order, and the exit status is 0.
+fn assert_all_pass(bot: &str) {
+    let run = check_bot(&[bot]);
+    assert_eq!(run.code, Some(0), "{bot}:\n{}{}", run.stdout, run.stderr);
+    let names: Vec<&str> = run
+        .stdout
+        .lines()
+        .map(|l| l.split_once(": ").map_or(l, |(head, _)| head))
+        .map(|head| head.trim_start_matches("PASS").trim_start_matches("FAIL").trim())
+        .collect();
+    assert_eq!(names, CHECKS, "{}", run.stdout);
+    for check in CHECKS {
+        assert!(run.passed(check), "{bot}: {check} should pass:\n{}", run.stdout);
+    }
+}
+
+#[test]
+fn python_random_bot_passes() {
+    assert_all_pass(&script("python3", &root().join("sample-bots/python/random_bot.py"), ""));
+}
+
+#[test]
+fn python_heuristic_bot_passes() {
+    let bot = script("python3", &root().join("sample-bots/python/heuristic_bot.py"), "");
+    let run = check_bot(&[&bot]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    // The exact wording of the first line is the one the README shows.
+    assert_eq!(
+        run.line("handshake"),
+        "PASS  handshake: answered hello with name \"py-heuristic\" version \"1.0\" author \
+         \"aluette sample bots\""
+    );
+    assert!(run.line("bye").contains("exited with status 0"), "{}", run.stdout);
+    assert!(run.line("time").contains("limit 2000 ms"), "{}", run.stdout);
+}
+
+#[test]
+fn javascript_bot_passes() {
+    assert_all_pass(&script("node", &root().join("sample-bots/js/bot.js"), ""));
+}
+
+#[test]
+fn builtin_heuristic_passes_and_json_lists_every_check() {
+    assert_all_pass("builtin:heuristic");
+    let run = check_bot(&["builtin:heuristic", "--json"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let doc: Value = serde_json::from_str(&run.stdout).expect("--json prints one JSON document");
+    let checks = doc.as_array().expect("an array of checks");
+    let names: Vec<&str> = checks.iter().map(|c| c["check"].as_str().unwrap_or("?")).collect();
+    assert_eq!(names, CHECKS);
+    for c in checks {
+        assert_eq!(c["pass"], true, "{c}");
+        assert!(c["detail"].as_str().is_some_and(|d| !d.is_empty()), "{c}");
+    }
+}
+
+#[test]
+fn accept_without_a_vote_fails_the_opening_check() {
+    let run = check_bot(&[&broken("accept-always")]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(run.passed("handshake") && run.passed("unknown-fields"), "{}", run.stdout);
+    run.assert_fails(
+        "opening",
+        &["no vote asked", "expected no \"accept\" field", "got \"accept\":true", "line: {"],
+    );
+    // The games show the same mistake as the referee records it.
+    run.assert_fails("game", &["wrong_answer", "accept must be absent"]);
+    assert!(run.stderr.contains("checks failed"), "{}", run.stderr);
+}
+
+#[test]
+fn five_card_discard_fails_the_discard_check() {
+    let run = check_bot(&[&broken("discard-five")]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    run.assert_fails(
+        "discard",
+        &["free: expected 6 distinct cards from the hand, got [", "line: {\"type\":\"discard\""],
+    );
+    assert!(run.passed("opening") && run.passed("play") && run.passed("bye"), "{}", run.stdout);
+}
+
+#[test]
+fn card_not_held_fails_the_play_check() {
+    let run = check_bot(&[&broken("foreign-card")]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    run.assert_fails("play", &["leading (trick 1)", "expected a card from the hand [", "got \""]);
+    run.assert_fails("game", &["illegal_card"]);
+    assert!(run.passed("discard"), "{}", run.stdout);
+}
+
+#[test]
+fn choking_on_unknown_fields_fails_and_blocks_the_rest() {
+    let run = check_bot(&[&broken("strict-fields")]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(run.passed("handshake"), "{}", run.stdout);
+    run.assert_fails("unknown-fields", &["tea_time", "no longer running (exit code 2)"]);
+    for check in &CHECKS[2..] {
+        run.assert_fails(check, &["the bot is no longer running (exit code 2)"]);
+    }
+}
+
+#[test]
+fn silent_bot_fails_the_handshake_within_its_limit() {
+    let run = check_bot(&["--handshake-ms", "1000", &broken("silent")]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    run.assert_fails("handshake", &["no answer to the hello (id 1) within 1000 ms"]);
+    for check in &CHECKS[1..] {
+        run.assert_fails(check, &["not checked: no valid handshake"]);
+    }
+    // The limit, plus starting Python and the referee: never the default 10 s.
+    assert!(run.took < Duration::from_millis(4_000), "took {:?}", run.took);
+}
+
+#[test]
+fn a_program_that_cannot_start_fails_the_handshake() {
+    let run = check_bot(&["/nonexistent/aluette-bot"]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    run.assert_fails("handshake", &["cannot start /nonexistent/aluette-bot"]);
+    run.assert_fails("time", &["could not be started"]);
+}
