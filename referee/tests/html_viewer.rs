@@ -1,0 +1,604 @@
+//! Tests of `referee replay --html`: the page is self-contained, a seat's page holds nothing the
+//! seat could not know, and the page really works in a browser (headless Chromium): stepping by
+//! URL hash, by the ▶ button's click handler and by the keyboard shows the table the record
+//! describes. The expected tables are derived here from the record itself, independently of the
+//! page's script.
+//!
+//! Chromium is Debian's `chromium` package; it is installed with apt-get when missing (CI runs
+//! as root on a fresh machine), and the test fails, never skips, when that is not possible.
+
+// The lint steers the referee's own code to its process module; here running programs
+// (the referee, apt-get, Chromium) directly is the whole point.
+#![allow(clippy::disallowed_methods)]
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Flags this machine needs: no sandbox (root in a container), no GPU, and nothing that talks
+/// to the network or keeps state between runs.
+const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+];
+
+/// One Chromium run takes a few seconds; a hang fails instead of blocking CI.
+const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// Runs a command to its end within `RUN_LIMIT`, killing it if it overruns.
+fn run(cmd: &mut Command) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    // The pipes are drained on threads, so a chatty program cannot block on a full pipe.
+    let mut out = child.stdout.take().expect("piped stdout");
+    let mut err = child.stderr.take().expect("piped stderr");
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).ok();
+        v
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut v).ok();
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > RUN_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} ran for more than {RUN_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+}
+
+/// Makes sure `/usr/bin/chromium` exists, installing Debian's package when it does not.
+fn ensure_chromium() {
+    static READY: OnceLock<()> = OnceLock::new();
+    READY.get_or_init(|| {
+        if !Path::new(CHROMIUM).exists() {
+            eprintln!("{CHROMIUM} is missing: installing it with apt-get");
+            let apt = |args: &[&str]| {
+                Command::new("apt-get")
+                    .args(args)
+                    .env("DEBIAN_FRONTEND", "noninteractive")
+                    .stdin(Stdio::null())
+                    .status()
+            };
+            let update = apt(&["update"]);
+            let install = apt(&["install", "-y", "chromium"]);
+            assert!(
+                matches!(&install, Ok(s) if s.success()) && Path::new(CHROMIUM).exists(),
+                "the HTML viewer test needs headless Chromium at {CHROMIUM}, and installing it \
+                 failed (apt-get update: {update:?}; apt-get install -y chromium: {install:?}). \
+                 Install Debian's `chromium` package (as root) and run the test again."
+            );
+        }
+    });
+}
+
+/// The record and the two pages every test uses, made once per test process.
+#[derive(Debug)]
+struct Fixture {
+    dir: PathBuf,
+    /// The record's lines after the header: the page's events, one step each.
+    events: Vec<Value>,
+    full: PathBuf,
+    seat1: PathBuf,
+}
+
+fn referee(args: &[&str]) -> Output {
+    let out = run(Command::new(env!("CARGO_BIN_EXE_referee")).args(args));
+    assert!(
+        out.status.success(),
+        "referee {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        // One folder, emptied first: the last run's record and pages stay there to look at.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html_viewer");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the scratch folder");
+        let records = dir.join("records");
+        let records_arg = records.to_str().expect("a UTF-8 path");
+        // Built-in bots, public signals so every seat's page shows them.
+        referee(&["match", "--seed", "5", "--records", records_arg, "--signals", "public"]);
+        let record = records.join("game-000001.jsonl");
+        let full = dir.join("game.html");
+        let seat1 = dir.join("game-seat1.html");
+        let record_arg = record.to_str().expect("a UTF-8 path");
+        referee(&["replay", record_arg, "--html", full.to_str().unwrap()]);
+        referee(&["replay", record_arg, "--seat", "1", "--html", seat1.to_str().unwrap()]);
+        let text = std::fs::read_to_string(&record).expect("read the record");
+        let mut events: Vec<Value> =
+            text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+        assert_eq!(events.remove(0)["type"], "header");
+        Fixture { dir, events, full, seat1 }
+    })
+}
+
+/// The JSON embedded in a page, checked to be inert inside its `<script>` element.
+fn embedded_data(page: &str) -> Value {
+    let open = r#"<script type="application/json" id="game-data">"#;
+    assert_eq!(page.matches(open).count(), 1, "exactly one data block");
+    let start = page.find(open).unwrap() + open.len();
+    let len = page[start..].find("</script>").expect("the data block ends");
+    let json = &page[start..start + len];
+    assert!(!json.contains('<'), "markup characters are escaped in the embedded JSON");
+    serde_json::from_str(json).expect("the embedded data is JSON")
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn seat_of(e: &Value) -> Option<u64> {
+    e.get("seat").or_else(|| e.get("from")).and_then(Value::as_u64)
+}
+
+#[test]
+fn the_page_is_one_self_contained_file() {
+    let f = fixture();
+    let page = read(&f.full);
+    for banned in ["<link", "@import", "url(", " src=", "<iframe", "fetch(", "XMLHttpRequest"] {
+        assert!(!page.contains(banned), "the page must load nothing: found {banned:?}");
+    }
+    // The only URL is the SVG namespace, which is a name, not a fetch.
+    let urls = page.matches("http://").count() + page.matches("https://").count();
+    assert_eq!(urls, page.matches("http://www.w3.org/2000/svg").count(), "no external URL");
+    assert!(page.contains("default-src 'none'"), "a content policy forbids any network use");
+
+    let data = embedded_data(&page);
+    assert!(data["view"].is_null());
+    let events = data["events"].as_array().expect("events");
+    assert_eq!(events.len(), f.events.len(), "one step per record line after the header");
+    for (got, line) in events.iter().zip(&f.events) {
+        assert_eq!(got["type"], line["type"]);
+    }
+    // The whole-game page has every hand and the deck; seeds are strings (beyond 2^53).
+    let deal = &events[0];
+    assert_eq!(deal["hands"], f.events[0]["hands"]);
+    assert_eq!(deal["deck"], f.events[0]["deck"]);
+    assert!(data["header"]["seed"].is_string());
+    assert_eq!(data["header"]["match_seed"], "5");
+}
+
+/// Every key anywhere in a JSON value.
+fn keys(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                out.insert(k.clone());
+                keys(x, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| keys(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn a_seat_page_holds_nothing_the_seat_could_not_know() {
+    let f = fixture();
+    let page = read(&f.seat1);
+    let data = embedded_data(&page);
+    assert_eq!(data["view"], 1);
+    let mut all_keys = BTreeSet::new();
+    keys(&data, &mut all_keys);
+    for secret in ["deck", "seed", "match_seed", "raw", "command", "duration_ms", "verified"] {
+        assert!(!all_keys.contains(secret), "seat 1's page must not hold {secret:?}");
+    }
+    // The bots' own answer lines are not in the page in any form.
+    for line in &f.events {
+        if let Some(raw) = line.get("raw").and_then(Value::as_str) {
+            assert!(!page.contains(raw), "an answer line leaked: {raw}");
+        }
+    }
+    let events = data["events"].as_array().expect("events");
+    let record_deals: Vec<&Value> = f.events.iter().filter(|e| e["type"] == "deal").collect();
+    let page_deals: Vec<&Value> = events.iter().filter(|e| e["type"] == "deal").collect();
+    assert_eq!(page_deals.len(), record_deals.len());
+    for (got, want) in page_deals.iter().zip(&record_deals) {
+        let hands = got["hands"].as_array().expect("hands");
+        for (s, hand) in hands.iter().enumerate() {
+            if s == 1 {
+                assert_eq!(hand, &want["hands"][1], "seat 1 sees its own hand");
+            } else {
+                assert!(hand.is_null(), "seat {s}'s hand is not in seat 1's page");
+            }
+        }
+    }
+    for e in events {
+        let seat = seat_of(e);
+        let others = seat.is_some_and(|s| s != 1);
+        match e["type"].as_str().unwrap() {
+            "receive" | "discard" if others => assert!(e.get("cards").is_none(), "{e}"),
+            "fault" => assert_eq!(seat, Some(1), "only seat 1's own faults: {e}"),
+            "signal" => {
+                let seen: Vec<u64> =
+                    e["seen_by"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+                assert!(seen.contains(&1) || seat == Some(1), "a signal seat 1 saw: {e}");
+            }
+            _ => {}
+        }
+        if others {
+            assert!(e.get("us").is_none() && e.get("auto").is_none(), "no think time: {e}");
+        }
+    }
+    // Under `--signals public` seat 1 saw every signal.
+    let signals = |v: &[Value]| v.iter().filter(|e| e["type"] == "signal").count();
+    assert_eq!(signals(events), signals(&f.events));
+    assert!(signals(events) > 0, "the seed-5 game has signals to show");
+    let stats = data["footer"]["stats"].as_array().expect("stats");
+    for (s, st) in stats.iter().enumerate() {
+        assert_eq!(st.is_null(), s != 1, "only seat 1's own statistics");
+    }
+}
+
+// ---- Reading Chromium's DOM dump: it is well-formed, so counting one tag name's opening and
+// closing tags finds where an element ends.
+
+/// The outer HTML of the element with this `data-testid`.
+fn element<'a>(dom: &'a str, testid: &str) -> &'a str {
+    let marker = format!("data-testid=\"{testid}\"");
+    let at = dom.find(&marker).unwrap_or_else(|| panic!("no element {testid} in the page"));
+    let start = dom[..at].rfind('<').expect("a tag");
+    let name: String =
+        dom[start + 1..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    let (open, close) = (format!("<{name}"), format!("</{name}>"));
+    let mut depth = 0usize;
+    let mut i = start;
+    loop {
+        let next_open = dom[i..]
+            .find(&open)
+            .map(|p| p + i)
+            .filter(|&p| dom[p + open.len()..].starts_with([' ', '>', '/']));
+        let next_close = dom[i..].find(&close).map(|p| p + i).expect("the element ends");
+        match next_open {
+            Some(o) if o < next_close => {
+                depth += 1;
+                i = o + open.len();
+            }
+            _ => {
+                depth -= 1;
+                i = next_close + close.len();
+                if depth == 0 {
+                    return &dom[start..i];
+                }
+            }
+        }
+    }
+}
+
+/// An attribute of an element's opening tag.
+fn attr(element: &str, name: &str) -> Option<String> {
+    let tag = &element[..element.find('>').expect("an opening tag")];
+    let marker = format!(" {name}=\"");
+    let at = tag.find(&marker)? + marker.len();
+    Some(tag[at..].split('"').next().unwrap_or_default().to_string())
+}
+
+/// The card codes shown inside an element, in page order.
+fn cards_in(element: &str) -> Vec<String> {
+    element
+        .split("data-card=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// An element's text, tags removed.
+fn text(element: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in element.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Runs headless Chromium on a page with a URL hash and returns the DOM after the page's
+/// script ran; with `screenshot`, the same run also saves a 1200×800 picture of the page.
+fn chromium(page: &Path, hash: &str, screenshot: Option<&Path>) -> String {
+    let profile = fixture().dir.join(format!(
+        "profile-{}",
+        PROFILE_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let url = format!("file://{}#{hash}", page.display());
+    let mut cmd = Command::new(CHROMIUM);
+    cmd.args(CHROMIUM_FLAGS).arg(format!("--user-data-dir={}", profile.display()));
+    if let Some(png) = screenshot {
+        let _ = std::fs::remove_file(png);
+        cmd.arg(format!("--screenshot={}", png.display())).arg("--window-size=1200,800");
+    }
+    let out = run(cmd.arg("--dump-dom").arg(&url));
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(
+        out.status.success(),
+        "chromium failed on {url}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8(out.stdout).expect("UTF-8 DOM");
+    assert!(dom.contains("data-testid=\"step-counter\""), "no page in the dump of {url}");
+    if let Some(png) = screenshot {
+        let bytes = std::fs::read(png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+        assert!(
+            bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000,
+            "{} is a picture",
+            png.display()
+        );
+    }
+    dom
+}
+
+static PROFILE_COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The canonical order of cards, as the record's hands are sorted.
+fn canonical(code: &str) -> usize {
+    let b = code.as_bytes();
+    let rank = b"A23456789JCK".iter().position(|&r| r == b[0]).expect("a rank");
+    let suit = b"ocsb".iter().position(|&s| s == b[1]).expect("a suit");
+    12 * suit + rank
+}
+
+/// What the table shows after `step` events, derived from the record alone.
+#[derive(Debug, Default)]
+struct Table {
+    hands: [Vec<String>; 4],
+    trick: Vec<String>,
+    trick_done: bool,
+    won: [u64; 4],
+    score: [u64; 2],
+}
+
+fn table_at(events: &[Value], step: usize) -> Table {
+    let mut t = Table::default();
+    let strs = |v: &Value| -> Vec<String> {
+        v.as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect()
+    };
+    for e in &events[..step] {
+        let seat = seat_of(e).unwrap_or(0) as usize;
+        match e["type"].as_str().unwrap() {
+            "deal" => {
+                for s in 0..4 {
+                    t.hands[s] = strs(&e["hands"][s]);
+                }
+                t.trick.clear();
+                t.won = [0; 4];
+            }
+            "receive" => t.hands[seat].extend(strs(&e["cards"])),
+            "discard" => {
+                let gone = strs(&e["cards"]);
+                t.hands[seat].retain(|c| !gone.contains(c));
+            }
+            "play" => {
+                if t.trick_done || t.trick.len() == 4 {
+                    t.trick.clear();
+                }
+                t.trick_done = false;
+                let card = e["card"].as_str().unwrap().to_string();
+                t.hands[seat].retain(|c| *c != card);
+                t.trick.push(card);
+            }
+            "trick" => {
+                t.trick_done = true;
+                if let Some(w) = e["winner"].as_u64() {
+                    t.won[w as usize] += 1;
+                }
+            }
+            "deal_over" => {
+                t.score = [e["score"][0].as_u64().unwrap(), e["score"][1].as_u64().unwrap()];
+            }
+            _ => {}
+        }
+    }
+    for hand in &mut t.hands {
+        hand.sort_by_key(|c| canonical(c));
+    }
+    t
+}
+
+/// The step just after the `n`-th (0-based) event of this type.
+fn step_after(events: &[Value], kind: &str, n: usize) -> usize {
+    events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e["type"] == kind)
+        .nth(n)
+        .map(|(i, _)| i + 1)
+        .unwrap_or_else(|| panic!("the record has no {kind} #{n}"))
+}
+
+/// Checks the table a dumped page shows against the record.
+fn check_table(dom: &str, events: &[Value], step: usize) {
+    let want = table_at(events, step);
+    let counter = element(dom, "step-counter");
+    assert_eq!(attr(counter, "data-step"), Some(step.to_string()), "{}", text(counter));
+    assert_eq!(attr(counter, "data-last"), Some(events.len().to_string()));
+    for s in 0..4 {
+        let hand = element(dom, &format!("hand-{s}"));
+        let count = want.hands[s].len();
+        assert_eq!(attr(hand, "data-count"), Some(count.to_string()), "seat {s} at step {step}");
+        assert_eq!(cards_in(hand), want.hands[s], "seat {s}'s hand at step {step}");
+        assert_eq!(attr(hand, "data-cards"), Some(want.hands[s].join(" ")));
+        let won = element(dom, &format!("won-{s}"));
+        assert_eq!(attr(won, "data-won"), Some(want.won[s].to_string()), "seat {s}'s tricks");
+    }
+    let trick = element(dom, "trick");
+    assert_eq!(cards_in(trick), want.trick, "the trick at step {step}");
+    let score = element(dom, "score");
+    assert_eq!(attr(score, "data-score"), Some(format!("{}-{}", want.score[0], want.score[1])));
+    let log = element(dom, "log");
+    assert_eq!(log.matches("<li").count(), step, "one log line per step so far");
+    // The log's last line is the current step's, highlighted.
+    assert_eq!(log.matches(" current\"").count(), usize::from(step > 0));
+    if step > 0 {
+        let last = &log[log.rfind("<li").unwrap()..];
+        assert!(last.contains(" current\""), "the current step is the highlighted line");
+    }
+}
+
+/// Checks that two dumps show the same game: the same markup for every part that shows it
+/// (not the controls, whose focus may differ).
+fn assert_same_game(got: &str, want: &str, what: &str) {
+    let mut ids = vec!["step-counter", "trick", "score", "log", "current", "chant", "signals"];
+    ids.extend(["faults", "deal-info", "banner", "seat-0", "seat-1", "seat-2", "seat-3"]);
+    for id in ids {
+        let (g, w) = (element(got, id), element(want, id));
+        if g != w {
+            let at = g.bytes().zip(w.bytes()).take_while(|(a, b)| a == b).count();
+            let around = |s: &str| {
+                s[at.saturating_sub(80).min(s.len())..].chars().take(200).collect::<String>()
+            };
+            panic!("{what}: {id} differs:\n  got  …{}\n  want …{}", around(g), around(w));
+        }
+    }
+}
+
+#[test]
+fn the_page_steps_through_the_game_in_headless_chromium() {
+    ensure_chromium();
+    let f = fixture();
+    let ev = &f.events;
+    let last = ev.len();
+    // Mid-deal, with signals and tricks won, a card just played to a half-played trick.
+    let mid = step_after(ev, "play", 4 * 4 + 2);
+    let first_trick = step_after(ev, "trick", 0);
+    let first_deal_over = step_after(ev, "deal_over", 0);
+    // Seat 1's page has its own step numbers (it may leave lines out): the same moment there.
+    let seat_events = embedded_data(&read(&f.seat1))["events"].as_array().unwrap().clone();
+    let seat_mid = step_after(&seat_events, "play", 4 * 4 + 2);
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target folder");
+    let (shot, seat_shot) = (target.join("html-viewer.png"), target.join("html-viewer-seat1.png"));
+
+    let jobs: Vec<(&Path, String, Option<&Path>)> = vec![
+        (&f.full, format!("step={mid}"), Some(&shot)),
+        (&f.full, format!("play={mid}"), None),
+        (&f.full, format!("step={first_trick}"), None),
+        (&f.full, format!("step={first_deal_over}"), None),
+        (&f.full, "keys=End".into(), None),
+        (&f.full, "step=8&keys=ArrowRight,ArrowRight,ArrowLeft,ArrowRight".into(), None),
+        (&f.full, "step=30&keys=Home".into(), None),
+        (&f.seat1, format!("step={seat_mid}"), Some(&seat_shot)),
+    ];
+    // Each run starts a whole browser; two at a time suit a small CI machine.
+    let mut doms: Vec<String> = Vec::new();
+    for pair in jobs.chunks(2) {
+        std::thread::scope(|scope| {
+            let runs: Vec<_> =
+                pair.iter().map(|(p, h, png)| scope.spawn(move || chromium(p, h, *png))).collect();
+            doms.extend(runs.into_iter().map(|r| r.join().expect("a chromium run")));
+        });
+    }
+    let dom = |hash: &str| -> &str {
+        let i = jobs.iter().position(|(p, h, _)| h == hash && *p == f.full).expect("a job");
+        &doms[i]
+    };
+
+    // A card was just played: the trick shows it last, and its player no longer holds it.
+    let d = dom(&format!("step={mid}"));
+    check_table(d, ev, mid);
+    let card = ev[mid - 1]["card"].as_str().unwrap();
+    assert_eq!(cards_in(element(d, "trick")).last().map(String::as_str), Some(card));
+    assert!(text(element(d, "current-event")).contains(&format!("plays {card}")));
+    // Think times vary from run to run: only their presence and unit are checked.
+    let think = text(element(d, "think-time"));
+    assert!(
+        ["µs", " ms", " s"].iter().any(|u| think.ends_with(u)),
+        "the play's think time: {think}"
+    );
+    assert!(element(d, "signals").contains("<td>"), "this deal's signals are listed");
+
+    // ▶ pressed N times through its click handler shows exactly what #step=N shows.
+    assert_same_game(dom(&format!("play={mid}")), d, "▶ pressed");
+
+    // The first trick's result: its winner's count and highlight.
+    let d = dom(&format!("step={first_trick}"));
+    check_table(d, ev, first_trick);
+    let trick = element(d, "trick");
+    let shown = attr(trick, "data-winner").expect("a finished trick names its winner");
+    match ev[first_trick - 1]["winner"].as_u64() {
+        Some(w) => {
+            assert_eq!(shown, w.to_string());
+            assert!(trick.contains("slot s-") && trick.contains(" winner\""), "highlighted");
+        }
+        None => assert_eq!(shown, "spoiled"),
+    }
+
+    // After the first deal: the score the record states.
+    let d = dom(&format!("step={first_deal_over}"));
+    check_table(d, ev, first_deal_over);
+    let score = &ev[first_deal_over - 1]["score"];
+    assert_eq!(text(element(d, "score-0")), score[0].to_string());
+    assert_eq!(text(element(d, "score-1")), score[1].to_string());
+
+    // The End key: the footer's score and result, the forward buttons off.
+    let d = dom("keys=End");
+    check_table(d, ev, last);
+    let footer = &ev[last - 1];
+    assert_eq!(footer["type"], "footer");
+    let want = format!("{}-{}", footer["score"][0], footer["score"][1]);
+    assert_eq!(attr(element(d, "score"), "data-score"), Some(want));
+    let result = element(d, "result");
+    match footer["winner"].as_u64() {
+        Some(w) => assert!(text(result).contains(&format!("team {w} wins")), "{result}"),
+        None => assert!(text(result).contains("no winner"), "{result}"),
+    }
+    assert!(element(d, "next").contains("disabled") && element(d, "last").contains("disabled"));
+
+    // The arrows and Home.
+    check_table(dom("step=8&keys=ArrowRight,ArrowRight,ArrowLeft,ArrowRight"), ev, 10);
+    let d = dom("step=30&keys=Home");
+    check_table(d, ev, 0);
+    assert!(element(d, "prev").contains("disabled") && element(d, "first").contains("disabled"));
+
+    // Seat 1's page: its own hand face up, the others face down with their counts.
+    let d = doms.last().unwrap();
+    assert_eq!(attr(element(d, "step-counter"), "data-step"), Some(seat_mid.to_string()));
+    let want = table_at(ev, mid);
+    for s in 0..4 {
+        let hand = element(d, &format!("hand-{s}"));
+        assert_eq!(attr(hand, "data-count"), Some(want.hands[s].len().to_string()));
+        if s == 1 {
+            assert_eq!(cards_in(hand), want.hands[1]);
+        } else {
+            assert!(cards_in(hand).is_empty(), "seat {s}'s cards are hidden from seat 1");
+            assert_eq!(hand.matches("class=\"back\"").count(), want.hands[s].len());
+        }
+    }
+    assert_eq!(cards_in(element(d, "trick")), want.trick);
+    assert!(text(element(d, "title")).contains("seat 1"));
+    eprintln!("screenshots: {} and {}", shot.display(), seat_shot.display());
+}
