@@ -16,11 +16,21 @@ mod seat_replay;
 mod shutdown;
 mod tournament;
 
-use clap::Parser;
+use clap::Parser as _;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // A bad flag is one line and a non-zero exit; --help and --version print in full.
+        Err(e) if e.use_stderr() => {
+            let text = e.to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            eprintln!("referee: {} (see referee --help)", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     let filter = tracing_subscriber::EnvFilter::try_new(&cli.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
