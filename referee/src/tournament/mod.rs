@@ -1,27 +1,657 @@
-//! `referee tournament` and `referee standings`: scaffolding, replaced by the tournament runner.
+//! `referee tournament` and `referee standings`: many games between entrants on parallel
+//! tables, settled in a crash-safe journal, summed up in standings.
+//!
+//! The main thread is the scheduler and the only writer of the journal: tables (table.rs) take
+//! games from a shared queue and send each finished game back; the main thread appends its
+//! journal line (after the table has synced the record), disqualifies entrants, runs the SPRT,
+//! and draws the progress. Ctrl-C and SIGTERM are heard on a small runtime of its own.
+//!
+//! Module map: config.rs (the file), schedule.rs (what game N is), journal.rs (the output
+//! folder's bookkeeping), table.rs (playing), stats.rs (pure statistics), standings.rs (tables
+//! of results), progress.rs (the bar).
 
+mod config;
+mod journal;
+mod progress;
+mod schedule;
+mod standings;
+mod stats;
+mod table;
+
+use crate::bot::BotSpec;
+use crate::bot::tcp::Lobby;
+use crate::game_runner::{GameSummary, Status};
+use crate::pin;
+use crate::record_io;
+use crate::shutdown;
 use clap::Args;
-use std::path::PathBuf;
+use config::{Config, Format};
+use journal::{Entry, Journal, Plan};
+use progress::Progress;
+use schedule::{Job, Shard};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use table::{Queue, Report, TableCtx};
 
 /// Arguments of `referee tournament`.
 #[derive(Debug, Args)]
 pub(crate) struct TournamentArgs {
-    /// The tournament config (TOML or JSON).
+    /// The tournament config: TOML or JSON, told apart by the file's extension.
     pub(crate) config: PathBuf,
+    /// Finish the tournament of the output folder: games in its journal are kept, the others
+    /// are played.
+    #[arg(long)]
+    pub(crate) resume: bool,
+    /// Play only part K of N of the schedule (deal sets whose number is K modulo N), to share
+    /// a tournament between machines; `referee standings` merges the parts.
+    #[arg(long, value_name = "K/N")]
+    pub(crate) shard: Option<String>,
+    /// Output folder (instead of the config's `output`; default tournaments/CONFIG-NAME).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+    /// Tables playing at once (instead of the config's `concurrency`; default: the CPUs).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub(crate) concurrency: Option<u64>,
+    /// Do not pin each table (its thread and its bots) to one CPU.
+    #[arg(long)]
+    pub(crate) no_pin: bool,
 }
 
 /// Arguments of `referee standings`.
 #[derive(Debug, Args)]
 pub(crate) struct StandingsArgs {
-    /// Tournament output folders to merge.
+    /// Tournament output folders to merge (the shards of one tournament, or a single folder).
     #[arg(required = true)]
     pub(crate) dirs: Vec<PathBuf>,
+    /// Also write standings.json, standings.csv and pairs.csv into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+    /// Print the standings as JSON instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
-pub(crate) fn run(_args: TournamentArgs) -> Result<(), String> {
-    Err("tournaments are not available yet".into())
+pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
+    let cfg = config::load(&args.config)?;
+    let out = args.out.clone().or_else(|| cfg.output.clone()).unwrap_or_else(|| {
+        let stem = args.config.file_stem().map(|s| s.to_string_lossy().into_owned());
+        PathBuf::from("tournaments").join(stem.unwrap_or_else(|| "tournament".into()))
+    });
+    let mut shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    let no_sprt_in_shards = |shard: Option<Shard>| {
+        if cfg.sprt.is_some() && shard.is_some_and(|s| s.n > 1) {
+            Err("the SPRT decides on all the games, so it cannot run in shards".to_string())
+        } else {
+            Ok(())
+        }
+    };
+    let names: Vec<String> = cfg.entrants.iter().map(|e| e.name.clone()).collect();
+    let records = out.join("records");
+    let shown = out.display();
+
+    let (seed, entries) = if args.resume {
+        let old = journal::read_plan(&out).map_err(|e| format!("cannot resume: {e}"))?;
+        if cfg.seed.is_some_and(|s| s != old.seed) {
+            return Err(format!(
+                "cannot resume {shown}: the config's seed differs from the tournament's ({})",
+                old.seed
+            ));
+        }
+        match (shard, old.shard) {
+            (None, s) => shard = s,
+            (s, o) if s == o => {}
+            (Some(s), _) => {
+                return Err(format!(
+                    "cannot resume {shown} as shard {s}: it holds {}",
+                    old.shard.map_or("the whole tournament".into(), |o| format!("shard {o}"))
+                ));
+            }
+        }
+        no_sprt_in_shards(shard)?;
+        let now = Plan::new(&cfg, old.seed, old.scheduled, shard);
+        old.same_tournament(&now).map_err(|d| {
+            format!("cannot resume {shown}: the config describes another tournament ({d})")
+        })?;
+        (old.seed, journal::read_journal(&out, true)?)
+    } else {
+        if out.join(journal::PLAN).exists() || out.join(journal::JOURNAL).exists() {
+            return Err(format!(
+                "{shown} already holds a tournament: add --resume to finish it, or choose another output folder"
+            ));
+        }
+        if shard.is_some() && cfg.seed.is_none() {
+            return Err(
+                "a shard needs the config to give the seed, so that every shard plays the same schedule"
+                    .into(),
+            );
+        }
+        no_sprt_in_shards(shard)?;
+        // A records folder without a journal holds games nobody can account for.
+        if std::fs::read_dir(&records).is_ok_and(|mut d| d.next().is_some()) {
+            return Err(format!(
+                "{} is not empty but {shown} holds no tournament journal; choose another output folder",
+                records.display()
+            ));
+        }
+        record_io::prepare_dir(&records)?;
+        (cfg.seed.unwrap_or_else(random_seed), Vec::new())
+    };
+    let logs = out.join("logs");
+    std::fs::create_dir_all(&logs).map_err(|e| format!("cannot create {}: {e}", logs.display()))?;
+
+    let all = schedule::build(cfg.format, names.len(), cfg.gauntlet, cfg.games, seed);
+    let plan = Plan::new(&cfg, seed, all.len() as u64, shard);
+    let in_shard = |j: &Job| shard.is_none_or(|s| s.contains(j));
+    for e in &entries {
+        let ok = e.game >= 1
+            && all.get(e.game as usize - 1).is_some_and(|j| e.matches(j, &names) && in_shard(j));
+        if !ok {
+            return Err(format!(
+                "cannot resume {shown}: its journal's line for game {} does not match this config's schedule{}",
+                e.game,
+                shard.map(|s| format!(" (shard {s})")).unwrap_or_default()
+            ));
+        }
+    }
+    journal::write_plan(&out, &plan)?;
+    let concurrency = args
+        .concurrency
+        .map(|c| c as usize)
+        .or(cfg.concurrency)
+        .unwrap_or_else(|| pin::allowed_cpus().len())
+        .max(1);
+    let run_no = journal::record_run(
+        &out,
+        args.resume,
+        serde_json::json!({
+            "shard": shard.map(|s| s.to_string()),
+            "concurrency": concurrency,
+            "pid": std::process::id(),
+        }),
+    )?;
+
+    let mine: Vec<Job> = all.iter().filter(|j| in_shard(j)).copied().collect();
+    let done: HashSet<u64> = entries.iter().map(|e| e.game).collect();
+    let pending: Vec<Job> = mine.iter().filter(|j| !done.contains(&j.index)).copied().collect();
+    let mut moved = 0;
+    for j in &pending {
+        if journal::move_aside(&records, &record_io::game_file_name(j.index), run_no)? {
+            moved += 1;
+        }
+    }
+    println!(
+        "Tournament: {} entrants, {} {} games{}, seed {seed}; output in {shown}",
+        names.len(),
+        mine.len(),
+        cfg.format.as_str(),
+        shard.map(|s| format!(" (shard {s} of {} games)", all.len())).unwrap_or_default()
+    );
+    if args.resume {
+        println!(
+            "Resuming: {} games settled, {} to play{}",
+            mine.len() - pending.len(),
+            pending.len(),
+            if moved > 0 {
+                format!("; {moved} unfinished records moved to records/unfinished/")
+            } else {
+                String::new()
+            }
+        );
+    }
+
+    let queue = Queue::new(pending);
+    let mut book = Book::new(&cfg, plan, names, entries, Journal::open(&out)?, mine.len() as u64);
+    book.settle_unplayable(&queue)?;
+    let started = Instant::now();
+    let mut played_now = 0u64;
+    let mut error = None;
+    let tables = concurrency.min(queue.len());
+    if tables > 0 {
+        let res = play(&cfg, &args, &out, seed, run_no, tables, queue, &mut book)?;
+        played_now = res.0;
+        error = res.1;
+    }
+    book.progress.finish();
+    let elapsed = started.elapsed().as_secs_f64();
+    let s = standings::compute(&book.plan, &book.entries);
+    standings::write_files(&out, &s)?;
+    print!("{}", standings::text(&s));
+    if played_now > 0 {
+        println!(
+            "This run: {played_now} games in {elapsed:.1} s ({:.1} games/s) on {tables} table{}",
+            played_now as f64 / elapsed.max(1e-9),
+            if tables == 1 { "" } else { "s" }
+        );
+    }
+    println!("Standings written to {shown}/standings.json, standings.csv and pairs.csv");
+    if let Some(e) = error {
+        return Err(e);
+    }
+    let left = book.total - book.settled_in_shard();
+    if left > 0 {
+        return Err(format!(
+            "stopped with {left} games left to play; finish them with: referee tournament {} --resume{}",
+            args.config.display(),
+            args.out.as_ref().map(|o| format!(" --out {}", o.display())).unwrap_or_default()
+        ));
+    }
+    Ok(())
 }
 
-pub(crate) fn standings(_args: StandingsArgs) -> Result<(), String> {
-    Err("standings are not available yet".into())
+/// Plays the queue on `tables` tables; returns the games played and the referee's own error,
+/// if one stopped the tournament.
+#[allow(clippy::too_many_arguments)]
+fn play(
+    cfg: &Config,
+    args: &TournamentArgs,
+    out: &Path,
+    seed: u64,
+    run_no: u64,
+    tables: usize,
+    queue: Queue,
+    book: &mut Book,
+) -> Result<(u64, Option<String>), String> {
+    // Signals and TCP bots are served by a small runtime of this thread's own; its one worker
+    // thread drives them while this thread blocks on the tables' reports.
+    let control = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("tournament-control")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let (trigger, shutdown) = shutdown::channel();
+    {
+        let _guard = control.enter();
+        shutdown::listen(trigger);
+    }
+    let connect = cfg.table.connect_config();
+    let rooms = cfg.format.rooms();
+    let lobby = open_lobby(&control, cfg, &connect, tables, rooms)?;
+    let ctx = Arc::new(TableCtx {
+        cfg: cfg.table.game_config(),
+        connect,
+        entrants: cfg.entrants.clone(),
+        slugs: slugs(&book.names),
+        seed,
+        records: out.join("records"),
+        run: run_no,
+        rooms,
+        queue,
+        shutdown,
+        lobby,
+        connect_wait: Duration::from_millis(cfg.net.connect_wait_ms),
+    });
+    let cpus = pin::allowed_cpus();
+    let (tx, rx) = mpsc::channel();
+    let mut handles = Vec::new();
+    let mut error: Option<String> = None;
+    for t in 0..tables {
+        let cpu = (!args.no_pin).then(|| cpus[t % cpus.len()]);
+        match table::spawn(ctx.clone(), t, cpu, tx.clone()) {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                // The tables already started finish their games; nothing new starts.
+                ctx.queue.close();
+                error = Some(format!("cannot start a table thread: {e}"));
+                break;
+            }
+        }
+    }
+    // Only the tables hold senders now: the channel closes when the last table ends.
+    drop(tx);
+    let mut played = 0;
+    // Wait for a report, then take every report already waiting: one journal sync for all.
+    while let Ok(first) = rx.recv() {
+        let mut batch = Vec::new();
+        for report in std::iter::once(first).chain(rx.try_iter()) {
+            match report {
+                Report::Finished(job, summary) => batch.push((job, summary)),
+                Report::Failed(e) => {
+                    ctx.queue.close();
+                    error.get_or_insert(e);
+                }
+            }
+        }
+        match book.finished(batch, &ctx.queue) {
+            Ok((counted, record_error)) => {
+                played += counted;
+                if let Some(e) = record_error {
+                    ctx.queue.close();
+                    error.get_or_insert(e);
+                }
+            }
+            Err(e) => {
+                // The journal cannot be written: nothing more can count.
+                ctx.queue.close();
+                error.get_or_insert(e);
+            }
+        }
+    }
+    for (t, h) in handles.into_iter().enumerate() {
+        if h.join().is_err() {
+            error.get_or_insert(format!("table {} stopped on an internal error", t + 1));
+        }
+    }
+    drop(ctx);
+    // The signal listener may be waiting for a second Ctrl-C: do not wait for it.
+    control.shutdown_background();
+    Ok((played, error))
+}
+
+/// Binds the listener for TCP entrants and tells which tokens their bots must claim.
+fn open_lobby(
+    control: &tokio::runtime::Runtime,
+    cfg: &Config,
+    connect: &crate::bot::ConnectConfig,
+    tables: usize,
+    rooms: u64,
+) -> Result<Option<Lobby>, String> {
+    let mut tokens = Vec::new();
+    let mut lines = Vec::new();
+    for e in &cfg.entrants {
+        if let BotSpec::TcpSeat { token } = &e.spec {
+            let mine: Vec<String> = (0..tables)
+                .flat_map(|t| {
+                    (0..rooms).flat_map(move |r| {
+                        let room = if rooms == 1 { 0 } else { r as u8 + 1 };
+                        (0..2).map(move |s| table::seat_token(token, rooms, t, room, s))
+                    })
+                })
+                .collect();
+            lines.push(format!(
+                "  entrant {}: {} bots, tokens {} to {}",
+                e.name,
+                mine.len(),
+                mine[0],
+                mine[mine.len() - 1]
+            ));
+            tokens.extend(mine);
+        }
+    }
+    if tokens.is_empty() {
+        return Ok(None);
+    }
+    let lobby = control.block_on(Lobby::bind(
+        &cfg.net.listen,
+        &tokens,
+        connect.clone(),
+        cfg.net.max_pending,
+    ))?;
+    println!("Listening for TCP bots on {}", lobby.addr());
+    for l in lines {
+        println!("{l}");
+    }
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    Ok(Some(lobby))
+}
+
+/// File-name-safe entrant names, numbered so two names never give the same file.
+fn slugs(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let s: String = n
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+                .collect();
+            format!("{}-{s}", i + 1)
+        })
+        .collect()
+}
+
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    // The standard library's per-process random keys mixed with the clock; 53 bits, so the
+    // seed can be written back into a TOML config (whose integers are signed 64-bit).
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish() >> 11
+}
+
+/// The scheduler's bookkeeping: the journal and what follows from it.
+struct Book {
+    plan: Plan,
+    names: Vec<String>,
+    entries: Vec<Entry>,
+    journal: Journal,
+    progress: Progress,
+    /// Games of this shard (or tournament).
+    total: u64,
+    disqualify: config::Disqualify,
+    disqualified: BTreeSet<usize>,
+    strikes: Vec<u64>,
+    games: Vec<u64>,
+    sprt: Option<SprtTracker>,
+    format: Format,
+}
+
+/// The SPRT's counts, kept up to date game by game.
+struct SprtTracker {
+    params: stats::SprtParams,
+    counts: Vec<u64>,
+    /// Duplicate: the first room's score of deal sets waiting for their second room.
+    half: HashMap<u64, f64>,
+    stopped: Option<String>,
+}
+
+impl Book {
+    fn new(
+        cfg: &Config,
+        plan: Plan,
+        names: Vec<String>,
+        entries: Vec<Entry>,
+        journal: Journal,
+        total: u64,
+    ) -> Book {
+        let settled = entries.len() as u64;
+        let n = names.len();
+        let mut book = Book {
+            sprt: cfg.sprt.map(|params| SprtTracker {
+                params,
+                counts: vec![0; if cfg.format == Format::Duplicate { 5 } else { 3 }],
+                half: HashMap::new(),
+                stopped: None,
+            }),
+            plan,
+            names,
+            entries: Vec::new(),
+            journal,
+            progress: Progress::new(total, settled.min(total)),
+            total,
+            disqualify: cfg.disqualify,
+            disqualified: BTreeSet::new(),
+            strikes: vec![0; n],
+            games: vec![0; n],
+            format: cfg.format,
+        };
+        for e in entries {
+            book.absorb(&e);
+            book.entries.push(e);
+        }
+        book
+    }
+
+    fn index(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// Takes a settled game into the running counts.
+    fn absorb(&mut self, e: &Entry) {
+        for name in &e.disqualified {
+            if let Some(i) = self.index(name) {
+                self.disqualified.insert(i);
+            }
+        }
+        if !e.is_played() {
+            return;
+        }
+        for (side, name) in [(0, &e.a), (1, &e.b)] {
+            if let Some(i) = self.index(name) {
+                self.strikes[i] += e.faults[side].strikes;
+                self.games[i] += 1;
+            }
+        }
+        let format = self.format;
+        if let Some(t) = self.sprt.as_mut() {
+            let x = e.score_a();
+            match format {
+                Format::RoundRobin => t.counts[(x * 2.0).round() as usize] += 1,
+                Format::Duplicate => match t.half.remove(&e.unit) {
+                    Some(first) => t.counts[((first + x) * 2.0).round() as usize] += 1,
+                    None => {
+                        t.half.insert(e.unit, x);
+                    }
+                },
+            }
+        }
+    }
+
+    fn settled_in_shard(&self) -> u64 {
+        self.entries.len() as u64
+    }
+
+    /// Journals a batch of finished games with one write and one sync (tables finish games
+    /// faster than a disk syncs, so games that arrive together are committed together).
+    /// Returns the games that count (aborted ones do not) and the first record error.
+    fn finished(
+        &mut self,
+        batch: Vec<(Job, Box<GameSummary>)>,
+        queue: &Queue,
+    ) -> Result<(u64, Option<String>), String> {
+        let mut lines = Vec::new();
+        let mut error = None;
+        for (job, s) in batch {
+            if s.status == Status::Aborted {
+                continue;
+            }
+            if let Some(e) = &s.record_error {
+                // Without a complete record the game cannot count.
+                error.get_or_insert(e.clone());
+                continue;
+            }
+            let record = format!("records/{}", record_io::game_file_name(job.index));
+            let mut entry = Entry::played(&job, &s, &self.names, record);
+            // Disqualification is decided with this game counted, and written into its line,
+            // so a resumed run and the standings know it without recounting.
+            for (side, i) in [(0, job.a), (1, job.b)] {
+                let strikes = self.strikes[i] + entry.faults[side].strikes;
+                if !self.disqualified.contains(&i)
+                    && self.disqualify.passed(strikes, self.games[i] + 1)
+                {
+                    entry.disqualified.push(self.names[i].clone());
+                }
+            }
+            self.absorb(&entry);
+            lines.push(entry);
+        }
+        self.journal.append(&lines)?;
+        let counted = lines.len() as u64;
+        for entry in lines {
+            for name in &entry.disqualified {
+                let i = self.index(name).unwrap_or(0);
+                self.progress.say(&format!(
+                    "referee: {name} is disqualified after {} faults in {} games; its remaining games are not played",
+                    self.strikes[i], self.games[i]
+                ));
+            }
+            self.entries.push(entry);
+            self.progress.advance(1);
+        }
+        self.settle_unplayable(queue)?;
+        Ok((counted, error))
+    }
+
+    /// Journals as not played the queued games that must not be played: those of disqualified
+    /// entrants, and all of them once the SPRT has decided.
+    fn settle_unplayable(&mut self, queue: &Queue) -> Result<(), String> {
+        if let Some(t) = self.sprt.as_mut()
+            && t.stopped.is_none()
+        {
+            let llr = t.params.llr(&t.counts);
+            if let Some(v) = t.params.verdict(llr) {
+                let what = match v {
+                    stats::Verdict::H1 => "H1",
+                    stats::Verdict::H0 => "H0",
+                };
+                let reason = format!("the SPRT accepted {what} (LLR {llr:.2})");
+                self.progress.say(&format!("referee: {reason}; the match stops here"));
+                t.stopped = Some(reason);
+            }
+        }
+        let mut settled = Vec::new();
+        if let Some(reason) = self.sprt.as_ref().and_then(|t| t.stopped.clone()) {
+            for j in queue.remove_if(|_| true) {
+                settled.push((j, reason.clone()));
+            }
+        }
+        for &i in &self.disqualified {
+            for j in queue.remove_if(|j| j.involves(i)) {
+                settled.push((j, format!("{} was disqualified", self.names[i])));
+            }
+        }
+        settled.sort_by_key(|(j, _)| j.index);
+        let lines: Vec<Entry> =
+            settled.into_iter().map(|(j, why)| Entry::not_played(&j, &self.names, why)).collect();
+        self.journal.append(&lines)?;
+        self.progress.advance(lines.len() as u64);
+        self.entries.extend(lines);
+        Ok(())
+    }
+}
+
+pub(crate) fn standings(args: StandingsArgs) -> Result<(), String> {
+    let mut plan: Option<Plan> = None;
+    let mut entries = Vec::new();
+    let mut from: HashMap<u64, usize> = HashMap::new();
+    for (k, dir) in args.dirs.iter().enumerate() {
+        let p = journal::read_plan(dir)?;
+        if let Some(first) = &plan {
+            first.same_tournament(&p).map_err(|d| {
+                format!(
+                    "{} holds another tournament than {} ({d})",
+                    dir.display(),
+                    args.dirs[0].display()
+                )
+            })?;
+        } else {
+            plan = Some(p);
+        }
+        for e in journal::read_journal(dir, false)? {
+            if let Some(&other) = from.get(&e.game)
+                && other != k
+            {
+                return Err(format!(
+                    "game {} is in the journals of both {} and {}",
+                    e.game,
+                    args.dirs[other].display(),
+                    dir.display()
+                ));
+            }
+            from.insert(e.game, k);
+            entries.push(e);
+        }
+    }
+    let Some(mut plan) = plan else { return Err("no folder given".into()) };
+    plan.shard = None;
+    let s = standings::compute(&plan, &entries);
+    if let Some(out) = &args.out {
+        std::fs::create_dir_all(out)
+            .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+        standings::write_files(out, &s)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&s).unwrap_or_default());
+    } else {
+        print!("{}", standings::text(&s));
+    }
+    Ok(())
 }

@@ -1,0 +1,500 @@
+//! End-to-end tests of `referee tournament` and `referee standings`: the real binary, real bot
+//! processes and the real clock, and the files a tournament leaves behind. The statistics are
+//! unit-tested inside the module on results whose answer is known; these show that the pieces
+//! hold together as a user runs them, including a kill with SIGKILL in the middle.
+
+// The lint steers the referee's own code to its process module; here running the referee
+// directly is the whole point.
+#![allow(clippy::disallowed_methods)]
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A referee run longer than this is hung, not slow.
+const HANG: Duration = Duration::from_secs(60);
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace").to_path_buf()
+}
+
+/// A fresh folder per test, removed when the test passes and kept for inspection otherwise.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("tournament")
+            .join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the scratch folder");
+        Scratch(dir)
+    }
+
+    fn join(&self, p: &str) -> PathBuf {
+        self.0.join(p)
+    }
+
+    /// Writes a file into the scratch folder and returns its path.
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.join(name);
+        std::fs::write(&p, text).expect("write a scratch file");
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("kept {} for inspection", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn referee_cmd(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_referee"));
+    cmd.args(args).current_dir(root()).stdin(Stdio::null());
+    cmd
+}
+
+/// Runs the referee to its end (killing it after [`HANG`]) and returns what it did.
+fn referee(args: &[&str]) -> Output {
+    let mut child = referee_cmd(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the referee starts");
+    // Both pipes are drained while waiting, so a talkative referee never blocks on them.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("stderr")));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the referee") {
+            break status;
+        }
+        if start.elapsed() > HANG {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("referee {args:?} still running after {HANG:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output { status, stdout: out.join().expect("stdout"), stderr: err.join().expect("stderr") }
+}
+
+fn referee_ok(args: &[&str]) -> String {
+    let out = referee(args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "referee {args:?} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// Runs the referee, insists on failure with exactly one line on stderr, and returns it.
+fn referee_fails(args: &[&str]) -> String {
+    let out = referee(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "referee {args:?} should fail");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "referee {args:?}: want one line on stderr, got:\n{stderr}");
+    assert!(lines[0].starts_with("referee: "), "{}", lines[0]);
+    lines[0].to_string()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+fn read_json(p: &Path) -> Value {
+    let text =
+        std::fs::read_to_string(p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn jsonl(p: &Path) -> Vec<Value> {
+    let text =
+        std::fs::read_to_string(p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", p.display())))
+        .collect()
+}
+
+/// The record files of a tournament, in game order.
+fn records(out: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("records"))
+        .expect("a records folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn replays(record: &Path) {
+    let out = referee(&["replay", "--quiet", s(record)]);
+    assert!(
+        out.status.success(),
+        "{} does not replay: {}",
+        record.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn entrants(names: &[(&str, &str)]) -> String {
+    names
+        .iter()
+        .map(|(n, c)| format!("[[entrants]]\nname = \"{n}\"\ncommand = {c:?}\n\n"))
+        .collect()
+}
+
+fn row<'a>(standings: &'a Value, name: &str) -> &'a Value {
+    standings["entrants"]
+        .as_array()
+        .expect("entrant rows")
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no row for {name}"))
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("{v} is not a count"))
+}
+
+#[test]
+fn round_robin_of_three_with_a_python_entrant() {
+    let sc = Scratch::new("round-robin");
+    let python = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
+    let config = sc.write(
+        "rr.toml",
+        &format!(
+            "seed = 11\nformat = \"round-robin\"\ngames = 2\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000\n\n{}",
+            entrants(&[
+                ("heuristic", "builtin:heuristic"),
+                ("random", "builtin:random"),
+                ("python", &python)
+            ])
+        ),
+    );
+    let out = sc.join("out");
+    let stdout = referee_ok(&["tournament", s(&config), "--out", s(&out)]);
+    assert!(stdout.contains("Standings: round-robin tournament, 3 entrants"), "{stdout}");
+    let st = read_json(&out.join("standings.json"));
+    assert_eq!(st["tournament"]["scheduled"], 6);
+    assert_eq!(st["tournament"]["played"], 6);
+    assert_eq!(st["tournament"]["pending"], 0);
+    let (mut wins, mut losses, mut elo_sum) = (0, 0, 0.0);
+    let mut ranks = Vec::new();
+    for name in ["heuristic", "random", "python"] {
+        let r = row(&st, name);
+        assert_eq!(n(&r["games"]), 4, "{name} meets both others twice");
+        assert_eq!(n(&r["won"]) + n(&r["drawn"]) + n(&r["lost"]), 4);
+        assert_eq!(n(&r["deals_played"]), 20, "{name}: 4 games of 5 deals");
+        assert!(n(&r["deals_won"]) <= 20);
+        assert_eq!(n(&r["faults_total"]), 0, "{name} played cleanly: {r}");
+        assert!(r["think_mean_ms"].as_f64().is_some_and(|t| t >= 0.0), "{r}");
+        let (elo, low, high) = (&r["elo"], &r["elo_low"], &r["elo_high"]);
+        let elo = elo.as_f64().expect("a rating");
+        assert!(low.as_f64().is_none_or(|l| l <= elo) && high.as_f64().is_none_or(|h| h >= elo));
+        elo_sum += elo;
+        wins += n(&r["won"]);
+        losses += n(&r["lost"]);
+        ranks.push(n(&r["rank"]));
+    }
+    assert_eq!(wins, losses);
+    assert!(elo_sum.abs() < 0.5, "ratings are centred on 0: {elo_sum}");
+    ranks.sort();
+    assert_eq!(ranks, vec![1, 2, 3]);
+    assert_eq!(st["pairs"].as_array().expect("pairs").len(), 3);
+    let csv = std::fs::read_to_string(out.join("standings.csv")).expect("standings.csv");
+    assert_eq!(csv.lines().count(), 4);
+    assert!(csv.starts_with("rank,name,games,won,drawn,lost"));
+    let pairs = std::fs::read_to_string(out.join("pairs.csv")).expect("pairs.csv");
+    assert_eq!(pairs.lines().count(), 4);
+    // Every game is journaled once, recorded, and replays.
+    let journal = jsonl(&out.join("journal.jsonl"));
+    assert_eq!(journal.len(), 6);
+    let files = records(&out);
+    assert_eq!(files.len(), 6);
+    for f in &files {
+        replays(f);
+    }
+    // The python bots' stderr logs sit in logs/, where the records' headers point.
+    let header = &jsonl(&files[2])[0];
+    let stderr = header["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .find_map(|seat| seat["stderr"].as_str())
+        .expect("game 3 (heuristic against python) has a python seat with a log");
+    assert!(stderr.starts_with("../logs/"), "{stderr}");
+    assert!(out.join("records").join(stderr).exists(), "{stderr} is missing");
+}
+
+#[test]
+fn duplicate_rooms_get_the_same_decks_with_partnerships_swapped() {
+    let sc = Scratch::new("duplicate");
+    let config = sc.write(
+        "dup.toml",
+        &format!(
+            "seed = 5\ngames = 3\nconcurrency = 2\n\n{}",
+            entrants(&[("H", "builtin:heuristic"), ("R", "builtin:random")])
+        ),
+    );
+    let out = sc.join("out");
+    referee_ok(&["tournament", s(&config), "--out", s(&out)]);
+    let journal = jsonl(&out.join("journal.jsonl"));
+    assert_eq!(journal.len(), 6);
+    let mut sets: BTreeMap<u64, BTreeMap<u64, PathBuf>> = BTreeMap::new();
+    for e in &journal {
+        let record = out.join(e["record"].as_str().expect("a record"));
+        sets.entry(n(&e["unit"])).or_default().insert(n(&e["room"]), record);
+    }
+    assert_eq!(sets.len(), 3);
+    for (unit, rooms) in &sets {
+        let r1 = jsonl(&rooms[&1]);
+        let r2 = jsonl(&rooms[&2]);
+        let (h1, h2) = (&r1[0], &r2[0]);
+        // Same seed and first dealer; the game number bots are told is the deal set's, the
+        // same in both rooms, so it does not reveal the room.
+        assert_eq!(h1["seed"], h2["seed"]);
+        assert_eq!(h1["first_dealer"], h2["first_dealer"]);
+        assert_eq!(n(&h1["game"]), *unit);
+        assert_eq!(h1["game"], h2["game"]);
+        // Room 1: H holds seats 0+2 and R seats 1+3; room 2 swaps the partnerships.
+        let commands = |h: &Value| -> Vec<String> {
+            h["seats"]
+                .as_array()
+                .expect("seats")
+                .iter()
+                .map(|x| x["command"][0].to_string())
+                .collect()
+        };
+        let (h, r) = ("\"builtin:heuristic\"".to_string(), "\"builtin:random\"".to_string());
+        assert_eq!(commands(h1), vec![h.clone(), r.clone(), h.clone(), r.clone()]);
+        assert_eq!(commands(h2), vec![r.clone(), h.clone(), r, h]);
+        // Each deck, and so seat s's hand, is the same in both rooms: the cards H held in seat
+        // s of room 1 are held by R in seat s of room 2, in the same place relative to the
+        // dealer, and the other way round.
+        let deals = |lines: &[Value]| -> BTreeMap<u64, (Value, Value, Value)> {
+            lines
+                .iter()
+                .filter(|l| l["type"] == "deal")
+                .map(|l| {
+                    (n(&l["deal"]), (l["deck"].clone(), l["hands"].clone(), l["dealer"].clone()))
+                })
+                .collect()
+        };
+        let (d1, d2) = (deals(&r1), deals(&r2));
+        assert!(!d1.is_empty());
+        let mut compared = 0;
+        for (deal, first) in &d1 {
+            if let Some(second) = d2.get(deal) {
+                assert_eq!(first, second, "deal set {unit}, deal {deal}");
+                compared += 1;
+            }
+        }
+        assert!(compared >= 5, "deal set {unit}: only {compared} deals in both rooms");
+        replays(&rooms[&1]);
+        replays(&rooms[&2]);
+    }
+    let st = read_json(&out.join("standings.json"));
+    let pair = &st["pairs"][0];
+    assert_eq!(pair["units"], 3);
+    assert_eq!(n(&pair["paired_deals"]), 15);
+    assert!(pair["paired_deal_score"].as_f64().is_some());
+}
+
+#[test]
+fn kill_and_resume_loses_and_repeats_no_game() {
+    let sc = Scratch::new("resume");
+    // A Python entrant keeps each game slow enough (tens of milliseconds, whatever the build
+    // profile) for the kill to land in the middle of the tournament.
+    let python = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
+    let config = sc.write(
+        "kill.toml",
+        &format!(
+            "seed = 9\ngames = 20\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000\n\n{}",
+            entrants(&[("H", "builtin:heuristic"), ("P", &python)])
+        ),
+    );
+    let out = sc.join("out");
+    let journal = out.join("journal.jsonl");
+    let mut child = referee_cmd(&["tournament", s(&config), "--out", s(&out)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the referee starts");
+    let start = Instant::now();
+    loop {
+        let lines = std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count());
+        if lines >= 4 {
+            break;
+        }
+        assert!(start.elapsed() < HANG, "no games finished");
+        assert!(child.try_wait().expect("wait").is_none(), "the tournament ended too soon");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL the referee");
+    child.wait().expect("reap the referee");
+    let before = jsonl(&journal).len();
+    assert!(before < 40, "the kill came after the end");
+    // Without --resume the folder is refused.
+    let line = referee_fails(&["tournament", s(&config), "--out", s(&out)]);
+    assert!(line.contains("--resume"), "{line}");
+    let stdout = referee_ok(&["tournament", s(&config), "--out", s(&out), "--resume"]);
+    assert!(stdout.contains(&format!("Resuming: {before} games settled")), "{stdout}");
+    let games: Vec<u64> = jsonl(&journal).iter().map(|e| n(&e["game"])).collect();
+    let mut sorted = games.clone();
+    sorted.sort();
+    assert_eq!(sorted, (1..=40).collect::<Vec<u64>>(), "every game exactly once: {games:?}");
+    let files = records(&out);
+    assert_eq!(files.len(), 40);
+    for f in &files {
+        replays(f);
+    }
+    let st = read_json(&out.join("standings.json"));
+    assert_eq!(st["tournament"]["played"], 40);
+}
+
+#[test]
+fn shards_merge_to_the_standings_of_one_run() {
+    let sc = Scratch::new("shards");
+    // A JSON config, to cover that format as well.
+    let config = sc.write(
+        "sharded.json",
+        r#"{
+  "seed": 77,
+  "format": "duplicate",
+  "games": 2,
+  "concurrency": 1,
+  "rules": { "deals": 3 },
+  "entrants": [
+    { "name": "H", "command": "builtin:heuristic" },
+    { "name": "R", "command": "builtin:random" },
+    { "name": "H2", "command": "builtin:heuristic" }
+  ]
+}"#,
+    );
+    let (one, a, b, merged) = (sc.join("one"), sc.join("a"), sc.join("b"), sc.join("merged"));
+    referee_ok(&["tournament", s(&config), "--out", s(&one)]);
+    referee_ok(&["tournament", s(&config), "--out", s(&a), "--shard", "1/2"]);
+    referee_ok(&["tournament", s(&config), "--out", s(&b), "--shard", "2/2"]);
+    let (ja, jb) = (jsonl(&a.join("journal.jsonl")), jsonl(&b.join("journal.jsonl")));
+    assert_eq!(ja.len() + jb.len(), 12);
+    assert!(!ja.is_empty() && !jb.is_empty());
+    let text = referee_ok(&["standings", s(&a), s(&b), "--out", s(&merged)]);
+    assert!(text.contains("12 of 12 games played"), "{text}");
+    // Think times differ from run to run; everything else must be identical.
+    fn without_timing(mut v: Value) -> Value {
+        for r in v["entrants"].as_array_mut().expect("rows") {
+            let obj = r.as_object_mut().expect("a row");
+            obj.retain(|k, _| !k.starts_with("think_"));
+        }
+        v
+    }
+    let single = without_timing(read_json(&one.join("standings.json")));
+    let combined = without_timing(read_json(&merged.join("standings.json")));
+    assert_eq!(single, combined);
+    assert_eq!(single["tournament"]["played"], 12);
+    // A folder merged twice is refused rather than counted twice.
+    let line = referee_fails(&["standings", s(&a), s(&a)]);
+    assert!(line.contains("both"), "{line}");
+}
+
+#[test]
+fn a_disqualified_entrant_plays_no_more() {
+    let sc = Scratch::new("disqualify");
+    let config = sc.write(
+        "dq.toml",
+        &format!(
+            "seed = 3\nformat = \"round-robin\"\ngames = 3\nconcurrency = 1\ndisqualify = {{ max-faults = 3 }}\n\n{}",
+            entrants(&[("H", "builtin:heuristic"), ("broken", "false"), ("R", "builtin:random")])
+        ),
+    );
+    let out = sc.join("out");
+    referee_ok(&["tournament", s(&config), "--out", s(&out)]);
+    let st = read_json(&out.join("standings.json"));
+    let broken = row(&st, "broken");
+    assert_eq!(broken["disqualified"], true);
+    assert!(n(&broken["faults"]["crashes"]) > 3, "{broken}");
+    assert_eq!(n(&broken["not_played"]), 3, "its games against R are not played: {broken}");
+    assert_eq!(n(&broken["rank"]), 3, "disqualified entrants rank last");
+    let journal = jsonl(&out.join("journal.jsonl"));
+    assert_eq!(journal.len(), 9, "every scheduled game is settled, played or not");
+    for e in journal.iter().filter(|e| e["status"] == "not_played") {
+        assert_eq!(e["reason"], "broken was disqualified");
+        assert_eq!(e["b"], "R");
+    }
+}
+
+#[test]
+fn sprt_stops_a_lopsided_match() {
+    let sc = Scratch::new("sprt");
+    let config = sc.write(
+        "sprt.toml",
+        &format!(
+            "seed = 1\ngames = 500\nconcurrency = 2\nsprt = {{ elo0 = 0, elo1 = 100, alpha = 0.1, beta = 0.1 }}\n\n{}",
+            entrants(&[("H", "builtin:heuristic"), ("R", "builtin:random")])
+        ),
+    );
+    let out = sc.join("out");
+    let stdout = referee_ok(&["tournament", s(&config), "--out", s(&out)]);
+    assert!(stdout.contains("H1 accepted"), "{stdout}");
+    let st = read_json(&out.join("standings.json"));
+    assert_eq!(st["sprt"]["verdict"], "h1");
+    assert_eq!(st["sprt"]["model"], "pentanomial");
+    let played = n(&st["tournament"]["played"]);
+    assert!(played < 200, "stopped early: {played} games");
+    assert_eq!(played + n(&st["tournament"]["not_played"]), 1000);
+}
+
+#[test]
+fn bad_configs_fail_with_one_clear_line() {
+    let sc = Scratch::new("bad-config");
+    let two = entrants(&[("A", "builtin:heuristic"), ("B", "builtin:random")]);
+    let out = sc.join("out");
+    let cases = [
+        ("unknown.toml", format!("colour = \"blue\"\n{two}"), "unknown field `colour`"),
+        ("value.toml", format!("[rules]\nchant = \"maybe\"\n\n{two}"), "rules.chant"),
+        ("section.toml", format!("[clock]\nanswer = 3\n\n{two}"), "unknown option clock.answer"),
+        ("alone.toml", entrants(&[("A", "builtin:heuristic")]), "at least two entrants"),
+        (
+            "same.toml",
+            entrants(&[("A", "builtin:heuristic"), ("A", "builtin:random")]),
+            "appears twice",
+        ),
+        ("gauntlet.toml", format!("gauntlet = \"Z\"\n{two}"), "gauntlet \"Z\""),
+        ("syntax.toml", format!("games = = 3\n{two}"), "line 1"),
+        ("syntax.json", "{\"games\": }".to_string(), "syntax.json"),
+        ("config.yaml", two.clone(), ".toml or .json"),
+    ];
+    for (name, text, want) in cases {
+        let path = sc.write(name, &text);
+        let line = referee_fails(&["tournament", s(&path), "--out", s(&out)]);
+        assert!(line.contains(want), "{name}: {line}");
+        assert!(!out.exists(), "{name}: a bad config must not create the output folder");
+    }
+    let line = referee_fails(&["tournament", s(&sc.join("missing.toml"))]);
+    assert!(line.contains("cannot read config"), "{line}");
+    let ok = sc.write("ok.toml", &format!("games = 1\n{two}"));
+    let line = referee_fails(&["tournament", s(&ok), "--out", s(&out), "--resume"]);
+    assert!(line.contains("holds no tournament"), "{line}");
+    let line = referee_fails(&["standings", s(&out)]);
+    assert!(line.contains("holds no tournament"), "{line}");
+}
