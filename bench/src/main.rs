@@ -200,12 +200,15 @@ fn run(cfg: &Config) -> Res<()> {
 
     // 2. The referee with four instant Rust bots.
     let rust_bot = format!("{} --random", shell_word(&cfg.bot_bin.display().to_string()));
+    let can_unpin = referee::has_no_pin(&cfg.referee_bin)?;
+    // Unpinned means no CPU set from the bench and, if the referee would pin itself, --no-pin.
     let launch = |bot: &str, games: u64, seed: u64, cpu: Option<usize>| Launch {
         referee: cfg.referee_bin.clone(),
         bot: bot.to_string(),
         games,
         seed,
         cpu,
+        no_pin: cpu.is_none() && can_unpin,
     };
     progress("referee + 4 Rust bots, pinned");
     let rust_pinned = single(launch(&rust_bot, cfg.games, cfg.seed, Some(pin)))?;
@@ -226,13 +229,12 @@ fn run(cfg: &Config) -> Res<()> {
         &rust_pinned.1,
         four_pinned.median_us,
     );
-    table_rows(
-        &mut report,
-        "Referee + 4 Rust bots (--random), one table unpinned",
-        &rust_free.0,
-        &rust_free.1,
-        four_free.median_us,
-    );
+    let unpinned_title = if can_unpin {
+        "Referee + 4 Rust bots (--random), one table unpinned (referee --no-pin)"
+    } else {
+        "Referee + 4 Rust bots (--random), one table unpinned"
+    };
+    table_rows(&mut report, unpinned_title, &rust_free.0, &rust_free.1, four_free.median_us);
     parallel_rows(&mut report, &rust_parallel, &rust_pinned.0, four_pinned.median_us);
 
     // 3. The referee with four Python bots.
@@ -259,13 +261,16 @@ fn run(cfg: &Config) -> Res<()> {
             progress("referee + 4 Python bots, pinned");
             let out = single(launch(&bot, cfg.python_games, cfg.seed, Some(pin)))?;
             table_rows(&mut report, &python_title, &out.0, &out.1, four_pinned.median_us);
-            report.rows.last_mut().expect("rows were just added").note =
-                Some(format!("interpreter {python}"));
+            // Which interpreter ran matters for the figures: say it on the section's first row.
+            if let Some(row) = report.rows.iter_mut().find(|r| r.section == python_title) {
+                let note = row.note.take().unwrap_or_default();
+                row.note = Some(format!("{note}; interpreter {python}"));
+            }
             python_pinned = Some(out);
         }
     }
 
-    // 5. Peak memory.
+    // 4. Peak memory.
     {
         let mut s = report.section("Referee peak memory (VmHWM, sampled every 10 ms)");
         let rust_games = format!("one table, Rust bots, {} games", cfg.games);
@@ -294,7 +299,7 @@ fn run(cfg: &Config) -> Res<()> {
         }
     }
 
-    // 4. The engine alone, when a built benchmark is given.
+    // 5. The engine alone, when a built benchmark is given.
     match &cfg.engine_bin {
         None => report.section("Engine alone (rules crate, no I/O)").missing(
             "deals per second",
@@ -305,8 +310,17 @@ fn run(cfg: &Config) -> Res<()> {
             progress("engine alone");
             let rows = engine(bin, cfg.quick)?;
             let mut s = report.section("Engine alone (rules crate, no I/O, one core)");
+            // The referee's CPU per deal, pinned, against the engine's time per deal with the
+            // chant on (the default rules): how much of the referee's work is the game itself.
+            let (full, one) = &rust_pinned;
+            let steady = full.minus(one);
+            let referee_us_per_deal = steady.referee_cpu_us / steady.deals as f64;
             for (label, per_s) in rows {
-                s.row(&format!("deals per second, {label}"), per_s, "deals/s");
+                let row = s.row(&format!("deals per second, {label}"), per_s, "deals/s");
+                if label.contains("chant on") {
+                    let share = 1e6 / per_s / referee_us_per_deal * 100.0;
+                    row.note(format!("{share:.2}% of the referee's CPU per deal ({referee_us_per_deal:.0} us, pinned)"));
+                }
             }
         }
     }
@@ -350,7 +364,10 @@ fn check(out: &Outcome, launch: &Launch) -> Res<()> {
 /// between the two is the cost of games 2..N alone, free of the start-up (spawning the bots,
 /// handshakes; 100 ms and more of CPU for four Python interpreters) and of the closing.
 fn table_rows(report: &mut Report, title: &str, full: &Outcome, one: &Outcome, floor_us: f64) {
-    let steady = full.minus(one);
+    // The difference means something only when the later games outweigh the start-up's own
+    // jitter (Python start-up varies by 100 ms and more); otherwise report the whole run.
+    let separable = full.wall > one.wall * 2 && full.games > one.games;
+    let steady = if separable { full.minus(one) } else { full.clone() };
     let secs = steady.wall.as_secs_f64();
     let answers = steady.answers as f64;
     let games = steady.games as f64;
@@ -359,14 +376,24 @@ fn table_rows(report: &mut Report, title: &str, full: &Outcome, one: &Outcome, f
         "{} games, {} deals, {} answers; then 1 game for the fixed costs",
         full.games, full.deals, full.answers
     ));
-    s.row(
-        "fixed cost: start-up, handshakes, closing",
-        (one.wall.as_secs_f64() - secs / games) * 1e3,
-        "ms",
-    )
-    .note("1-game run minus one game at the steady rate");
-    s.row("games per second", games / secs, "games/s")
-        .note("this and below: games 2..N, start-up excluded");
+    if separable {
+        s.row(
+            "fixed cost: start-up, handshakes, closing",
+            (one.wall.as_secs_f64() - secs / games) * 1e3,
+            "ms",
+        )
+        .note("1-game run minus one game at the steady rate");
+        s.row("games per second", games / secs, "games/s")
+            .note("this and below: games 2..N, start-up excluded");
+    } else {
+        s.missing(
+            "fixed cost: start-up, handshakes, closing",
+            "ms",
+            "not measured: too few games to separate it",
+        );
+        s.row("games per second", games / secs, "games/s")
+            .note("this and below: whole run, start-up included");
+    }
     s.row("deals per second", steady.deals as f64 / secs, "deals/s");
     s.row("answers per game", answers / games, "answers");
     s.per_answer("wall time per answer", secs * 1e6 / answers, floor_us);
@@ -430,11 +457,9 @@ fn resolve_python(python: &str) -> Result<String, String> {
 /// Runs the rules crate's `deals` benchmark and reads its `... N deals/s` lines.
 fn engine(bin: &PathBuf, quick: bool) -> Res<Vec<(String, f64)>> {
     let mut cmd = sys::command(bin);
-    // The benchmark takes a numeric argument as its number of deals; 300k keeps --quick quick.
-    cmd.arg("--bench").stdin(Stdio::null());
-    if quick {
-        cmd.arg("300000");
-    }
+    // The benchmark takes a numeric argument as its number of deals; its default (3 million)
+    // runs for half a minute here, 300 thousand for 2-3 s, which is enough for a best of 3.
+    cmd.arg("--bench").arg(if quick { "50000" } else { "300000" }).stdin(Stdio::null());
     let out = cmd.output().map_err(|e| format!("{}: {e}", bin.display()))?;
     if !out.status.success() {
         return Err(format!("{} failed: {}", bin.display(), out.status).into());
@@ -449,7 +474,7 @@ fn engine(bin: &PathBuf, quick: bool) -> Res<Vec<(String, f64)>> {
             let label =
                 label.trim_start_matches("engine,").trim().trim_end_matches(',').to_string();
             Some((
-                label.split_whitespace().collect::<Vec<_>>().join(" "),
+                label.split_whitespace().collect::<Vec<_>>().join(" ").replace(" ,", ","),
                 words.get(at.checked_sub(1)?)?.parse().ok()?,
             ))
         })

@@ -23,6 +23,15 @@ pub(crate) struct Launch {
     pub(crate) seed: u64,
     /// CPU the referee and its bots are confined to, if any.
     pub(crate) cpu: Option<usize>,
+    /// Pass `--no-pin`: a referee that has it pins itself (and its bots) to one CPU by default,
+    /// so an unpinned run must say so.
+    pub(crate) no_pin: bool,
+}
+
+/// Whether this referee's `match` knows `--no-pin` (it pins itself unless told not to).
+pub(crate) fn has_no_pin(referee: &std::path::Path) -> io::Result<bool> {
+    let out = sys::command(referee).args(["match", "--help"]).stdin(Stdio::null()).output()?;
+    Ok(String::from_utf8_lossy(&out.stdout).contains("--no-pin"))
 }
 
 /// What one run did and cost.
@@ -95,6 +104,7 @@ fn start(launch: &Launch) -> io::Result<(Child, Instant)> {
         .arg(launch.seed.to_string())
         .arg("--bot")
         .arg(&launch.bot)
+        .args(launch.no_pin.then_some("--no-pin"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
