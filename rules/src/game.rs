@@ -391,13 +391,24 @@ impl Game {
     /// Applies `seat`'s action, or refuses it and leaves the game exactly as it was.
     #[inline]
     pub fn apply(&mut self, seat: Seat, action: Action) -> Result<&Events, IllegalAction> {
+        // Playing a held card is nearly every action of a game: that path is small enough to
+        // inline into the caller's loop; everything else goes through `apply_other`.
+        if let (Phase::Play(s), Action::Play(card)) = (self.phase, action)
+            && s == seat
+            && self.hands[seat.index()].contains(card)
+        {
+            self.events.clear();
+            self.play(seat, card);
+            return Ok(&self.events);
+        }
+        self.apply_other(seat, action)
+    }
+
+    #[inline(never)]
+    fn apply_other(&mut self, seat: Seat, action: Action) -> Result<&Events, IllegalAction> {
         match (self.phase, action) {
             (Phase::Play(s), Action::Play(card)) if s == seat => {
-                if !self.hands[seat.index()].contains(card) {
-                    return Err(IllegalAction::CardNotHeld(card));
-                }
-                self.events.clear();
-                self.play(seat, card);
+                return Err(IllegalAction::CardNotHeld(card));
             }
             (Phase::Vote(s), Action::Vote(accept)) if s == seat => {
                 self.events.clear();
@@ -410,10 +421,7 @@ impl Game {
             }
             (Phase::Over, _) => return Err(IllegalAction::MatchOver),
             _ => {
-                return Err(IllegalAction::NotExpected {
-                    seat: Some(seat),
-                    expected: self.to_act(),
-                });
+                return Err(IllegalAction::NotExpected { seat: Some(seat), expected: self.to_act() });
             }
         }
         Ok(&self.events)
@@ -536,6 +544,8 @@ impl Game {
         trick
     }
 
+    #[cold]
+    #[inline(never)]
     fn finish_deal(&mut self) -> (DealResult, Option<MatchResult>) {
         let score = score_deal(&self.winners, &self.rules);
         let counted = !(score.winner.is_none() && self.rules.all_spoiled == AllSpoiled::Redeal);
