@@ -20,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// Most signals one answer may carry.
 pub(crate) const MAX_SIGNALS: usize = 8;
 /// Ignored lines (stale or unknown ids) recorded per seat and game; more are only counted.
-pub(crate) const MAX_IGNORED_RECORDED: u32 = 20;
+pub(crate) const MAX_IGNORED_RECORDED: u32 = crate::bot::MAX_IGNORED_KEPT as u32;
 /// Tag mixed into the game seed for the leaky-signal coin flips.
 const LEAK_TAG: u64 = 0x5349_474E;
 
@@ -322,13 +322,16 @@ impl Table<'_> {
         let answer_us = answer_ms * 1000;
         let bank_us = self.seats[i].bank_us;
         let limit = Duration::from_micros(answer_us + bank_us);
-        let mut ignored = Vec::new();
+        let mut ignored = crate::bot::IgnoredLines::default();
         self.asking = Some(seat);
         let reply =
             self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
-        for (kind, detail, raw) in ignored {
+        for (kind, detail, raw) in ignored.kept {
             self.fault(seat, kind, detail, Some(raw), "line ignored".into());
         }
+        // Beyond the kept lines a flood is only counted, so the statistics stay exact.
+        let more = u32::try_from(ignored.more).unwrap_or(u32::MAX);
+        self.seats[i].stats.faults = self.seats[i].stats.faults.saturating_add(more);
         let result = match reply {
             Reply::Answer(msg, took, raw) => match validate(&self.game, &msg) {
                 Ok(()) => {

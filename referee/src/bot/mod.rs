@@ -134,6 +134,27 @@ const STOP_GRACE: Duration = Duration::from_millis(500);
 /// A line skipped while waiting for an answer (a stale or unknown id).
 pub(crate) type Ignored = (FaultKind, String, String);
 
+/// Ignored lines kept per question for the record; a flood beyond them is only counted, so a bot
+/// cannot make the referee hold its lines.
+pub(crate) const MAX_IGNORED_KEPT: usize = 20;
+
+/// The lines a question skipped: the first few kept, the rest counted.
+#[derive(Debug, Default)]
+pub(crate) struct IgnoredLines {
+    pub(crate) kept: Vec<Ignored>,
+    pub(crate) more: u64,
+}
+
+impl IgnoredLines {
+    fn push(&mut self, line: Ignored) {
+        if self.kept.len() < MAX_IGNORED_KEPT {
+            self.kept.push(line);
+        } else {
+            self.more += 1;
+        }
+    }
+}
+
 /// One bot connection and, for programs, its process.
 #[derive(Debug)]
 pub(crate) struct Bot {
@@ -326,7 +347,7 @@ impl Bot {
             .ask(
                 |id| ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms },
                 limit,
-                &mut Vec::new(),
+                &mut IgnoredLines::default(),
             )
             .await;
         match reply {
@@ -412,7 +433,7 @@ impl Bot {
         &mut self,
         question: impl FnOnce(u64) -> ToBot,
         limit: Duration,
-        ignored: &mut Vec<Ignored>,
+        ignored: &mut IgnoredLines,
     ) -> Reply {
         if let Some((kind, detail)) = &self.dead {
             return Reply::Fault(*kind, detail.clone(), None);
@@ -431,6 +452,12 @@ impl Bot {
         let sent = Instant::now();
         let deadline = sent + limit;
         loop {
+            // Checked before every line: a bot that floods valid lines keeps the read ready, so
+            // the read's own timer would never get its turn.
+            if Instant::now() >= deadline {
+                let ms = limit.as_millis();
+                return Reply::Fault(FaultKind::Timeout, format!("no answer within {ms} ms"), None);
+            }
             let Some(conn) = self.conn.as_mut() else {
                 return Reply::Fault(FaultKind::ClosedStdout, "no connection".into(), None);
             };

@@ -1,0 +1,715 @@
+//! The referee must survive anything a bot does: one real hostile bot process per attack of
+//! sample-bots/hostile/ (its README lists them) against the real referee binary, on the real
+//! clock. Each test checks that the referee exits 0, finishes a game whose record replays,
+//! records the right fault class and penalty, keeps its own memory small whatever the bot
+//! sends, and leaves no process of the bot (children included) alive.
+// The tests start the referee, and through it the bots, on purpose: the lint that steers the
+// referee's own code to its process module does not apply to a test that runs the binary.
+#![allow(clippy::disallowed_methods)]
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+const RANDOM: &str = "builtin:random";
+/// The clocks unless a test gives its own. Short clocks keep the file fast: a timeout costs
+/// answer + bank = 500 ms, then 300 ms once the bank is spent. Python takes seconds to start
+/// when many tests share a small machine, hence the long handshake limit.
+const CLOCKS: [(&str, &str); 3] =
+    [("--answer-ms", "300"), ("--bank-ms", "200"), ("--handshake-ms", "5000")];
+/// A referee run longer than this is hung, not slow.
+const HANG: Duration = Duration::from_secs(40);
+/// How long a killed process may take to disappear after the referee exits.
+const REAP: Duration = Duration::from_secs(2);
+/// The referee's peak resident memory (VmHWM) must stay under this whatever a bot does: a
+/// debug build needs a fraction of it, and any attack that made it hold a bot's output (a
+/// 100 MB line, a flood) would blow through it.
+const MAX_HWM_KB: u64 = 64 * 1024;
+/// How often the referee's memory is sampled.
+const POLL: Duration = Duration::from_millis(20);
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// A fresh folder per test (tests run in parallel), kept when the test fails for inspection.
+struct Scratch {
+    name: String,
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("aluette-hostile-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch { name: name.into(), dir }
+    }
+
+    /// Every bot of a test (and every child of a bot) appends its pid here.
+    fn pidfile(&self) -> PathBuf {
+        self.dir.join("pids")
+    }
+
+    /// The `--bot` command line of sample-bots/hostile/NAME.py.
+    fn hostile(&self, name: &str) -> String {
+        let script = repo().join(format!("sample-bots/hostile/{name}.py"));
+        format!("python3 '{}' '{}'", script.display(), self.pidfile().display())
+    }
+
+    /// The `--bot` command line of the shell attack sample-bots/hostile/NAME.sh.
+    fn shell(&self, name: &str) -> String {
+        let script = repo().join(format!("sample-bots/hostile/{name}.sh"));
+        format!("sh '{}' '{}'", script.display(), self.pidfile().display())
+    }
+
+    /// The stderr log the referee kept for player `p`'s first process.
+    fn stderr_log(&self, p: usize) -> PathBuf {
+        self.dir.join(format!("records/player{p}.stderr.log"))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // A failed test may leave bots behind (the bots clear their parent-death signal, and
+        // the referee may have been killed): end them, so one failure does not load the
+        // machine for the tests that follow.
+        for pid in std::fs::read_to_string(self.pidfile()).unwrap_or_default().lines() {
+            if let Ok(pid) = pid.parse::<u32>()
+                && alive(pid)
+            {
+                let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
+            }
+        }
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// A finished match: each game's record lines, the pids the bots wrote, the referee's peak
+/// memory.
+struct Outcome {
+    games: Vec<Vec<Value>>,
+    pids: Vec<u32>,
+    peak_kb: u64,
+}
+
+impl Outcome {
+    /// The record of game 1.
+    fn record(&self) -> &[Value] {
+        &self.games[0]
+    }
+
+    fn faults(&self) -> Vec<&Value> {
+        self.lines("fault").collect()
+    }
+
+    fn lines<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+        self.record().iter().filter(move |l| l["type"] == kind)
+    }
+
+    /// The `play` lines of a seat, in order.
+    fn plays(&self, seat: u64) -> Vec<&Value> {
+        self.lines("play").filter(|l| l["seat"] == seat).collect()
+    }
+
+    fn footer(&self) -> &Value {
+        self.record().last().unwrap()
+    }
+
+    /// Seat `seat`'s statistics in game 1's footer.
+    fn stats(&self, seat: usize) -> &Value {
+        &self.footer()["stats"][seat]
+    }
+}
+
+fn auto(line: &Value) -> bool {
+    line["auto"] == true
+}
+
+fn assert_fault(fault: &Value, seat: u64, kind: &str, penalty: &str, strikes: u64) {
+    assert_eq!(
+        (&fault["seat"], &fault["kind"], &fault["penalty"], &fault["strikes"]),
+        (&Value::from(seat), &Value::from(kind), &Value::from(penalty), &Value::from(strikes)),
+        "{fault}"
+    );
+}
+
+fn detail(fault: &Value) -> &str {
+    fault["detail"].as_str().unwrap_or_default()
+}
+
+/// The peak resident set of a running process, in kB (`None` once it has exited).
+fn vm_hwm_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs the referee with `args`, its output in files next to `out`, sampling its peak memory
+/// every 20 ms and failing the test if it hangs. Returns its status and peak VmHWM in kB. A
+/// referee past the memory bound is killed at once (the test fails on the peak): one that
+/// holds what a bot sends could otherwise take the machine's memory down with it.
+fn run(args: &[&str], out: &Path) -> (ExitStatus, u64) {
+    let file = |name: &str| std::fs::File::create(out.with_extension(name)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(file("out"))
+        .stderr(file("err"))
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let mut peak = 0;
+    loop {
+        // Sampled before reaping: a reaped pid could belong to someone else.
+        peak = peak.max(vm_hwm_kb(child.id()).unwrap_or(0));
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, peak);
+        }
+        if peak >= MAX_HWM_KB {
+            let _ = child.kill();
+            return (child.wait().unwrap(), peak);
+        }
+        if start.elapsed() > HANG {
+            let _ = child.kill();
+            panic!("referee {args:?} still running after {HANG:?}");
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// Plays a match (seed 1) with `bots` in seats 0..3, and checks what every attack must leave
+/// intact: exit status 0, bounded memory, every game's record complete and replaying, and no
+/// bot process alive once the referee is gone.
+fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Outcome {
+    let records = s.dir.join("records");
+    let mut args = vec!["match", "--seed", "1", "--records", records.to_str().unwrap()];
+    for (flag, value) in CLOCKS {
+        if !extra.contains(&flag) {
+            args.extend([flag, value]);
+        }
+    }
+    for b in bots {
+        args.extend(["--bot", b]);
+    }
+    args.extend(extra);
+    let (status, peak_kb) = run(&args, &s.dir.join("match"));
+    eprintln!("{}: referee peak VmHWM {peak_kb} kB", s.name);
+    assert!(peak_kb > 0, "the referee's memory was never sampled");
+    assert!(
+        peak_kb < MAX_HWM_KB,
+        "referee peak memory reached {peak_kb} kB (killed at the bound); see {}",
+        s.dir.display()
+    );
+    assert!(status.success(), "referee match: {status}; see {}", s.dir.display());
+
+    let mut games = Vec::new();
+    for g in 1.. {
+        let path = records.join(format!("game-{g:06}.jsonl"));
+        let Ok(text) = std::fs::read_to_string(&path) else { break };
+        let record: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let footer = record.last().unwrap();
+        assert_eq!(
+            (&footer["type"], &footer["status"]),
+            (&"footer".into(), &"complete".into()),
+            "game {g}: {footer}"
+        );
+        let (status, _) =
+            run(&["replay", "--quiet", path.to_str().unwrap()], &s.dir.join(format!("replay{g}")));
+        assert!(status.success(), "referee replay of game {g}: {status}; see {}", s.dir.display());
+        games.push(record);
+    }
+    assert!(!games.is_empty(), "no record in {}", records.display());
+
+    let pids: Vec<u32> = std::fs::read_to_string(s.pidfile())
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let deadline = Instant::now() + REAP;
+    for &pid in &pids {
+        while alive(pid) {
+            assert!(Instant::now() < deadline, "bot process {pid} outlived the referee");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    Outcome { games, pids, peak_kb }
+}
+
+/// True while `pid` runs and is still one of the hostile bots (a zombie has ended; a reused pid
+/// is someone else's).
+fn alive(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    // The state follows the command name, which is in parentheses and may hold spaces.
+    let zombie = stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    !zombie && String::from_utf8_lossy(&cmdline).contains("sample-bots/hostile/")
+}
+
+/// Game 1 was forfeited by team 0 (seat 0's) after one fault of `kind`.
+fn assert_forfeit(game: &Outcome, kind: &str) {
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "the first fault ends the game: {faults:#?}");
+    assert_fault(faults[0], 0, kind, "forfeit", 1);
+    assert_eq!((&game.footer()["forfeit"], &game.footer()["winner"]), (&0.into(), &1.into()));
+}
+
+// ---- Never starts ----
+
+#[test]
+fn not_executable_is_no_start() {
+    let s = Scratch::new("not-executable");
+    // A copy with every execute bit cleared, whatever the checkout did to the original (root
+    // may run any file with one execute bit set).
+    let program = s.dir.join("not_executable.sh");
+    std::fs::copy(repo().join("sample-bots/hostile/not_executable.sh"), &program).unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let bot = format!("'{}' '{}'", program.display(), s.pidfile().display());
+    let game = play(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "no_start", "replaced", 1);
+    assert!(game.plays(0).iter().all(|p| auto(p)));
+    assert!(game.pids.is_empty(), "the program never ran");
+}
+
+#[test]
+fn exit_127_before_hello_is_refused() {
+    let s = Scratch::new("exit-127");
+    let game = play(&s, [&s.shell("exit_127"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    // The process started, so it is not no_start; it never gave a hello answer.
+    assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
+    assert!(detail(faults[0]).contains("exit code 127"), "{}", faults[0]);
+    assert!(game.plays(0).iter().all(|p| auto(p)));
+    assert_eq!(game.pids.len(), 1);
+}
+
+// ---- Crashes at each phase ----
+
+#[test]
+fn crash_during_handshake_is_refused() {
+    let s = Scratch::new("crash-handshake");
+    let game = play(&s, [&s.hostile("crash_handshake"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
+    assert!(detail(faults[0]).contains("exit code 1"), "{}", faults[0]);
+    assert!(game.plays(0).iter().all(|p| auto(p)));
+}
+
+#[test]
+fn crash_at_opening_is_exited() {
+    let s = Scratch::new("crash-opening");
+    let game = play(&s, [&s.hostile("crash_opening"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    assert_eq!((detail(faults[0]), &faults[0]["deal"]), ("exit code 3", &1.into()));
+    let mine = game.record().iter().filter(|l| l["seat"] == 0 && l.get("auto").is_some());
+    assert!(mine.into_iter().all(auto), "the fallback answers every question of seat 0");
+}
+
+#[test]
+fn crash_at_discard_is_exited() {
+    // The chant is taken only when all four seats accept, so the other seats are accepting
+    // bots. Deal 1's dealer is seat 0: seat 1, the dealer's left, discards first.
+    let s = Scratch::new("crash-discard");
+    let yes = s.hostile("accept_chant");
+    let game = play(&s, [&yes, &s.hostile("crash_discard"), &yes, &yes], &[]);
+    assert_eq!(game.lines("chant").next().unwrap()["taken"], true, "deal 1's chant is taken");
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 1, "exited", "replaced", 1);
+    assert_eq!((detail(faults[0]), &faults[0]["deal"]), ("exit code 1", &1.into()));
+    let discard = game.lines("discard").find(|d| d["seat"] == 1).unwrap();
+    assert!(auto(discard) && discard["cards"].as_array().unwrap().len() == 6, "{discard}");
+    assert!(game.plays(1).iter().all(|p| auto(p)));
+    assert_eq!(game.pids.len(), 4);
+}
+
+#[test]
+fn crash_at_play_is_exited() {
+    let s = Scratch::new("crash-play");
+    let game = play(&s, [&s.hostile("crash_play"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    assert_eq!(detail(faults[0]), "killed by SIGSEGV");
+    let plays = game.plays(0);
+    assert!(!auto(plays[0]) && plays[1..].iter().all(|p| auto(p)));
+}
+
+#[test]
+fn crash_at_play_forfeits_under_forfeit() {
+    let s = Scratch::new("crash-play-forfeit");
+    let bots = [&s.hostile("crash_play"), RANDOM, RANDOM, RANDOM];
+    let game = play(&s, bots, &["--on-fault", "forfeit"]);
+    assert_forfeit(&game, "exited");
+}
+
+#[test]
+fn crash_between_games_is_charged_to_the_next_game() {
+    let s = Scratch::new("crash-between-games");
+    let bots = [&s.hostile("crash_between_games"), RANDOM, RANDOM, RANDOM];
+    let game = play(&s, bots, &["--games", "2"]);
+    assert_eq!(game.games.len(), 2);
+    assert!(game.faults().is_empty(), "game 1 was played cleanly: {:#?}", game.faults());
+    assert!(game.plays(0).iter().all(|p| !auto(p)));
+    // Spec 6.1: a fault between games is charged to the next game.
+    let faults: Vec<&Value> = game.games[1].iter().filter(|l| l["type"] == "fault").collect();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    assert_eq!(detail(faults[0]), "exit code 4");
+    let footer = game.games[1].last().unwrap();
+    assert_eq!(footer["stats"][0]["replaced"], true);
+}
+
+// ---- Hangs ----
+
+#[test]
+fn hang_at_handshake_is_refused() {
+    let s = Scratch::new("hang-handshake");
+    // The other seats are built in, so a short handshake limit is safe here.
+    let bots = [&s.hostile("hang_handshake"), RANDOM, RANDOM, RANDOM];
+    let game = play(&s, bots, &["--handshake-ms", "1500"]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
+    assert!(game.plays(0).iter().all(|p| auto(p)));
+    assert_eq!(game.pids.len(), 1, "started once");
+}
+
+#[test]
+fn hang_at_play_times_out_three_times() {
+    let s = Scratch::new("hang-play");
+    let game = play(&s, [&s.hostile("hang_play"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 3, "{faults:#?}");
+    assert_fault(faults[0], 0, "timeout", "fallback", 1);
+    assert_fault(faults[1], 0, "timeout", "fallback", 2);
+    assert_fault(faults[2], 0, "timeout", "replaced", 3);
+    // The first wait is answer + bank; a timeout empties the bank, so then only answer_ms.
+    assert_eq!(detail(faults[0]), "no answer within 500 ms");
+    assert_eq!(detail(faults[1]), "no answer within 300 ms");
+    assert!(game.plays(0).iter().all(|p| auto(p)));
+}
+
+#[test]
+fn hang_at_play_forfeits_under_forfeit() {
+    let s = Scratch::new("hang-play-forfeit");
+    let bots = [&s.hostile("hang_play"), RANDOM, RANDOM, RANDOM];
+    let game = play(&s, bots, &["--on-fault", "forfeit"]);
+    assert_forfeit(&game, "timeout");
+}
+
+// ---- Late answers ----
+
+#[test]
+fn late_within_the_bank_is_no_fault() {
+    let s = Scratch::new("late-within-bank");
+    // The bot is 30 ms late; a bank of 2 s leaves room for a loaded machine's delays.
+    let bots = [&s.hostile("late_within_bank"), RANDOM, RANDOM, RANDOM];
+    let game = play(&s, bots, &["--bank-ms", "2000"]);
+    assert!(game.faults().is_empty(), "{:#?}", game.faults());
+    let plays = game.plays(0);
+    assert!(plays.iter().all(|p| !auto(p)), "every answer was taken");
+    let us = plays[1]["us"].as_u64().unwrap();
+    // The bot sleeps 30 ms past answer_ms; the referee's clock starts when its write returns,
+    // which a loaded machine may delay by a few ms, so only "beyond answer_ms" is certain.
+    assert!((300_000..2_300_000).contains(&us), "answered after {us} µs: from the bank");
+    assert_eq!(game.stats(0)["strikes"], 0);
+}
+
+#[test]
+fn late_beyond_the_bank_is_a_timeout_then_a_stale_id() {
+    let s = Scratch::new("late-beyond-bank");
+    let game = play(&s, [&s.hostile("late_beyond_bank"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_fault(faults[0], 0, "timeout", "fallback", 1);
+    assert_eq!((&faults[0]["deal"], &faults[0]["trick"]), (&1.into(), &2.into()));
+    assert_eq!(detail(faults[0]), "no answer within 500 ms");
+    // The late answer is read with the next question: ignored, never taken as its answer.
+    assert_fault(faults[1], 0, "stale_id", "ignored", 1);
+    let plays = game.plays(0);
+    assert!(!auto(plays[0]) && auto(plays[1]));
+    // Later answers have no bank left and may miss 300 ms on a loaded machine; the bot must
+    // still be playing afterwards.
+    assert!(plays[2..].iter().any(|p| !auto(p)), "the bot plays on");
+}
+
+// ---- Floods ----
+
+#[test]
+fn stdout_flood_of_stale_lines_is_ignored() {
+    const LINES_PER_PLAY: u64 = 3000; // as in flood_stdout.py
+    let s = Scratch::new("flood-stdout");
+    let game = play(&s, [&s.hostile("flood_stdout"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 20, "at most 20 ignored lines are recorded per seat and game");
+    assert!(faults.iter().all(|f| f["kind"] == "stale_id" && f["penalty"] == "ignored"));
+    let plays = game.plays(0);
+    assert!(plays.iter().all(|p| !auto(p)), "every real answer was found behind the flood");
+    // Every flood line is read before its question's answer, so each one is counted.
+    assert_eq!(game.stats(0)["faults"], LINES_PER_PLAY * plays.len() as u64);
+    assert_eq!(game.stats(0)["strikes"], 0);
+}
+
+#[test]
+fn endless_stdout_flood_still_times_out() {
+    // Every line is valid and ignorable, so only the clock can end the question, however fast
+    // the lines come; and the ignored lines must be counted, not kept. A long bank gives the
+    // flood time to show whether memory grows with it (the bot floods for 10 s at most).
+    let s = Scratch::new("flood-stdout-endless");
+    let bots = [&s.hostile("flood_stdout_endless"), RANDOM, RANDOM, RANDOM];
+    let game = play(&s, bots, &["--bank-ms", "4700"]);
+    let faults = game.faults();
+    let ignored = faults.iter().filter(|f| f["penalty"] == "ignored").count();
+    assert!(ignored <= 20, "at most 20 ignored lines are recorded: {ignored}");
+    assert!(faults.iter().all(|f| f["penalty"] != "ignored" || f["kind"] == "stale_id"));
+    let struck: Vec<&&Value> = faults.iter().filter(|f| f["penalty"] != "ignored").collect();
+    assert_eq!(struck.len(), 3, "{struck:#?}");
+    assert_fault(struck[0], 0, "timeout", "fallback", 1);
+    assert_eq!((&struck[0]["deal"], &struck[0]["trick"]), (&1.into(), &2.into()));
+    assert_fault(struck[1], 0, "timeout", "fallback", 2);
+    assert_fault(struck[2], 0, "timeout", "replaced", 3);
+    let plays = game.plays(0);
+    assert!(!auto(plays[0]) && plays[1..].iter().all(|p| auto(p)));
+}
+
+#[test]
+fn endless_flood_at_handshake_is_refused() {
+    let s = Scratch::new("flood-handshake");
+    // The other seats are built in, so the handshake limit only has to leave the flood time
+    // to show whether memory grows with it (the bot floods for 10 s at most).
+    let bots = [&s.hostile("flood_handshake"), RANDOM, RANDOM, RANDOM];
+    let game = play(&s, bots, &["--handshake-ms", "5000"]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
+    assert!(game.plays(0).iter().all(|p| auto(p)));
+}
+
+#[test]
+fn stderr_flood_is_capped() {
+    const PER_DEAL: u64 = 2 << 20; // as in flood_stderr.py
+    const CAP: u64 = 100_000;
+    let s = Scratch::new("flood-stderr");
+    let cap = CAP.to_string();
+    let bots = [&s.hostile("flood_stderr"), RANDOM, RANDOM, RANDOM];
+    let game = play(&s, bots, &["--stderr-cap", &cap]);
+    assert!(game.faults().is_empty(), "a talkative bot commits no fault: {:#?}", game.faults());
+    assert!(game.plays(0).iter().all(|p| !auto(p)), "stderr never blocked the bot");
+    let written = PER_DEAL * game.lines("deal").count() as u64;
+    let log = std::fs::read(s.stderr_log(0)).unwrap();
+    // The log holds the first CAP bytes, then one note line from the referee with the count.
+    assert!(log.len() as u64 > CAP, "the note is missing: {} bytes", log.len());
+    let (kept, note) = log.split_at(CAP as usize);
+    assert!(kept.iter().all(|&b| b == b'e'), "the kept bytes are the bot's own");
+    let note = String::from_utf8_lossy(note);
+    let note = note.strip_prefix('\n').unwrap_or(&note);
+    assert!(
+        note.ends_with('\n') && note.matches('\n').count() == 1 && note.len() < 200,
+        "one note line after the cap, got {note:?}"
+    );
+    assert!(note.contains(&(written - CAP).to_string()), "the note counts the dropped bytes");
+}
+
+// ---- Bytes that are not protocol lines ----
+
+#[test]
+fn binary_junk_and_invalid_utf8_are_malformed() {
+    let s = Scratch::new("binary-junk");
+    let game = play(&s, [&s.hostile("binary_junk"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 2, "{faults:#?}");
+    assert_fault(faults[0], 0, "malformed", "fallback", 1);
+    assert_fault(faults[1], 0, "malformed", "fallback", 2);
+    let plays = game.plays(0);
+    let autos: Vec<usize> = (0..plays.len()).filter(|&i| auto(plays[i])).collect();
+    assert_eq!(autos, [1, 3], "the stream resynchronises at the next newline");
+}
+
+#[test]
+fn hundred_megabyte_line_is_not_held() {
+    let s = Scratch::new("huge-line");
+    let game = play(&s, [&s.hostile("huge_line"), RANDOM, RANDOM, RANDOM], &[]);
+    // play() checked the memory bound, the point of this attack.
+    let faults = game.faults();
+    assert_eq!(faults.len(), 3, "{faults:#?}");
+    assert_fault(faults[0], 0, "line_too_long", "fallback", 1);
+    assert_fault(faults[1], 0, "timeout", "fallback", 2);
+    assert_fault(faults[2], 0, "timeout", "replaced", 3);
+    let plays = game.plays(0);
+    assert!(!auto(plays[0]) && plays[1..].iter().all(|p| auto(p)));
+}
+
+// ---- Answers that are not the answer ----
+
+#[test]
+fn answer_for_another_seat_is_malformed() {
+    let s = Scratch::new("other-seat");
+    let game = play(&s, [&s.hostile("other_seat"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "malformed", "fallback", 1);
+    assert!(detail(faults[0]).contains("seat"), "{}", faults[0]);
+    let plays = game.plays(0);
+    let autos: Vec<usize> = (0..plays.len()).filter(|&i| auto(plays[i])).collect();
+    assert_eq!(autos, [1]);
+}
+
+#[test]
+fn stale_id_answer_is_ignored_and_the_question_times_out() {
+    let s = Scratch::new("stale-id");
+    let game = play(&s, [&s.hostile("stale_id"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_fault(faults[0], 0, "stale_id", "ignored", 0);
+    assert_fault(faults[1], 0, "timeout", "fallback", 1);
+    let plays = game.plays(0);
+    assert!(!auto(plays[0]) && auto(plays[1]), "the stale line was not taken as the answer");
+    assert!(plays[2..].iter().any(|p| !auto(p)), "the bot plays on");
+}
+
+#[test]
+fn answering_twice_is_ignored() {
+    let s = Scratch::new("answer-twice");
+    let game = play(&s, [&s.hostile("answer_twice"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 20, "at most 20 ignored lines are recorded per seat and game");
+    assert!(faults.iter().all(|f| f["kind"] == "stale_id" && f["penalty"] == "ignored"));
+    let plays = game.plays(0);
+    assert!(plays.iter().all(|p| !auto(p)), "no copy was taken for a later answer");
+    // Every copy but the last one (no question follows it) is read and counted.
+    assert_eq!(game.stats(0)["faults"], plays.len() as u64 - 1);
+    assert_eq!(game.stats(0)["strikes"], 0);
+}
+
+#[test]
+fn unsolicited_lines_are_ignored() {
+    let s = Scratch::new("unsolicited");
+    let game = play(&s, [&s.hostile("unsolicited"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 20, "at most 20 ignored lines are recorded per seat and game");
+    assert!(faults.iter().all(|f| f["penalty"] == "ignored"));
+    assert!(faults.iter().any(|f| f["kind"] == "stale_id"), "the old hello id");
+    assert!(faults.iter().any(|f| f["kind"] == "unknown_id"), "the id never asked");
+    assert!(game.plays(0).iter().all(|p| !auto(p)));
+    assert!(game.stats(0)["faults"].as_u64().unwrap() > 40, "{}", game.stats(0));
+    assert_eq!(game.stats(0)["strikes"], 0);
+}
+
+// ---- Moves against the rules ----
+
+#[test]
+fn illegal_cards_strike_three_times() {
+    let s = Scratch::new("illegal-card");
+    let game = play(&s, [&s.hostile("illegal_card"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 3, "a replaced bot is asked nothing more: {faults:#?}");
+    assert_fault(faults[0], 0, "illegal_card", "fallback", 1);
+    assert_fault(faults[1], 0, "malformed", "fallback", 2);
+    assert_fault(faults[2], 0, "illegal_card", "replaced", 3);
+    assert!(game.plays(0).iter().all(|p| auto(p)));
+    assert_eq!(game.stats(0)["replaced"], true);
+}
+
+#[test]
+fn illegal_card_forfeits_under_forfeit() {
+    let s = Scratch::new("illegal-card-forfeit");
+    let bots = [&s.hostile("illegal_card"), RANDOM, RANDOM, RANDOM];
+    let game = play(&s, bots, &["--on-fault", "forfeit"]);
+    assert_forfeit(&game, "illegal_card");
+}
+
+#[test]
+fn wrong_discards_strike_three_times() {
+    // Everyone accepts, so the chant is taken every deal; the dealer moves left each deal, so
+    // seat 1 discards in deals 1 (dealer's left), 2 (dealer) and 5 (dealer's left).
+    let s = Scratch::new("wrong-discard");
+    let yes = s.hostile("accept_chant");
+    let game = play(&s, [&yes, &s.hostile("wrong_discard"), &yes, &yes], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 3, "{faults:#?}");
+    assert_fault(faults[0], 1, "wrong_discard", "fallback", 1);
+    assert_fault(faults[1], 1, "wrong_discard", "fallback", 2);
+    assert_fault(faults[2], 1, "wrong_discard", "replaced", 3);
+    let deals: Vec<Option<u64>> = faults.iter().map(|f| f["deal"].as_u64()).collect();
+    assert_eq!(deals, [Some(1), Some(2), Some(5)]);
+    let discards: Vec<&Value> = game.lines("discard").filter(|d| d["seat"] == 1).collect();
+    assert_eq!(discards.len(), 3);
+    for d in discards {
+        assert!(auto(d) && d["cards"].as_array().unwrap().len() == 6, "{d}");
+    }
+    assert_eq!(game.pids.len(), 4);
+}
+
+#[test]
+fn false_and_too_many_signals_are_dropped() {
+    let s = Scratch::new("false-signals");
+    let game = play(&s, [&s.hostile("false_signals"), RANDOM, RANDOM, RANDOM], &[]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 3, "{faults:#?}");
+    assert_fault(faults[0], 0, "bad_signal", "signal_dropped", 1);
+    assert_fault(faults[1], 0, "bad_signal", "signal_dropped", 2);
+    // bad_signal strikes count toward replacement like any other.
+    assert_fault(faults[2], 0, "bad_signal", "replaced", 3);
+    // Only the true signal sent before the false one of play 3 was delivered, before its fault.
+    let record = game.record();
+    let sent: Vec<usize> = (0..record.len())
+        .filter(|&i| record[i]["type"] == "signal" && record[i]["from"] == 0)
+        .collect();
+    assert_eq!(sent.len(), 1, "{:?}", sent.iter().map(|&i| &record[i]).collect::<Vec<_>>());
+    assert!(record[sent[0]]["signal"].as_str().unwrap().starts_with("aces:"));
+    let third = record.iter().position(|l| l == faults[2]).unwrap();
+    assert!(sent[0] < third, "the delivered signal comes before the fault");
+    let plays = game.plays(0);
+    assert!(plays[..3].iter().all(|p| !auto(p)), "the cards of the answers stand");
+    assert!(plays[3..].iter().all(|p| auto(p)), "then the bot is replaced");
+}
+
+// ---- Processes ----
+
+#[test]
+fn forked_children_die_with_the_bot() {
+    let s = Scratch::new("fork-and-exit");
+    let game = play(&s, [&s.hostile("fork_and_exit"), RANDOM, RANDOM, RANDOM], &[]);
+    assert_eq!(game.pids.len(), 3, "the bot, its child and the reparented grandchild");
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    assert_eq!(detail(faults[0]), "exit code 0");
+}
+
+#[test]
+fn sigterm_ignoring_bot_is_killed() {
+    let s = Scratch::new("ignore-sigterm");
+    let game = play(&s, [&s.hostile("ignore_sigterm"), RANDOM, RANDOM, RANDOM], &[]);
+    // It played correctly; staying alive after bye is no fault, only a kill.
+    assert!(game.faults().is_empty(), "{:#?}", game.faults());
+    assert!(game.plays(0).iter().all(|p| !auto(p)));
+    assert_eq!(game.pids.len(), 1);
+}
+
+#[test]
+fn memory_hog_dies_at_its_limit() {
+    let s = Scratch::new("memory-hog");
+    let bots = [&s.hostile("memory_hog"), RANDOM, RANDOM, RANDOM];
+    // Touching 128 MiB can take longer than 500 ms on a loaded virtual machine; a long bank
+    // lets the bot die of its limit before its question times out.
+    let game = play(&s, bots, &["--bot-memory-mib", "128", "--bank-ms", "5000"]);
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    assert!(game.plays(0).iter().all(|p| auto(p)), "it died at its first play");
+    // The bot's memory is not the referee's.
+    assert!(game.peak_kb < MAX_HWM_KB);
+}
