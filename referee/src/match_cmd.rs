@@ -157,8 +157,13 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     } else {
         print!("{}", totals(&summaries));
     }
+    let played = summaries.iter().filter(|(s, _)| s.status == Status::Complete).count() as u64;
     match error {
         Some(e) => Err(e),
+        // A run cut short by Ctrl-C must not look like a finished match to a script.
+        None if played < args.games => {
+            Err(format!("stopped by Ctrl-C: {played} of {} games played to the end", args.games))
+        }
         None => Ok(()),
     }
 }
