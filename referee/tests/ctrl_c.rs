@@ -81,7 +81,7 @@ fn last_line(path: &Path) -> Value {
 fn interrupt(name: &str, times: usize) -> (std::process::ExitStatus, String, Vec<u32>, PathBuf) {
     let dir = scratch(name);
     let bot = format!("python3 {}", dir.join("slow.py").display());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
+    let child = Command::new(env!("CARGO_BIN_EXE_referee"))
         .args(["match", "--games", "20", "--seed", "3", "--handshake-ms", "10000", "--bot", &bot])
         .arg("--records")
         .arg(dir.join("records"))
