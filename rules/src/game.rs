@@ -421,7 +421,10 @@ impl Game {
             }
             (Phase::Over, _) => return Err(IllegalAction::MatchOver),
             _ => {
-                return Err(IllegalAction::NotExpected { seat: Some(seat), expected: self.to_act() });
+                return Err(IllegalAction::NotExpected {
+                    seat: Some(seat),
+                    expected: self.to_act(),
+                });
             }
         }
         Ok(&self.events)
