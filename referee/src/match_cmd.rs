@@ -17,28 +17,28 @@ pub(crate) const BYE_GRACE: Duration = Duration::from_secs(1);
 
 /// Players 0..3 from one, two or four `--bot` values.
 pub(crate) fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
-    let specs = bots.iter().map(|b| BotSpec::parse(b)).collect::<Result<Vec<_>, _>>()?;
-    let players = match specs.as_slice() {
-        [] => {
-            let h = BotSpec::parse("builtin:heuristic")?;
-            let r = BotSpec::parse("builtin:random")?;
-            [h.clone(), r.clone(), h, r]
-        }
-        [a] => [a.clone(), a.clone(), a.clone(), a.clone()],
-        [a, b] => [a.clone(), b.clone(), a.clone(), b.clone()],
-        [a, b, c, d] => [a.clone(), b.clone(), c.clone(), d.clone()],
-        _ => {
-            return Err(format!(
-                "--bot is given once, twice or four times, not {} times",
-                specs.len()
-            ));
-        }
+    // Which `--bot` value each player takes; each player's value is parsed on its own, so a
+    // repeated plain `tcp` gets an independent random token per seat.
+    let defaults = ["builtin:heuristic".to_string(), "builtin:random".to_string()];
+    let (values, pick): (&[String], [usize; 4]) = match bots.len() {
+        0 => (&defaults, [0, 1, 0, 1]),
+        1 => (bots, [0, 0, 0, 0]),
+        2 => (bots, [0, 1, 0, 1]),
+        4 => (bots, [0, 1, 2, 3]),
+        n => return Err(format!("--bot is given once, twice or four times, not {n} times")),
     };
+    let specs = values.iter().map(|b| BotSpec::parse(b)).collect::<Result<Vec<_>, _>>()?;
+    let players = pick.map(|i| match &specs[i] {
+        BotSpec::TcpSeat { .. } if values[i] == "tcp" => {
+            BotSpec::TcpSeat { token: crate::bot::tcp::new_token() }
+        }
+        spec => spec.clone(),
+    });
     Ok(distinct_tokens(players))
 }
 
-/// A TCP seat is one bot, so a `tcp` spec repeated over several seats gets one token per
-/// player: the given token with the player's number appended.
+/// A TCP seat is one bot, so an organiser's `tcp:TOKEN` repeated over several seats becomes one
+/// token per player: the given token with the player's number appended.
 fn distinct_tokens(players: [BotSpec; 4]) -> [BotSpec; 4] {
     let shared = |token: &str| {
         players.iter().filter(|q| matches!(q, BotSpec::TcpSeat { token: t } if t == token)).count()
@@ -212,36 +212,46 @@ pub(crate) async fn connect_all(
     wait: Duration,
 ) -> Vec<Bot> {
     let [a, b, c, d] = players.clone();
-    let (a, b, c, d) = tokio::join!(
-        open_seat(a, 0, connect, dir, lobby, wait),
-        open_seat(b, 1, connect, dir, lobby, wait),
-        open_seat(c, 2, connect, dir, lobby, wait),
-        open_seat(d, 3, connect, dir, lobby, wait),
+    let tokens: Vec<String> = players
+        .iter()
+        .filter_map(|p| if let BotSpec::TcpSeat { token } = p { Some(token.clone()) } else { None })
+        .collect();
+    // TCP seats are taken from the lobby only once all of them are filled (or the wait is
+    // over), just before the game: until then a bot that drops and reconnects keeps its seat.
+    let ready = async {
+        if let Some(lobby) = lobby {
+            lobby.wait_ready(&tokens, wait).await;
+        }
+    };
+    let (a, b, c, d, ()) = tokio::join!(
+        Bot::connect(a, connect, dir, "player0", None),
+        Bot::connect(b, connect, dir, "player1", None),
+        Bot::connect(c, connect, dir, "player2", None),
+        Bot::connect(d, connect, dir, "player3", None),
+        ready,
     );
-    vec![a, b, c, d]
-}
-
-async fn open_seat(
-    spec: BotSpec,
-    player: usize,
-    connect: &ConnectConfig,
-    dir: Option<&std::path::Path>,
-    lobby: Option<&Lobby>,
-    wait: Duration,
-) -> Bot {
-    let stem = format!("player{player}");
-    let token = if let BotSpec::TcpSeat { token } = &spec { Some(token.clone()) } else { None };
-    let mut bot = Bot::connect(spec, connect, dir, &stem, None).await;
-    if let (Some(token), Some(lobby)) = (token, lobby) {
-        match lobby.take(&token, wait).await {
-            Some(arrived) => bot.replace_with(arrived),
-            None => bot.pending_faults.push((
-                protocol::record::FaultKind::NoStart,
-                format!("no bot connected with this seat's token within {} ms", wait.as_millis()),
-            )),
+    let mut bots = vec![a, b, c, d];
+    if let Some(lobby) = lobby {
+        for bot in bots.iter_mut() {
+            let BotSpec::TcpSeat { token } = &bot.spec else { continue };
+            let token = token.clone();
+            match lobby.take(&token, Duration::ZERO).await {
+                Some(arrived) => bot.replace_with(arrived),
+                None => {
+                    let fault = (
+                        protocol::record::FaultKind::NoStart,
+                        format!(
+                            "no bot connected with this seat's token within {} ms",
+                            wait.as_millis()
+                        ),
+                    );
+                    bot.dead = Some(fault.clone());
+                    bot.pending_faults.push(fault);
+                }
+            }
         }
     }
-    bot
+    bots
 }
 
 /// Brings a dead bot back for the next game: a program is started again; a TCP seat takes a

@@ -356,7 +356,15 @@ impl Bot {
                 _,
                 raw,
             ) => {
-                self.hello_raw = Some(raw);
+                // Records may be published; a seat token is a credential, so the recorded hello
+                // names it only as redacted.
+                self.hello_raw = Some(match &token {
+                    Some(t) => match serde_json::to_string(t) {
+                        Ok(quoted) => raw.replace(&quoted, "\"(redacted)\""),
+                        Err(_) => raw,
+                    },
+                    None => raw,
+                });
                 if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
                     let reason = format!(
                         "the bot speaks protocol {p}, this referee speaks {PROTOCOL_VERSION}"

@@ -115,6 +115,20 @@ impl Lobby {
         }
     }
 
+    /// Waits until every one of `tokens` has a bot ready, or `wait` is over.
+    pub(crate) async fn wait_ready(&self, tokens: &[String], wait: Duration) {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let notified = self.arrived.notified();
+            let all = self.state.lock().is_ok_and(|st| {
+                tokens.iter().all(|t| matches!(st.slots.get(t), Some(Slot::Ready(_))))
+            });
+            if all || tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return;
+            }
+        }
+    }
+
     fn try_take(&self, token: &str) -> Option<Bot> {
         let mut st = self.state.lock().ok()?;
         let slot = st.slots.get_mut(token)?;
@@ -164,6 +178,9 @@ async fn accept_loop(
                 return;
             }
             let token = bot.identity.token.clone().unwrap_or_default();
+            // A seat whose bot connected but whose game has not begun goes to the newest
+            // connection with its token (the earlier one may have dropped meanwhile); a seat in
+            // play is never taken over.
             let verdict = {
                 let Ok(mut st) = state.lock() else { return };
                 match st.slots.get_mut(&token) {
@@ -172,21 +189,26 @@ async fn accept_loop(
                     } else {
                         "unknown seat token"
                     }),
-                    Some(Slot::Ready(_) | Slot::InPlay) => Err("this seat token is already in use"),
-                    Some(slot @ Slot::Open) => {
-                        // The bot is moved in below, outside the match on `slot`'s borrow.
-                        *slot = Slot::InPlay;
-                        Ok(())
+                    Some(Slot::InPlay) => Err("this seat token is already in use"),
+                    Some(slot) => {
+                        let earlier = std::mem::replace(slot, Slot::InPlay);
+                        Ok(match earlier {
+                            Slot::Ready(old) => Some(old),
+                            _ => None,
+                        })
                     }
                 }
             };
             match verdict {
-                Ok(()) => {
+                Ok(earlier) => {
                     tracing::info!("{peer} took the seat of token {token}");
                     if let Ok(mut st) = state.lock() {
                         st.slots.insert(token, Slot::Ready(Box::new(bot)));
                     }
                     arrived.notify_waiters();
+                    if let Some(old) = earlier {
+                        old.close("a newer connection took this seat", Duration::ZERO).await;
+                    }
                 }
                 Err(reason) => {
                     tracing::info!("{peer}: refused: {reason}");

@@ -1,0 +1,1127 @@
+//! Bots over TCP (spec/protocol.md section 8), end to end: the real referee binary, real sockets
+//! on 127.0.0.1 and the real clock. The lobby's unit tests run on in-memory pipes; only these
+//! show that a bot in another process finds the address and token the referee prints, claims its
+//! seat, plays whole games, and that strangers and broken connections (silent, wrong token, a
+//! seat already taken, a drop mid-game, a half-sent line, a slow sender, a flood of idle
+//! connections, nobody at all) are refused or classified without disturbing the table.
+//!
+//! Misbehaving clients are scripted here with `std::net::TcpStream`, so each misbehaviour
+//! happens exactly when the test wants it; well-behaved bots are the Python and Rust sample bots.
+//! `tcp_clients/listen_bot.py` turns a stdin/stdout bot into a bot that listens.
+
+// The lint steers the referee's own code to its process module (process groups, kill on drop);
+// here starting the referee and the bots directly is the whole point.
+#![allow(clippy::disallowed_methods)]
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{OnceLock, PoisonError, RwLock, RwLockReadGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A referee run longer than this is hung, not slow: every run here takes a few seconds.
+const HANG: Duration = Duration::from_secs(40);
+/// How long a client or the test waits for a line before calling the referee hung.
+const WAIT: Duration = Duration::from_secs(20);
+/// How long a well-behaved bot may take to exit after the match's `bye`.
+const EXIT: Duration = Duration::from_secs(10);
+/// The first game waits this long for the TCP seats: far more than any test needs.
+const CONNECT_WAIT_MS: &str = "20000";
+
+/// The throughput test runs alone, so its figures are not skewed by the other tests' processes;
+/// every other test shares this lock.
+static EXCLUSIVE: RwLock<()> = RwLock::new(());
+
+fn shared() -> RwLockReadGuard<'static, ()> {
+    EXCLUSIVE.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The workspace root, where the sample bots live.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the referee crate sits in the workspace")
+        .to_path_buf()
+}
+
+fn heuristic_py() -> String {
+    root().join("sample-bots/python/heuristic_bot.py").display().to_string()
+}
+
+/// A path quoted for the referee's shell-like `--bot` splitting.
+fn quoted(path: &str) -> String {
+    format!("'{path}'")
+}
+
+/// The Rust sample bot, built once per test process next to the referee binary (same target
+/// folder and profile), as tests/end_to_end.rs does. A no-op when it is up to date.
+fn rust_bot() -> &'static Path {
+    static BOT: OnceLock<PathBuf> = OnceLock::new();
+    BOT.get_or_init(|| {
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_referee"))
+            .parent()
+            .expect("the referee binary has a folder");
+        let profile = bin_dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(root()).args(["build", "--quiet", "-p", "aluette-sample-bot"]);
+        if profile != "debug" {
+            cmd.args(["--profile", profile]);
+        }
+        let status = cmd.status().expect("cargo runs");
+        assert!(status.success(), "cargo build -p aluette-sample-bot failed");
+        let bot = bin_dir.join("aluette-bot");
+        assert!(bot.exists(), "{} missing after the build", bot.display());
+        bot
+    })
+}
+
+/// A fresh folder per test (tests run in parallel), removed when the test passes and kept for
+/// inspection when it fails.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("tcp")
+            .join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the scratch folder");
+        Scratch(dir)
+    }
+
+    fn join(&self, p: &str) -> PathBuf {
+        self.0.join(p)
+    }
+
+    fn records(&self) -> String {
+        self.join("records").display().to_string()
+    }
+
+    /// `match` with a fixed seed, records in this folder, and (unless `extra` sets one) a
+    /// generous wait for TCP bots.
+    fn match_args(&self, seed: u64, extra: &[&str]) -> Vec<String> {
+        let mut args: Vec<String> = ["match", "--seed", &seed.to_string(), "--records"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.push(self.records());
+        if !extra.contains(&"--connect-wait-ms") {
+            args.extend(["--connect-wait-ms".into(), CONNECT_WAIT_MS.into()]);
+        }
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    }
+
+    /// Record `n` (from 1) of this folder's match.
+    fn record(&self, n: u64) -> PathBuf {
+        self.join("records").join(format!("game-{n:06}.jsonl"))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            eprintln!("kept {} for inspection", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// What the referee printed about its lobby.
+struct Lobby {
+    addr: String,
+    /// (player, token) in the order printed.
+    tokens: Vec<(usize, String)>,
+}
+
+impl Lobby {
+    fn token(&self, player: usize) -> &str {
+        let found = self.tokens.iter().find(|(p, _)| *p == player);
+        &found.unwrap_or_else(|| panic!("no token printed for player {player}")).1
+    }
+}
+
+/// How a referee run ended.
+struct Finished {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+impl Finished {
+    fn assert_ok(&self, what: &str) {
+        assert!(
+            self.status.success(),
+            "{what}: referee exited with {}\nstdout:\n{}\nstderr:\n{}",
+            self.status,
+            self.stdout,
+            self.stderr
+        );
+    }
+}
+
+/// A running referee whose stdout is read line by line as it comes (a reader thread), so the
+/// test can read the lobby address and tokens while the match waits for its bots.
+struct Referee {
+    child: Child,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+    stderr: PathBuf,
+    started: Instant,
+}
+
+impl Referee {
+    fn start<S: AsRef<str>>(s: &Scratch, args: &[S]) -> Referee {
+        let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+        let stderr = s.join(&format!("referee-{}.err", args[0]));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
+            .args(&args)
+            .current_dir(root())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).expect("create the stderr file"))
+            .spawn()
+            .expect("the referee starts");
+        let out = child.stdout.take().expect("stdout piped");
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Referee { child, lines, seen: Vec::new(), stderr, started: Instant::now() }
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// The next stdout line; fails the test when none comes within [`WAIT`].
+    fn line(&mut self) -> String {
+        match self.lines.recv_timeout(WAIT) {
+            Ok(line) => {
+                self.seen.push(line.clone());
+                line
+            }
+            Err(e) => panic!(
+                "no line from the referee ({e:?}); stdout so far:\n{}\nstderr:\n{}",
+                self.seen.join("\n"),
+                self.stderr()
+            ),
+        }
+    }
+
+    /// Reads "Listening for TCP bots on ADDR" and the `seats` lines "  player P: token T ...".
+    fn lobby(&mut self, seats: usize) -> Lobby {
+        let addr = loop {
+            let line = self.line();
+            if let Some(addr) = line.strip_prefix("Listening for TCP bots on ") {
+                break addr.trim().to_string();
+            }
+        };
+        let tokens = (0..seats)
+            .map(|_| {
+                let line = self.line();
+                let (player, rest) = line
+                    .strip_prefix("  player ")
+                    .and_then(|l| l.split_once(": token "))
+                    .unwrap_or_else(|| panic!("not a seat line: {line:?}"));
+                let token = rest.split_whitespace().next().expect("a token").to_string();
+                assert!(
+                    line.contains(&format!("--connect {addr} --token {token}")),
+                    "the seat line shows how to connect: {line}"
+                );
+                (player.parse().expect("a player number"), token)
+            })
+            .collect();
+        Lobby { addr, tokens }
+    }
+
+    /// Waits for the referee to exit (killing it and failing after [`HANG`]).
+    fn finish(&mut self) -> Finished {
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the referee") {
+                break status;
+            }
+            if self.started.elapsed() > HANG {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!(
+                    "referee still running after {HANG:?}; stdout:\n{}\nstderr:\n{}",
+                    self.seen.join("\n"),
+                    self.stderr()
+                );
+            }
+            thread::sleep(Duration::from_millis(10));
+        };
+        let elapsed = self.started.elapsed();
+        // The reader thread ends at end of file; what it has not passed on yet is still coming.
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(5)) {
+                Ok(line) => self.seen.push(line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => panic!("the referee's stdout stays open"),
+            }
+        }
+        Finished { status, stdout: self.seen.join("\n"), stderr: self.stderr(), elapsed }
+    }
+}
+
+impl Drop for Referee {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A bot process started by a test, killed if the test fails before it ends.
+struct Proc {
+    child: Child,
+    what: String,
+}
+
+impl Proc {
+    fn spawn(argv: &[&str], stdout: Stdio) -> Proc {
+        let child = Command::new(argv[0])
+            .args(&argv[1..])
+            .current_dir(root())
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {argv:?}: {e}"));
+        Proc { child, what: argv.join(" ") }
+    }
+
+    /// The Python heuristic bot, connecting to `addr` with `token`.
+    fn python(addr: &str, token: &str, name: &str) -> Proc {
+        let script = heuristic_py();
+        let argv = ["python3", &script, "--name", name, "--connect", addr, "--token", token];
+        Proc::spawn(&argv, Stdio::null())
+    }
+
+    /// The bot ended on its own (it got `bye` or end of input) with exit status 0.
+    fn assert_exits_ok(&mut self) {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait for a bot") {
+                break status;
+            }
+            assert!(start.elapsed() < EXIT, "{} still running after the match", self.what);
+            thread::sleep(Duration::from_millis(10));
+        };
+        assert!(status.success(), "{} exited with {status}", self.what);
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+// ---- records -------------------------------------------------------------------------------
+
+fn read_record(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .enumerate()
+        .map(|(n, l)| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1))
+        })
+        .collect()
+}
+
+/// The record of a finished game: it replays (`referee replay` exits 0), starts with its header
+/// and ends with a complete footer.
+fn check_record(s: &Scratch, path: &Path) -> Vec<Value> {
+    let mut replay = Referee::start(s, &["replay", "--quiet", path.to_str().expect("UTF-8")]);
+    replay.finish().assert_ok(&format!("replay {}", path.display()));
+    let lines = read_record(path);
+    assert_eq!(lines[0]["type"], "header", "{}", path.display());
+    let footer = lines.last().expect("a record has lines");
+    assert_eq!(
+        (&footer["type"], &footer["status"]),
+        (&json!("footer"), &json!("complete")),
+        "{}: {footer}",
+        path.display()
+    );
+    lines
+}
+
+fn seat_of(header: &Value, seat: usize) -> &Value {
+    &header["seats"][seat]
+}
+
+fn faults(lines: &[Value], seat: u64) -> Vec<&Value> {
+    lines.iter().filter(|l| l["type"] == "fault" && l["seat"] == seat).collect()
+}
+
+fn all_faults(lines: &[Value]) -> Vec<&Value> {
+    lines.iter().filter(|l| l["type"] == "fault").collect()
+}
+
+/// The seat's answers as recorded (opening, discard and play lines), in order.
+fn answers(lines: &[Value], seat: u64) -> Vec<&Value> {
+    lines
+        .iter()
+        .filter(|l| {
+            l["seat"] == seat
+                && ["opening", "discard", "play"].contains(&l["type"].as_str().unwrap_or(""))
+        })
+        .collect()
+}
+
+fn auto(line: &Value) -> bool {
+    line["auto"] == true
+}
+
+// ---- scripted clients ----------------------------------------------------------------------
+
+/// A minimal correct answer to a question: refuse the chant, discard the first six cards, play
+/// the first card. None for a notice.
+fn answer(q: &Value) -> Option<Value> {
+    let id = &q["id"];
+    match q["type"].as_str()? {
+        "opening" if q["vote"] == true => {
+            Some(json!({"type": "opening", "id": id, "accept": false}))
+        }
+        "opening" => Some(json!({"type": "opening", "id": id})),
+        "discard" => {
+            let six = &q["hand"].as_array().expect("a hand")[..6];
+            Some(json!({"type": "discard", "id": id, "cards": six}))
+        }
+        "play" => Some(json!({"type": "play", "id": id, "card": q["hand"][0]})),
+        _ => None,
+    }
+}
+
+/// One end of a raw connection to the referee, scripted by the test.
+struct Client {
+    reader: BufReader<TcpStream>,
+    stream: TcpStream,
+    /// Every message received, in order.
+    got: Vec<Value>,
+    /// How long to wait before each answer.
+    delay: Duration,
+}
+
+impl Client {
+    fn connect(addr: &str) -> Client {
+        let stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
+        stream.set_nodelay(true).expect("TCP_NODELAY");
+        stream.set_read_timeout(Some(WAIT)).expect("read timeout");
+        let reader = BufReader::new(stream.try_clone().expect("clone the stream"));
+        Client { reader, stream, got: Vec::new(), delay: Duration::ZERO }
+    }
+
+    /// The next message, None at end of input (or a reset connection: the peer is gone).
+    fn recv(&mut self) -> Option<Value> {
+        let mut line = String::new();
+        match self.reader.read_line(&mut line) {
+            Ok(0) => None,
+            Ok(_) => {
+                let msg: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("the referee sent a bad line {line:?}: {e}"));
+                self.got.push(msg.clone());
+                Some(msg)
+            }
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => None,
+            Err(e) => panic!("reading from the referee: {e} (got so far: {:?})", self.got),
+        }
+    }
+
+    fn send(&mut self, msg: &Value) -> std::io::Result<()> {
+        self.stream.write_all(format!("{msg}\n").as_bytes())
+    }
+
+    /// Reads the `hello` question and answers it with `name` and, when given, `token`.
+    fn handshake(&mut self, name: &str, token: Option<&str>) -> Value {
+        let hello = self.recv().expect("the referee speaks first");
+        assert_eq!((&hello["type"], &hello["id"]), (&json!("hello"), &json!(1)), "{hello}");
+        let mut answer = json!({"type": "hello", "id": 1, "name": name, "version": "1"});
+        if let Some(t) = token {
+            answer["token"] = json!(t);
+        }
+        self.send(&answer).expect("send the hello answer");
+        hello
+    }
+
+    /// Answers up to `n` questions; returns the next question, unanswered, or None when the
+    /// conversation ended (end of input) first.
+    fn answer_some(&mut self, n: usize) -> Option<Value> {
+        let mut answered = 0;
+        loop {
+            let msg = self.recv()?;
+            if let Some(a) = answer(&msg) {
+                if answered == n {
+                    return Some(msg);
+                }
+                thread::sleep(self.delay);
+                if self.send(&a).is_err() {
+                    return None;
+                }
+                answered += 1;
+            }
+        }
+    }
+
+    /// Plays until the referee ends the conversation.
+    fn play_out(&mut self) {
+        assert!(self.answer_some(usize::MAX).is_none());
+    }
+
+    /// Reads until end of input.
+    fn drain(&mut self) {
+        while self.recv().is_some() {}
+    }
+
+    /// The reason of the last `bye` received.
+    fn bye(&self) -> Option<&str> {
+        self.got.iter().rev().find(|m| m["type"] == "bye").and_then(|m| m["reason"].as_str())
+    }
+
+    fn kinds(&self) -> Vec<&str> {
+        self.got.iter().map(|m| m["type"].as_str().unwrap_or("?")).collect()
+    }
+}
+
+/// A client that claims `token`'s seat and plays correctly to the end, on its own thread.
+fn steady(addr: &str, token: &str, name: &str, delay: Duration) -> thread::JoinHandle<Client> {
+    let (addr, token, name) = (addr.to_string(), token.to_string(), name.to_string());
+    thread::spawn(move || {
+        let mut c = Client::connect(&addr);
+        c.delay = delay;
+        c.handshake(&name, Some(&token));
+        c.play_out();
+        c
+    })
+}
+
+/// Connects, claims `token`, and expects to be refused with a `bye` whose reason contains
+/// `reason`, then end of input.
+fn refused(addr: &str, hello: Value, reason: &str) {
+    let mut c = Client::connect(addr);
+    let question = c.recv().expect("hello");
+    assert_eq!(question["type"], "hello");
+    c.send(&hello).expect("send the hello answer");
+    c.drain();
+    let bye = c.bye().unwrap_or_else(|| panic!("{hello}: refused without a bye: {:?}", c.got));
+    assert!(bye.contains(reason), "{hello}: the bye should say {reason:?}, it says {bye:?}");
+    assert_eq!(c.kinds(), ["hello", "bye"], "{hello}");
+}
+
+// ---- well-behaved bots ---------------------------------------------------------------------
+
+#[test]
+fn four_tcp_bots_play_a_complete_game() {
+    let _shared = shared();
+    let s = Scratch::new("four");
+    let mut referee = Referee::start(&s, &s.match_args(3, &["--bot", "tcp"]));
+    let lobby = referee.lobby(4);
+    assert_eq!(lobby.tokens.iter().map(|(p, _)| *p).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    let mut bots: Vec<Proc> =
+        (0..4).map(|p| Proc::python(&lobby.addr, lobby.token(p), &format!("py-tcp-{p}"))).collect();
+    referee.finish().assert_ok("four TCP bots");
+
+    let lines = check_record(&s, &s.record(1));
+    for p in 0..4 {
+        let seat = seat_of(&lines[0], p);
+        assert_eq!(seat["command"], json!(["tcp"]), "seat {p}: {seat}");
+        assert_eq!(seat["name"], format!("py-tcp-{p}"), "each bot sits where its token says");
+        assert!(seat["hello"].is_string(), "the handshake is recorded: {seat}");
+    }
+    assert!(all_faults(&lines).is_empty(), "{:?}", all_faults(&lines));
+    assert!(!lines.iter().any(auto), "the fallback played for a connected bot");
+    assert_eq!(lines.iter().filter(|l| l["type"] == "play").count(), 5 * 36);
+    // Each bot got the match's `bye` and ended on its own.
+    for b in &mut bots {
+        b.assert_exits_ok();
+    }
+}
+
+#[test]
+fn tcp_and_program_seats_share_a_table() {
+    let _shared = shared();
+    let s = Scratch::new("mixed");
+    let py = format!("python3 {}", quoted(&heuristic_py()));
+    let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:bob", "--bot", &py];
+    let mut extra = vec!["--games", "2"];
+    extra.extend(bots);
+    let mut referee = Referee::start(&s, &s.match_args(5, &extra));
+    let lobby = referee.lobby(2);
+    assert_eq!(lobby.tokens, [(0, "alice".to_string()), (2, "bob".to_string())]);
+    let mut alice = Proc::python(&lobby.addr, "alice", "alice-bot");
+    let mut bob = Proc::python(&lobby.addr, "bob", "bob-bot");
+    let done = referee.finish();
+    done.assert_ok("mixed table");
+    assert!(done.stdout.contains("Match over: 2 games"), "{}", done.stdout);
+
+    for game in 1..=2 {
+        let lines = check_record(&s, &s.record(game));
+        let header = &lines[0];
+        let commands: Vec<&Value> = (0..4).map(|p| &seat_of(header, p)["command"]).collect();
+        assert_eq!(commands[0], &json!(["tcp"]));
+        assert_eq!(commands[1], &json!(["builtin:random"]));
+        assert_eq!(commands[2], &json!(["tcp"]));
+        assert_eq!(commands[3], &json!(["python3", heuristic_py()]));
+        let names: Vec<&Value> = (0..4).map(|p| &seat_of(header, p)["name"]).collect();
+        assert_eq!(
+            names,
+            [
+                &json!("alice-bot"),
+                &json!("builtin-random"),
+                &json!("bob-bot"),
+                &json!("py-heuristic")
+            ]
+        );
+        // One connection per seat carries both games: the handshake is in game 1's header only.
+        for p in 0..4 {
+            assert_eq!(seat_of(header, p)["hello"].is_string(), game == 1, "game {game} seat {p}");
+        }
+        assert!(all_faults(&lines).is_empty(), "game {game}: {:?}", all_faults(&lines));
+        assert!(!lines.iter().any(auto), "game {game}: the fallback played");
+    }
+    alice.assert_exits_ok();
+    bob.assert_exits_ok();
+}
+
+#[test]
+fn the_referee_connects_to_a_bot_that_listens() {
+    let _shared = shared();
+    let s = Scratch::new("listens");
+    let relay = root().join("referee/tests/tcp_clients/listen_bot.py").display().to_string();
+    let script = heuristic_py();
+    // The bot in seat 2 also names a token: a bot the referee connects to needs none, and one
+    // it sends is ignored.
+    let mut listeners: Vec<(Proc, u16)> = [0, 2]
+        .iter()
+        .map(|p| {
+            let name = format!("listener-{p}");
+            let argv =
+                ["python3", &relay, "python3", &script, "--name", &name, "--token", "ignored"];
+            let mut proc_ = Proc::spawn(&argv, Stdio::piped());
+            let mut port = String::new();
+            BufReader::new(proc_.child.stdout.take().expect("stdout piped"))
+                .read_line(&mut port)
+                .expect("the listener prints its port");
+            (proc_, port.trim().parse().unwrap_or_else(|e| panic!("port {port:?}: {e}")))
+        })
+        .collect();
+    let seat = |i: usize| format!("tcp://127.0.0.1:{}", listeners[i].1);
+    let (seat0, seat2) = (seat(0), seat(1));
+    let bots =
+        ["--bot", &seat0, "--bot", "builtin:random", "--bot", &seat2, "--bot", "builtin:random"];
+    let mut extra = vec!["--games", "2"];
+    extra.extend(bots);
+    let mut referee = Referee::start(&s, &s.match_args(8, &extra));
+    let done = referee.finish();
+    done.assert_ok("bots that listen");
+    assert!(!done.stdout.contains("Listening"), "no seat waits for a connecting bot");
+
+    for game in 1..=2 {
+        let lines = check_record(&s, &s.record(game));
+        for (p, addr) in [(0, &seat0), (2, &seat2)] {
+            let header_seat = seat_of(&lines[0], p);
+            assert_eq!(header_seat["command"], json!([addr]), "{header_seat}");
+            assert_eq!(header_seat["name"], format!("listener-{p}"));
+        }
+        assert!(all_faults(&lines).is_empty(), "game {game}: {:?}", all_faults(&lines));
+        assert!(!lines.iter().any(auto), "game {game}: the fallback played");
+    }
+    // One connection carried both games; the bots got `bye` and ended.
+    for (l, _) in &mut listeners {
+        l.assert_exits_ok();
+    }
+}
+
+// ---- faults over the network ---------------------------------------------------------------
+
+/// One TCP seat (player 0, token alice) against three built-in bots.
+fn alice_table(s: &Scratch, seed: u64, extra: &[&str]) -> Referee {
+    let mut args = extra.to_vec();
+    args.extend(["--bot", "tcp:alice", "--bot", "builtin:random"]);
+    args.extend(["--bot", "builtin:random", "--bot", "builtin:random"]);
+    Referee::start(s, &s.match_args(seed, &args))
+}
+
+/// The single game of `s`'s match was played to the end by the well-behaved bot named `name` in
+/// seat 0, which no refused connection charged with a fault.
+fn assert_seat0_played_cleanly(s: &Scratch, name: &str) {
+    let lines = check_record(s, &s.record(1));
+    assert_eq!(seat_of(&lines[0], 0)["name"], name);
+    assert!(all_faults(&lines).is_empty(), "{:?}", all_faults(&lines));
+    assert!(!answers(&lines, 0).iter().any(|a| auto(a)), "seat 0 was played for");
+}
+
+#[test]
+fn a_silent_connection_is_dropped_and_the_seat_stays_open() {
+    let _shared = shared();
+    let s = Scratch::new("silent");
+    let mut referee = alice_table(&s, 11, &["--handshake-ms", "500"]);
+    let lobby = referee.lobby(1);
+
+    let start = Instant::now();
+    let mut silent = Client::connect(&lobby.addr);
+    let hello = silent.recv().expect("hello");
+    assert_eq!(hello["time_ms"], 500, "{hello}");
+    silent.drain();
+    let dropped = start.elapsed();
+    assert!(
+        dropped >= Duration::from_millis(450) && dropped < Duration::from_secs(3),
+        "dropped after {dropped:?}, want about 500 ms"
+    );
+    let bye = silent.bye().expect("the silent connection is told why it is dropped");
+    assert!(bye.contains("handshake"), "{bye}");
+
+    let mut good = Proc::python(&lobby.addr, "alice", "good");
+    referee.finish().assert_ok("silent connection");
+    assert_seat0_played_cleanly(&s, "good");
+    good.assert_exits_ok();
+}
+
+#[test]
+fn a_wrong_or_missing_token_is_refused_and_the_seat_stays_open() {
+    let _shared = shared();
+    let s = Scratch::new("wrong-token");
+    let mut referee = alice_table(&s, 12, &[]);
+    let lobby = referee.lobby(1);
+    let hello = |extra: Value| {
+        let mut h = json!({"type": "hello", "id": 1, "name": "stranger", "version": "1"});
+        h.as_object_mut().expect("object").extend(extra.as_object().expect("object").clone());
+        h
+    };
+    refused(&lobby.addr, hello(json!({"token": "mallory"})), "unknown seat token");
+    refused(&lobby.addr, hello(json!({})), "no seat token");
+    // The right token with the wrong protocol version is refused by the handshake itself.
+    refused(&lobby.addr, hello(json!({"token": "alice", "protocol": 2})), "protocol 2");
+
+    let mut good = Proc::python(&lobby.addr, "alice", "good");
+    referee.finish().assert_ok("wrong tokens");
+    assert_seat0_played_cleanly(&s, "good");
+    good.assert_exits_ok();
+}
+
+#[test]
+fn a_second_connection_for_a_seat_in_play_is_refused() {
+    let _shared = shared();
+    let s = Scratch::new("token-in-use");
+    let mut referee = alice_table(&s, 13, &[]);
+    let lobby = referee.lobby(1);
+
+    // The seat's bot holds its first question until the intruder has been turned away, so the
+    // game is certainly in play meanwhile.
+    let (in_play_tx, in_play) = mpsc::channel();
+    let (go, go_rx) = mpsc::channel::<()>();
+    let addr = lobby.addr.clone();
+    let first = thread::spawn(move || {
+        let mut c = Client::connect(&addr);
+        c.handshake("first", Some("alice"));
+        let question = c.answer_some(0).expect("a first question");
+        in_play_tx.send(()).expect("the test waits");
+        go_rx.recv_timeout(WAIT).expect("the test says go");
+        c.send(&answer(&question).expect("a question")).expect("answer");
+        c.play_out();
+        c
+    });
+    in_play.recv_timeout(WAIT).expect("the game starts");
+    refused(
+        &lobby.addr,
+        json!({"type": "hello", "id": 1, "name": "intruder", "version": "1", "token": "alice"}),
+        "already in use",
+    );
+    go.send(()).expect("the first bot waits");
+
+    referee.finish().assert_ok("token in use");
+    let first = first.join().expect("the first bot");
+    assert_eq!(first.bye(), Some("match over"), "the first bot played to the end");
+    assert_seat0_played_cleanly(&s, "first");
+}
+
+#[test]
+fn a_disconnect_mid_game_is_replaced_and_the_bot_may_come_back() {
+    let _shared = shared();
+    let s = Scratch::new("disconnect");
+    let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:carol"];
+    let mut args = vec!["--games", "2"];
+    args.extend(bots);
+    args.extend(["--bot", "builtin:random"]);
+    let mut referee = Referee::start(&s, &s.match_args(14, &args));
+    let lobby = referee.lobby(2);
+    // Carol answers after 20 ms: game 1 lasts about a second, time enough for alice to come back
+    // before game 2.
+    let carol = steady(&lobby.addr, "carol", "carol", Duration::from_millis(20));
+
+    let mut quitter = Client::connect(&lobby.addr);
+    quitter.handshake("quitter", Some("alice"));
+    quitter.answer_some(5).expect("a sixth question");
+    let _ = quitter.stream.shutdown(Shutdown::Both);
+    drop(quitter);
+
+    // The same token may connect again and plays from the next game. A refusal "already in use"
+    // only means the referee has not noticed the drop yet: try again.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut phoenix = loop {
+        let mut c = Client::connect(&lobby.addr);
+        c.handshake("phoenix", Some("alice"));
+        let first = c.recv();
+        match first.as_ref().map(|m| &m["type"]) {
+            Some(t) if t == "bye" && Instant::now() < deadline => {
+                thread::sleep(Duration::from_millis(50));
+            }
+            _ => break c,
+        }
+    };
+    assert_eq!(phoenix.kinds()[..2], ["hello", "game"], "the reconnected bot waits for game 2");
+    phoenix.play_out();
+    assert_eq!(phoenix.bye(), Some("match over"));
+
+    referee.finish().assert_ok("disconnect");
+    carol.join().expect("carol");
+
+    let game1 = check_record(&s, &s.record(1));
+    let f = faults(&game1, 0);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (&f[0]["kind"], &f[0]["penalty"]),
+        (&json!("disconnected"), &json!("replaced")),
+        "{}",
+        f[0]
+    );
+    let mine = answers(&game1, 0);
+    assert!(mine[..5].iter().all(|a| !auto(a)), "the first five answers were the bot's");
+    assert!(mine[5..].iter().all(|a| auto(a)), "the fallback plays the rest of the game");
+    assert!(faults(&game1, 2).is_empty(), "{:?}", faults(&game1, 2));
+
+    let game2 = check_record(&s, &s.record(2));
+    let seat0 = seat_of(&game2[0], 0);
+    assert_eq!(seat0["name"], "phoenix", "{seat0}");
+    assert!(seat0["hello"].is_string(), "a new connection: its handshake is recorded");
+    assert!(all_faults(&game2).is_empty(), "{:?}", all_faults(&game2));
+    assert!(!answers(&game2, 0).iter().any(|a| auto(a)));
+}
+
+#[test]
+fn a_half_sent_line_then_close_is_disconnected() {
+    let _shared = shared();
+    let s = Scratch::new("half-line");
+    let mut referee = alice_table(&s, 15, &[]);
+    let lobby = referee.lobby(1);
+
+    let mut c = Client::connect(&lobby.addr);
+    c.handshake("halfway", Some("alice"));
+    let question = c.answer_some(3).expect("a fourth question");
+    let line = answer(&question).expect("a question").to_string();
+    let half = &line.as_bytes()[..line.len() / 2];
+    c.stream.write_all(half).expect("send half a line");
+    // A clean end of the stream (FIN), after which the client still reads what comes.
+    c.stream.shutdown(Shutdown::Write).expect("shutdown");
+    c.drain();
+
+    referee.finish().assert_ok("half-sent line");
+    let lines = check_record(&s, &s.record(1));
+    let f = faults(&lines, 0);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (&f[0]["kind"], &f[0]["penalty"]),
+        (&json!("disconnected"), &json!("replaced")),
+        "{}",
+        f[0]
+    );
+    let detail = f[0]["detail"].as_str().unwrap_or("");
+    assert!(detail.contains("half-sent line"), "{detail}");
+    assert!(detail.contains(&format!("{} bytes", half.len())), "{detail}");
+    assert!(answers(&lines, 0)[3..].iter().all(|a| auto(a)));
+}
+
+#[test]
+fn a_slow_sender_times_out_without_stalling_the_table() {
+    let _shared = shared();
+    let s = Scratch::new("slow");
+    let clocks = ["--answer-ms", "300", "--bank-ms", "200"];
+    let bots = ["--bot", "tcp:slow", "--bot", "builtin:random", "--bot", "tcp:steady"];
+    let mut args = clocks.to_vec();
+    args.extend(bots);
+    args.extend(["--bot", "builtin:random"]);
+    let mut referee = Referee::start(&s, &s.match_args(16, &args));
+    let lobby = referee.lobby(2);
+    let steady = steady(&lobby.addr, "steady", "steady", Duration::ZERO);
+
+    // Each answer leaves one byte every 100 ms: a 40-byte answer takes 4 s, far beyond the
+    // 300 ms + 200 ms bank.
+    let addr = lobby.addr.clone();
+    let slow = thread::spawn(move || {
+        let mut c = Client::connect(&addr);
+        c.handshake("slow", Some("slow"));
+        'conversation: while let Some(msg) = c.recv() {
+            let Some(a) = answer(&msg) else { continue };
+            for byte in format!("{a}\n").bytes() {
+                if c.stream.write_all(&[byte]).is_err() {
+                    break 'conversation;
+                }
+                thread::sleep(Duration::from_millis(100));
+            }
+        }
+    });
+
+    let done = referee.finish();
+    done.assert_ok("slow sender");
+    // Waiting out the slow answers would take several seconds per question.
+    assert!(done.elapsed < Duration::from_secs(15), "the match took {:?}", done.elapsed);
+    steady.join().expect("steady");
+    slow.join().expect("slow");
+
+    let lines = check_record(&s, &s.record(1));
+    let f = faults(&lines, 0);
+    assert_eq!(f.first().map(|f| &f["kind"]), Some(&json!("timeout")), "{f:?}");
+    assert!(
+        f.iter().all(|f| ["timeout", "stale_id"].contains(&f["kind"].as_str().unwrap_or(""))),
+        "{f:?}"
+    );
+    // The other TCP seat answered every question itself, in time.
+    assert!(faults(&lines, 2).is_empty(), "{:?}", faults(&lines, 2));
+    assert!(!answers(&lines, 2).iter().any(|a| auto(a)));
+}
+
+#[test]
+fn pending_connections_are_capped() {
+    let _shared = shared();
+    let s = Scratch::new("pending");
+    let mut referee = alice_table(&s, 17, &["--max-pending", "2", "--handshake-ms", "1000"]);
+    let lobby = referee.lobby(1);
+
+    let start = Instant::now();
+    let mut idle: Vec<Client> = (0..5).map(|_| Client::connect(&lobby.addr)).collect();
+    let first: Vec<String> = idle
+        .iter_mut()
+        .map(|c| {
+            c.recv()
+                .map_or("end of input".into(), |m| m["type"].as_str().unwrap_or("?").to_string())
+        })
+        .collect();
+    assert_eq!(first, ["hello", "hello", "bye", "bye", "bye"]);
+    for c in &mut idle[2..] {
+        // Refused at once, long before the pending ones time out, and then closed.
+        assert!(
+            start.elapsed() < Duration::from_millis(900),
+            "refused after {:?}",
+            start.elapsed()
+        );
+        let bye = c.bye().unwrap_or("");
+        assert!(bye.contains("too many pending connections"), "{bye}");
+        c.drain();
+        assert_eq!(c.kinds(), ["bye"]);
+    }
+    for c in &mut idle[..2] {
+        c.drain();
+        assert!(c.bye().is_some_and(|b| b.contains("handshake")), "{:?}", c.got);
+    }
+    assert!(start.elapsed() >= Duration::from_millis(900), "dropped after {:?}", start.elapsed());
+
+    let mut good = Proc::python(&lobby.addr, "alice", "good");
+    referee.finish().assert_ok("pending connections");
+    assert_seat0_played_cleanly(&s, "good");
+    good.assert_exits_ok();
+}
+
+#[test]
+fn a_seat_nobody_connects_to_is_no_start() {
+    let _shared = shared();
+    let s = Scratch::new("nobody");
+    // A port nobody listens on: bound, then released.
+    let free = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port");
+    let listen_seat = format!("tcp://{free}");
+    let mut args =
+        vec!["--connect-wait-ms", "1000", "--bot", "tcp:alice", "--bot", "builtin:random"];
+    args.extend(["--bot", &listen_seat, "--bot", "builtin:random"]);
+    let mut referee = Referee::start(&s, &s.match_args(18, &args));
+    referee.lobby(1);
+    let done = referee.finish();
+    done.assert_ok("nobody connects");
+    assert!(done.elapsed >= Duration::from_millis(1000), "waited only {:?}", done.elapsed);
+
+    let lines = check_record(&s, &s.record(1));
+    let f0 = faults(&lines, 0);
+    assert_eq!(f0.len(), 1, "{f0:?}");
+    assert_eq!(
+        (&f0[0]["kind"], &f0[0]["penalty"]),
+        (&json!("no_start"), &json!("replaced")),
+        "{}",
+        f0[0]
+    );
+    assert!(f0[0]["detail"].as_str().unwrap_or("").contains("1000 ms"), "{}", f0[0]);
+    let f2 = faults(&lines, 2);
+    assert_eq!(f2.len(), 1, "{f2:?}");
+    assert_eq!(
+        (&f2[0]["kind"], &f2[0]["penalty"]),
+        (&json!("no_start"), &json!("replaced")),
+        "{}",
+        f2[0]
+    );
+    assert!(f2[0]["detail"].as_str().unwrap_or("").contains("cannot connect"), "{}", f2[0]);
+    for seat in [0, 2] {
+        let mine = answers(&lines, seat);
+        assert!(
+            mine.len() >= 45 && mine.iter().all(|a| auto(a)),
+            "seat {seat}: the fallback plays"
+        );
+    }
+    // The warning a person sees names the same fault as the record.
+    let warning = done
+        .stderr
+        .lines()
+        .find(|l| l.contains("player 0 is not playing"))
+        .unwrap_or_else(|| panic!("no warning for player 0:\n{}", done.stderr));
+    assert!(warning.contains("no_start"), "the record says no_start, the warning: {warning}");
+}
+
+// ---- referee bugs found while writing these tests ------------------------------------------
+
+#[test]
+fn generated_tokens_do_not_reveal_each_other() {
+    let _shared = shared();
+    let s = Scratch::new("tokens");
+    let args = ["match", "--no-records", "--connect-wait-ms", "100", "--bot", "tcp"];
+    let mut referee = Referee::start(&s, &args);
+    let tokens: Vec<String> = referee.lobby(4).tokens.into_iter().map(|(_, t)| t).collect();
+    referee.finish().assert_ok("generated tokens");
+    // A token is a seat's credential, handed to one bot's author. Knowing one must not tell
+    // another: independent random tokens share a prefix of 8 characters once in 16^8.
+    for (i, a) in tokens.iter().enumerate() {
+        for b in &tokens[i + 1..] {
+            let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+            assert!(common < 8, "tokens {a:?} and {b:?} share their first {common} characters");
+        }
+    }
+}
+
+#[test]
+fn a_bot_that_drops_before_the_game_may_take_its_seat_again() {
+    let _shared = shared();
+    let s = Scratch::new("early-drop");
+    let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:bob"];
+    let mut args = bots.to_vec();
+    args.extend(["--bot", "builtin:random"]);
+    let mut referee = Referee::start(&s, &s.match_args(19, &args));
+    let lobby = referee.lobby(2);
+
+    // Alice's bot connects while the table waits for bob, then crashes and is restarted.
+    let mut first = Client::connect(&lobby.addr);
+    first.handshake("crashed", Some("alice"));
+    thread::sleep(Duration::from_millis(200));
+    let _ = first.stream.shutdown(Shutdown::Both);
+    drop(first);
+    thread::sleep(Duration::from_millis(200));
+    let addr = lobby.addr.clone();
+    let again = thread::spawn(move || {
+        let mut c = Client::connect(&addr);
+        c.handshake("restarted", Some("alice"));
+        c.play_out();
+        c
+    });
+    thread::sleep(Duration::from_millis(300));
+    let bob = steady(&lobby.addr, "bob", "bob", Duration::ZERO);
+
+    referee.finish().assert_ok("early drop");
+    bob.join().expect("bob");
+    let again = again.join().expect("the restarted bot");
+    // Spec 8.1: "A bot whose connection ends frees its seat. It may connect again with the same
+    // token."
+    assert_eq!(
+        again.kinds()[..2],
+        ["hello", "game"],
+        "the restarted bot was refused: {:?}",
+        again.bye()
+    );
+    assert_seat0_played_cleanly(&s, "restarted");
+}
+
+// ---- throughput ----------------------------------------------------------------------------
+
+/// The games of a finished match: their number and the time they took together (the records'
+/// `duration_ms`, so bot start-up and connections are left out).
+fn game_time(s: &Scratch, dir: &str) -> (u32, Duration) {
+    let mut games = 0;
+    let mut ms = 0;
+    for entry in std::fs::read_dir(s.join(dir)).expect("the records folder") {
+        let path = entry.expect("directory entry").path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            let lines = read_record(&path);
+            let footer = lines.last().expect("a footer");
+            assert_eq!(footer["status"], "complete", "{}", path.display());
+            ms += footer["duration_ms"].as_u64().expect("duration_ms");
+            games += 1;
+        }
+    }
+    (games, Duration::from_millis(ms))
+}
+
+#[test]
+fn games_per_second_over_tcp_and_stdio() {
+    let bot = rust_bot().display().to_string();
+    // Alone: the figures are not shared with the other tests' processes.
+    let _alone = EXCLUSIVE.write().unwrap_or_else(PoisonError::into_inner);
+    let s = Scratch::new("throughput");
+    let records = |name: &str| s.join(name).display().to_string();
+    let (tcp_dir, stdio_dir) = (records("tcp"), records("stdio"));
+    let common = ["match", "--seed", "21", "--games", "20", "--connect-wait-ms", CONNECT_WAIT_MS];
+
+    let mut args = common.to_vec();
+    args.extend(["--records", &tcp_dir, "--bot", "tcp"]);
+    let mut referee = Referee::start(&s, &args);
+    let lobby = referee.lobby(4);
+    let mut bots: Vec<Proc> = (0..4)
+        .map(|p| {
+            let argv =
+                [bot.as_str(), "--random", "--connect", &lobby.addr, "--token", lobby.token(p)];
+            Proc::spawn(&argv, Stdio::null())
+        })
+        .collect();
+    let tcp = referee.finish();
+    tcp.assert_ok("TCP throughput");
+    for b in &mut bots {
+        b.assert_exits_ok();
+    }
+
+    let stdio_bot = format!("{} --random", quoted(&bot));
+    let mut args = common.to_vec();
+    args.extend(["--records", &stdio_dir, "--bot", &stdio_bot]);
+    let stdio = Referee::start(&s, &args).finish();
+    stdio.assert_ok("stdio throughput");
+
+    let (tcp_games, tcp_time) = game_time(&s, "tcp");
+    let (stdio_games, stdio_time) = game_time(&s, "stdio");
+    assert_eq!((tcp_games, stdio_games), (20, 20));
+    let rate = |games: u32, d: Duration| f64::from(games) / d.as_secs_f64().max(1e-3);
+    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    // Measured, not asserted: a shared machine makes any threshold flaky.
+    println!(
+        "tcp: {:.1} games/s, stdio: {:.1} games/s (20 games each, random Rust sample bots, \
+         {profile} build, time in games)",
+        rate(tcp_games, tcp_time),
+        rate(stdio_games, stdio_time)
+    );
+    println!(
+        "whole runs including the referee's and bots' start-up: tcp {:.1} games/s ({:?}), \
+         stdio {:.1} games/s ({:?})",
+        rate(tcp_games, tcp.elapsed),
+        tcp.elapsed,
+        rate(stdio_games, stdio.elapsed),
+        stdio.elapsed
+    );
+}
