@@ -1,0 +1,597 @@
+//! Information hiding, tested from the bots' side of the wire: every card a seat is told of is
+//! one it may know at that moment, and changing cards a seat can never see leaves its whole
+//! conversation byte-identical. The views of `rules` are tested in the engine; these tests catch
+//! a leak in what the referee builds from them (a field filled from the wrong seat, a private
+//! event broadcast, a signal delivered to the wrong seat).
+//!
+//! Bots are in-memory: scripted recording bots, and honest built-in bots behind a tee that
+//! records what they receive, all on tokio's paused clock, so think times are zero and two runs
+//! of the same game produce the same bytes.
+
+use super::*;
+use crate::bot::builtin::{self, Builtin};
+use crate::bot::conn::{Reader, Writer};
+use crate::bot::{Bot, BotSpec, ConnectConfig};
+use crate::policy::OnFault;
+use protocol::codec::{Frame, LineFramer, decode_line, encode_line};
+use protocol::msg::Clock;
+use rules::{ChantSecond, DiscardRule, MatchLength};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
+use tokio::task::JoinHandle;
+
+/// The bytes one seat received from the referee, in order.
+type Tape = Arc<Mutex<Vec<u8>>>;
+
+/// How a scripted recording bot votes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VoteWith {
+    Accept,
+    Refuse,
+}
+
+/// A scripted bot: always a legal answer, chosen so that the tests can reason about what its
+/// behaviour depends on.
+#[derive(Clone, Copy, Debug)]
+struct Script {
+    vote: VoteWith,
+    /// Discard exactly the six cards received: the hand after the discard is then the dealt
+    /// hand, whatever the talon held, so the rest of the bot's game cannot depend on the talon.
+    discard_received: bool,
+    /// Send truthful signals in each opening answer (its top cards and its number of aces) and
+    /// `bad-hand` with each play.
+    signal: bool,
+    /// Seed of the bot's card choices; plays are random, so games differ between seeds.
+    seed: u64,
+}
+
+impl Script {
+    fn new(vote: VoteWith, seed: u64) -> Script {
+        Script { vote, discard_received: false, signal: false, seed }
+    }
+}
+
+/// Who sits in a seat.
+#[derive(Clone, Copy, Debug)]
+enum Sitter {
+    Scripted(Script),
+    /// An honest built-in bot behind a recording tee.
+    Builtin(Builtin),
+}
+
+fn card(c: &protocol::CardCode) -> Card {
+    convert::card(*c)
+}
+
+fn answer(msg: &ToBot, script: &Script, rng: &mut SplitMix64) -> Option<FromBot> {
+    Some(match msg {
+        ToBot::Hello { id, .. } => FromBot::Hello {
+            id: *id,
+            name: "recorder".into(),
+            version: "1".into(),
+            author: None,
+            protocol: None,
+            token: None,
+        },
+        ToBot::Opening { id, vote, hand, .. } => {
+            let mut signals = Vec::new();
+            if script.signal {
+                let hand: CardSet = hand.iter().map(card).collect();
+                let aces = hand.iter().filter(|c| c.rank() == rules::Rank::Ace).count();
+                signals.extend(
+                    hand.iter()
+                        .filter(|c| c.level() <= 8)
+                        .take(MAX_SIGNALS - 1)
+                        .map(|c| Signal::Holds(c).to_string()),
+                );
+                signals.push(format!("aces:{aces}"));
+            }
+            let accept = vote.then_some(script.vote == VoteWith::Accept);
+            FromBot::Opening { id: *id, accept, signals }
+        }
+        ToBot::Discard { id, hand, received, rule, .. } => {
+            let cards = if script.discard_received {
+                received.clone()
+            } else if rule == "keep-highest" {
+                let hand: CardSet = hand.iter().map(card).collect();
+                policy::weakest_first(hand).into_iter().take(6).map(convert::code).collect()
+            } else {
+                let mut left: CardSet = hand.iter().map(card).collect();
+                let mut out = Vec::new();
+                while out.len() < 6 {
+                    let c = left.nth(rng.below(left.len() as u64) as usize)?;
+                    left = left.without(c);
+                    out.push(convert::code(c));
+                }
+                out
+            };
+            FromBot::Discard { id: *id, cards, signals: vec![] }
+        }
+        ToBot::Play { id, hand, .. } => {
+            let pick = hand[rng.below(hand.len() as u64) as usize];
+            let signals = if script.signal { vec!["bad-hand".into()] } else { vec![] };
+            FromBot::Play { id: *id, card: pick, signals }
+        }
+        _ => return None,
+    })
+}
+
+/// A scripted bot that answers every question correctly and records every byte it receives.
+async fn recorder(stream: DuplexStream, script: Script, tape: Tape) {
+    let (mut r, mut w) = tokio::io::split(stream);
+    let mut framer = LineFramer::new(1 << 20);
+    let mut buf = vec![0u8; 8192];
+    let mut rng = SplitMix64::new(script.seed);
+    loop {
+        let n = match r.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        tape.lock().unwrap().extend_from_slice(&buf[..n]);
+        framer.push(&buf[..n]);
+        let mut out = String::new();
+        while let Some(frame) = framer.next_line() {
+            let Frame::Line(line) = frame else { continue };
+            let Ok(msg) = decode_line::<ToBot>(line) else { continue };
+            if let Some(a) = answer(&msg, &script, &mut rng) {
+                out.push_str(&encode_line(&a));
+            }
+        }
+        if !out.is_empty() && w.write_all(out.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A built-in bot behind a tee: the referee's bytes are recorded on their way to it.
+async fn teed_builtin(kind: Builtin, stream: DuplexStream, tape: Tape) {
+    let (inner, theirs) = tokio::io::duplex(1 << 16);
+    let bot = tokio::spawn(builtin::run(kind, theirs, 1 << 20));
+    let (mut r, mut w) = tokio::io::split(stream);
+    let (mut ir, mut iw) = tokio::io::split(inner);
+    let back = tokio::spawn(async move {
+        let _ = tokio::io::copy(&mut ir, &mut w).await;
+    });
+    let mut buf = vec![0u8; 8192];
+    loop {
+        let n = match r.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        tape.lock().unwrap().extend_from_slice(&buf[..n]);
+        if iw.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+    }
+    // End of input tells the built-in bot to stop, which ends the copy back.
+    let _ = iw.shutdown().await;
+    drop(iw);
+    let _ = bot.await;
+    let _ = back.await;
+}
+
+/// One game's result and the four seats' conversations.
+struct Played {
+    summary: GameSummary,
+    tapes: [Vec<u8>; 4],
+}
+
+fn config(rules: Rules) -> GameConfig {
+    GameConfig {
+        rules,
+        seating_draw: false,
+        clock: Clock { handshake_ms: 1000, answer_ms: 1000, bank_ms: 1000 },
+        policy: Policy { on_fault: OnFault::Fallback, max_strikes: 3 },
+    }
+}
+
+/// Plays one game with these sitters, from the seed's decks or from `decks`.
+async fn play_game(
+    rules: Rules,
+    sitters: [Sitter; 4],
+    seed: u64,
+    first_dealer: Seat,
+    decks: Option<Vec<Deck>>,
+) -> Played {
+    let cfg = config(rules);
+    let cc = ConnectConfig {
+        handshake: Duration::from_millis(1000),
+        max_line: 1 << 16,
+        stderr_cap: 0,
+        limits: Default::default(),
+    };
+    let tapes: [Tape; 4] = Default::default();
+    let mut tasks: Vec<JoinHandle<()>> = Vec::new();
+    let mut bots = Vec::new();
+    for (sitter, tape) in sitters.iter().zip(&tapes) {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        tasks.push(match *sitter {
+            Sitter::Scripted(script) => tokio::spawn(recorder(theirs, script, tape.clone())),
+            Sitter::Builtin(kind) => tokio::spawn(teed_builtin(kind, theirs, tape.clone())),
+        });
+        let (r, w) = tokio::io::split(ours);
+        let (r, w): (Reader, Writer) = (Box::new(r), Box::new(w));
+        bots.push(Bot::attach(BotSpec::Command(vec!["recorder".into()]), r, w, &cc).await);
+    }
+    let setup = GameSetup {
+        game_no: 1,
+        match_seed: seed,
+        seed: game_seed(seed, 1),
+        first_dealer,
+        draw: None,
+    };
+    let mut rec = Recorder::create(None).unwrap();
+    let summary = {
+        let [b0, b1, b2, b3] = &mut bots[..] else { unreachable!() };
+        run_game_with_decks(
+            [b0, b1, b2, b3],
+            &setup,
+            &cfg,
+            &mut rec,
+            crate::shutdown::Shutdown::never(),
+            decks,
+        )
+        .await
+    };
+    for bot in bots {
+        bot.close("test over", Duration::from_secs(1)).await;
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let tapes = tapes.map(|t| std::mem::take(&mut *t.lock().unwrap()));
+    Played { summary, tapes }
+}
+
+/// The lines of a tape, each without its newline; the tape must end with one.
+fn lines(tape: &[u8]) -> Vec<&[u8]> {
+    assert!(tape.ends_with(b"\n"), "a conversation ends with a complete line");
+    tape[..tape.len() - 1].split(|&b| b == b'\n').collect()
+}
+
+/// Every card code named anywhere in a message: whole strings, words inside strings (an error
+/// message that names cards) and object keys.
+fn cards_named(v: &Value, out: &mut Vec<Card>) {
+    match v {
+        Value::String(s) => words_named(s, out),
+        Value::Array(items) => items.iter().for_each(|i| cards_named(i, out)),
+        Value::Object(map) => {
+            for (k, item) in map {
+                words_named(k, out);
+                cards_named(item, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn words_named(s: &str, out: &mut Vec<Card>) {
+    for word in s.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if let Ok(c) = word.parse::<Card>() {
+            out.push(c);
+        }
+    }
+}
+
+fn card_list(v: &Value) -> CardSet {
+    let mut out = Vec::new();
+    cards_named(v, &mut out);
+    CardSet::from_cards(&out)
+}
+
+/// What walking one conversation saw, so tests can show they exercised what they claim to.
+#[derive(Debug, Default)]
+struct Walk {
+    cards_checked: usize,
+    discard_questions: usize,
+    signals: usize,
+    deals: usize,
+}
+
+/// Walks a seat's conversation in order, keeping what the seat may know (its dealt hand, the
+/// cards it received in the chant, every card played so far in the deal), and fails at the first
+/// message that names a card outside it. Only `deal`, `discard` (its received cards), `played`
+/// and `trick` may make a card known by naming it.
+fn check_knowledge(seat: usize, tape: &[u8]) -> Result<Walk, String> {
+    let mut known = CardSet::EMPTY;
+    let mut walk = Walk::default();
+    for (n, line) in lines(tape).into_iter().enumerate() {
+        let text = String::from_utf8_lossy(line);
+        let v: Value = serde_json::from_slice(line)
+            .map_err(|e| format!("seat {seat} line {n}: not JSON ({e}): {text}"))?;
+        match v["type"].as_str().unwrap_or("") {
+            "deal" => {
+                // A new deck: what was known of the last deal says nothing about this one.
+                known = card_list(&v["hand"]);
+                walk.deals += 1;
+                if known.len() != 9 {
+                    return Err(format!("seat {seat} line {n}: a dealt hand of {}", known.len()));
+                }
+            }
+            "discard" => {
+                known = known.union(card_list(&v["received"]));
+                walk.discard_questions += 1;
+            }
+            "played" => known = known.union(card_list(&v["card"])),
+            "trick" => known = known.union(card_list(&v["cards"])),
+            "signal" => walk.signals += 1,
+            _ => {}
+        }
+        let mut named = Vec::new();
+        cards_named(&v, &mut named);
+        walk.cards_checked += named.len();
+        if let Some(c) = named.iter().find(|&&c| !known.contains(c)) {
+            return Err(format!("seat {seat} line {n}: card {c} is not known to the seat: {text}"));
+        }
+    }
+    Ok(walk)
+}
+
+fn rules_for(seed: u64, chant: bool) -> Rules {
+    Rules {
+        chant,
+        chant_second: if seed.is_multiple_of(2) {
+            ChantSecond::Dealer
+        } else {
+            ChantSecond::Partner
+        },
+        discard: if seed.is_multiple_of(3) { DiscardRule::KeepHighest } else { DiscardRule::Free },
+        length: MatchLength::Deals(6),
+        signals: SignalDelivery::Public,
+        ..Rules::default()
+    }
+}
+
+#[test]
+fn the_checker_catches_a_leak() {
+    let deal = r#"{"type":"deal","deal":1,"dealer":0,"hand":["3o","4o","5o","6o","7o","8o","9o","Jo","Co"]}"#;
+    let ok = format!("{deal}\n{}\n", r#"{"type":"played","seat":2,"card":"Kb","trick":1}"#);
+    assert!(check_knowledge(0, ok.as_bytes()).is_ok());
+    // A card neither dealt to the seat nor played, in a field, inside a message's text, and a
+    // card of a previous deal after a new deal.
+    for leak in [
+        r#"{"type":"play","id":3,"hand":["3o"],"table":[{"seat":1,"card":"Ac"}]}"#,
+        r#"{"type":"error","fault":"x","message":"seat 2 holds Ab.","action":"none"}"#,
+    ] {
+        let tape = format!("{deal}\n{leak}\n");
+        assert!(check_knowledge(0, tape.as_bytes()).is_err(), "{leak}");
+    }
+    let later = deal.replace("\"deal\":1", "\"deal\":2").replace("Co", "Kc");
+    let stale = format!("{ok}{later}\n{}\n", r#"{"type":"x","c":"Kb"}"#);
+    assert!(check_knowledge(0, stale.as_bytes()).is_err());
+}
+
+/// Part (a) with built-in opponents: the recording bot in each seat in turn, chant on (it always
+/// accepts, the random built-ins accept half the time) and off, signals public.
+#[tokio::test(start_paused = true)]
+async fn every_card_told_to_a_seat_is_one_it_may_know() {
+    let mut totals = Walk::default();
+    for seed in 1..=3u64 {
+        for chant in [true, false] {
+            for pos in 0..4 {
+                let mut sitters = [
+                    Sitter::Builtin(Builtin::Random),
+                    Sitter::Builtin(Builtin::Heuristic),
+                    Sitter::Builtin(Builtin::Random),
+                    Sitter::Builtin(Builtin::Random),
+                ];
+                let script =
+                    Script { signal: true, ..Script::new(VoteWith::Accept, seed * 10 + pos) };
+                sitters[pos as usize] = Sitter::Scripted(script);
+                let dealer = Seat::ALL[(seed as usize + pos as usize) % 4];
+                let rules = rules_for(seed, chant);
+                let p = play_game(rules, sitters, seed * 100 + pos, dealer, None).await;
+                assert_eq!(p.summary.status, Status::Complete);
+                assert!(
+                    p.summary.faults.is_empty(),
+                    "honest bots commit no fault: {:?}",
+                    p.summary.faults
+                );
+                // The recording seat, and the built-in seats' tapes too.
+                for (seat, tape) in p.tapes.iter().enumerate() {
+                    let w = check_knowledge(seat, tape).unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(w.deals, 6);
+                    totals.cards_checked += w.cards_checked;
+                    totals.discard_questions += w.discard_questions;
+                    totals.signals += w.signals;
+                }
+            }
+        }
+    }
+    // The runs went through the chant and carried signals, so the check saw those paths.
+    assert!(totals.discard_questions > 0, "{totals:?}");
+    assert!(totals.signals > 0, "{totals:?}");
+    assert!(totals.cards_checked > 10_000, "{totals:?}");
+}
+
+/// Part (a) with the chant taken in every deal: four recording bots that all accept.
+#[tokio::test(start_paused = true)]
+async fn every_card_told_is_known_when_the_chant_is_always_taken() {
+    for seed in 1..=4u64 {
+        let sitters = std::array::from_fn(|s| {
+            Sitter::Scripted(Script {
+                signal: seed.is_multiple_of(2),
+                ..Script::new(VoteWith::Accept, seed * 7 + s as u64)
+            })
+        });
+        let rules = rules_for(seed, true);
+        let p = play_game(rules, sitters, seed, Seat::ALL[seed as usize % 4], None).await;
+        assert!(p.summary.faults.is_empty(), "{:?}", p.summary.faults);
+        let mut discards = 0;
+        for (seat, tape) in p.tapes.iter().enumerate() {
+            discards +=
+                check_knowledge(seat, tape).unwrap_or_else(|e| panic!("{e}")).discard_questions;
+        }
+        assert_eq!(discards, 2 * 6, "two recipients in each of six deals");
+    }
+}
+
+/// The seed's decks of a game, for `deals` deals.
+fn seed_decks(seed: u64, deals: u16) -> Vec<Deck> {
+    (1..=deals).map(|d| deck_for(game_seed(seed, 1), d)).collect()
+}
+
+/// The same decks with each talon (deck cards 36..48) rotated by one place: the same hands, and
+/// every talon card moves to the other chant recipient.
+fn rotate_talons(decks: &[Deck]) -> Vec<Deck> {
+    decks
+        .iter()
+        .map(|d| {
+            let mut cards = *d.cards();
+            cards[36..].rotate_left(1);
+            let rotated = Deck::from_cards(&cards).unwrap();
+            assert_eq!(rotated.hands(Seat::ALL[0]), d.hands(Seat::ALL[0]));
+            rotated
+        })
+        .collect()
+}
+
+/// Plays the game twice, from the seed's decks and from the same decks with the talons rotated.
+async fn with_and_without_rotation(
+    rules: Rules,
+    sitters: [Sitter; 4],
+    seed: u64,
+    dealer: Seat,
+) -> (Played, Played) {
+    // More decks than deals: the whole game uses given decks.
+    let decks = seed_decks(seed, 30);
+    let a = play_game(rules, sitters, seed, dealer, Some(decks.clone())).await;
+    let b = play_game(rules, sitters, seed, dealer, Some(rotate_talons(&decks))).await;
+    assert_eq!(a.summary.status, Status::Complete);
+    assert!(a.summary.faults.is_empty(), "{:?}", a.summary.faults);
+    (a, b)
+}
+
+fn assert_same_tapes(a: &Played, b: &Played, what: &str) {
+    for seat in 0..4 {
+        if a.tapes[seat] != b.tapes[seat] {
+            let (la, lb) = (lines(&a.tapes[seat]), lines(&b.tapes[seat]));
+            let n = la.iter().zip(&lb).position(|(x, y)| x != y).unwrap_or(la.len().min(lb.len()));
+            panic!(
+                "{what}: seat {seat}'s conversation depends on cards it never sees; first \
+                 difference at line {n}:\n  {}\n  {}",
+                la.get(n).map_or("(end)".into(), |l| String::from_utf8_lossy(l)),
+                lb.get(n).map_or("(end)".into(), |l| String::from_utf8_lossy(l)),
+            );
+        }
+    }
+}
+
+/// Part (b), chant off: nobody ever sees the talon, so no seat's bytes may depend on it.
+#[tokio::test(start_paused = true)]
+async fn the_talon_is_invisible_when_the_chant_is_off() {
+    for seed in 1..=4u64 {
+        let sitters = [
+            Sitter::Builtin(Builtin::Heuristic),
+            Sitter::Scripted(Script { signal: true, ..Script::new(VoteWith::Accept, seed) }),
+            Sitter::Builtin(Builtin::Random),
+            Sitter::Builtin(Builtin::Heuristic),
+        ];
+        let rules = rules_for(seed, false);
+        let (a, b) =
+            with_and_without_rotation(rules, sitters, seed, Seat::ALL[seed as usize % 4]).await;
+        assert_same_tapes(&a, &b, "chant off");
+    }
+}
+
+/// Part (b), chant refused: one scripted seat always refuses (wherever it sits in the vote
+/// order, the chant is never taken), so again the talon is never seen.
+#[tokio::test(start_paused = true)]
+async fn the_talon_is_invisible_when_the_chant_is_refused() {
+    for seed in 1..=4u64 {
+        let mut sitters = [Sitter::Builtin(Builtin::Random); 4];
+        sitters[seed as usize % 4] = Sitter::Scripted(Script::new(VoteWith::Refuse, seed));
+        sitters[(seed as usize + 1) % 4] = Sitter::Builtin(Builtin::Heuristic);
+        let rules = rules_for(seed, true);
+        let (a, b) = with_and_without_rotation(rules, sitters, seed, Seat::ALL[0]).await;
+        let text = String::from_utf8_lossy(&a.tapes[0]).into_owned();
+        assert_eq!(text.matches(r#"{"type":"chant","taken":false}"#).count(), 6, "{text}");
+        assert_same_tapes(&a, &b, "chant refused");
+    }
+}
+
+/// The tape without its `discard` questions.
+fn without_discard_questions(tape: &[u8]) -> Vec<Vec<u8>> {
+    lines(tape)
+        .into_iter()
+        .filter(|l| !l.starts_with(br#"{"type":"discard""#))
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// Part (b), chant taken: every seat accepts and a recipient discards exactly the cards it
+/// received, so its hand, and hence everything it does afterwards, is the same whatever the talon
+/// held. The talon is then seen only in the recipients' own `discard` questions: with the talons
+/// rotated, every conversation must be identical once those are set aside, and those must differ
+/// (the rotation really changed what the recipients received).
+#[tokio::test(start_paused = true)]
+async fn the_talon_is_seen_only_by_its_recipients_when_the_chant_is_taken() {
+    for seed in 1..=4u64 {
+        let sitters = std::array::from_fn(|s| {
+            Sitter::Scripted(Script {
+                discard_received: true,
+                signal: true,
+                ..Script::new(VoteWith::Accept, seed * 13 + s as u64)
+            })
+        });
+        let rules = Rules { discard: DiscardRule::Free, ..rules_for(seed, true) };
+        let (a, b) =
+            with_and_without_rotation(rules, sitters, seed, Seat::ALL[seed as usize % 4]).await;
+        let mut discard_questions_differ = false;
+        for seat in 0..4 {
+            assert_eq!(
+                without_discard_questions(&a.tapes[seat]),
+                without_discard_questions(&b.tapes[seat]),
+                "seed {seed}: seat {seat}'s conversation depends on talon cards it never received"
+            );
+            discard_questions_differ |= a.tapes[seat] != b.tapes[seat];
+        }
+        assert!(discard_questions_differ, "seed {seed}: the rotation changed nothing");
+    }
+}
+
+/// Part (b), signals to the partner only: the same game with and without one seat's signals.
+/// Every bot is scripted and ignores the signals it gets, so nothing else changes: the
+/// signaller's and its opponents' conversations must be identical, and the partner's must differ
+/// by exactly the `signal` lines.
+#[tokio::test(start_paused = true)]
+async fn partner_signals_reach_the_partner_only() {
+    for seed in 1..=4u64 {
+        let signaller = seed as usize % 4;
+        let game = |signal: bool| {
+            let sitters = std::array::from_fn(|s| {
+                Sitter::Scripted(Script {
+                    signal: signal && s == signaller,
+                    ..Script::new(VoteWith::Accept, seed * 17 + s as u64)
+                })
+            });
+            let rules = Rules { signals: SignalDelivery::Partner, ..rules_for(seed, true) };
+            play_game(rules, sitters, seed, Seat::ALL[(seed as usize * 3) % 4], None)
+        };
+        let quiet = game(false).await;
+        let loud = game(true).await;
+        assert!(loud.summary.faults.is_empty(), "{:?}", loud.summary.faults);
+        let partner = (signaller + 2) % 4;
+        for seat in 0..4 {
+            if seat == partner {
+                let not_signal = |tape: &[u8]| -> Vec<Vec<u8>> {
+                    lines(tape)
+                        .into_iter()
+                        .filter(|l| !l.starts_with(br#"{"type":"signal""#))
+                        .map(<[u8]>::to_vec)
+                        .collect()
+                };
+                assert_eq!(not_signal(&quiet.tapes[seat]), not_signal(&loud.tapes[seat]));
+                let signals = check_knowledge(seat, &loud.tapes[seat]).unwrap().signals;
+                // One per opening (at least aces:N) and one per play, in six deals.
+                assert!(signals >= 6 * 10, "seed {seed}: {signals} signals reached the partner");
+            } else {
+                assert!(
+                    quiet.tapes[seat] == loud.tapes[seat],
+                    "seed {seed}: seat {seat} (signaller {signaller}) learnt of a partner signal"
+                );
+            }
+        }
+    }
+}

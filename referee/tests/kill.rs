@@ -1,0 +1,351 @@
+//! The referee's promises when things go wrong around it, checked on the real binary with real
+//! bot processes: a SIGKILL of the referee mid-game leaves a record of whole lines that `replay`
+//! reports as cut short and no bot process behind (PR_SET_PDEATHSIG); a bot that allocates
+//! without limit under `--bot-memory-mib` dies, is recorded as a fault and the game completes;
+//! a bot that floods its stderr gets a log capped at `--stderr-cap` plus one note.
+
+// Starting the referee binary under test is what these tests are about; bots are started by the
+// referee itself, through its process module.
+#![allow(clippy::disallowed_methods)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A referee run longer than this is hung, not slow.
+const HANG: Duration = Duration::from_secs(60);
+/// How long bots may take to die once the referee is gone.
+const REAP: Duration = Duration::from_secs(5);
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A fresh folder per test, kept when the test fails so the record can be inspected.
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("aluette-kill-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch { dir }
+    }
+
+    fn records(&self) -> PathBuf {
+        self.dir.join("records")
+    }
+
+    fn record(&self, game: u64) -> PathBuf {
+        self.records().join(format!("game-{game:06}.jsonl"))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn referee() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_referee"))
+}
+
+/// Runs the referee to completion, failing the test if it hangs.
+fn run(args: &[&str]) -> Output {
+    let mut child = referee()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            panic!("referee {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A record's lines as JSON; every line must be complete.
+fn record_lines(path: &Path) -> Vec<Value> {
+    let bytes = std::fs::read(path).unwrap();
+    assert!(bytes.ends_with(b"\n"), "{} ends inside a line", path.display());
+    let text = std::str::from_utf8(&bytes).expect("a record is UTF-8");
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l).unwrap_or_else(|e| {
+                panic!("{} line {}: not JSON ({e}): {l}", path.display(), i + 1)
+            })
+        })
+        .collect()
+}
+
+fn count(lines: &[Value], kind: &str) -> usize {
+    lines.iter().filter(|l| l["type"] == kind).count()
+}
+
+/// A process as /proc shows it: parent, state, and start time (which tells a pid reused by a
+/// new process from the old one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Proc {
+    pid: u32,
+    ppid: u32,
+    state: char,
+    start: u64,
+}
+
+fn proc_stat(pid: u32) -> Option<Proc> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces or parentheses: fields start after
+    // the last ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(Proc {
+        pid,
+        state: fields.first()?.chars().next()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+fn children_of(parent: u32) -> Vec<Proc> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(proc_stat)
+        .filter(|p| p.ppid == parent)
+        .collect()
+}
+
+/// True while the process still runs: gone, reused by another process, or a zombie waiting
+/// for a reaper all count as dead.
+fn still_running(p: &Proc) -> bool {
+    proc_stat(p.pid).is_some_and(|now| now.start == p.start && !matches!(now.state, 'Z' | 'X'))
+}
+
+fn kill_leftovers(procs: &[Proc]) {
+    for p in procs.iter().filter(|p| still_running(p)) {
+        let pid = nix::unistd::Pid::from_raw(p.pid as i32);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
+/// Waits until the record of game 1 holds at least `deals` complete deal lines.
+fn wait_for_deals(child: &mut Child, record: &Path, deals: usize) -> Vec<Value> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the referee ended ({status}) before it could be killed mid-game");
+        }
+        if let Ok(bytes) = std::fs::read(record)
+            && bytes.ends_with(b"\n")
+        {
+            let text = String::from_utf8_lossy(&bytes);
+            let n = text.lines().filter(|l| l.starts_with(r#"{"type":"deal""#)).count();
+            if n >= deals {
+                let lines = record_lines(record);
+                assert_eq!(count(&lines, "footer"), 0, "the game ended before the kill");
+                return lines;
+            }
+        }
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            panic!("no {deals} deals recorded within {HANG:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_killed_referee_leaves_whole_lines_a_cut_short_record_and_no_bots() {
+    let s = Scratch::new("sigkill");
+    let bot = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
+    let records = s.records();
+    // Long games: the kill must land in the middle of game 1, whatever the machine's speed.
+    let mut child = referee()
+        .args(["match", "--bot", &bot, "--games", "3", "--deals", "400", "--seed", "11"])
+        .arg("--records")
+        .arg(&records)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let referee_pid = child.id();
+    let before = wait_for_deals(&mut child, &s.record(1), 3);
+    assert_eq!(count(&before, "header"), 1);
+    // The bots are the referee's children; note them before the kill, which reparents them.
+    let bots: Vec<Proc> = children_of(referee_pid);
+    assert_eq!(bots.len(), 4, "four bot processes, one per seat: {bots:?}");
+    child.kill().unwrap(); // SIGKILL: no handler, no flush, no cleanup.
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+
+    // No bot outlives the referee: the kernel's parent-death signal kills them.
+    let started = Instant::now();
+    while bots.iter().any(still_running) && started.elapsed() < REAP {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let survivors: Vec<&Proc> = bots.iter().filter(|p| still_running(p)).collect();
+    kill_leftovers(&bots);
+    assert!(survivors.is_empty(), "bots outlived the referee: {survivors:?}");
+
+    // Whole lines only, every one JSON, and no footer; at least what was there before the kill.
+    let lines = record_lines(&s.record(1));
+    assert!(lines.len() >= before.len());
+    assert_eq!(lines[..before.len()], before[..]);
+    assert_eq!(count(&lines, "footer"), 0);
+    assert!(!s.record(2).exists(), "game 2 never started");
+
+    // Replay says plainly that the record was cut short, and fails.
+    let out = run(&["replay", "--quiet", s.record(1).to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "replay of a cut record succeeded: {stderr}");
+    assert!(stderr.contains("cut short"), "replay does not say the record is cut short: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line on stderr: {stderr}");
+}
+
+/// A bot for the tests below: plays the first card of its hand, refuses the chant, discards its
+/// first six cards; MODE `hog` allocates without limit at its first play question (capped at
+/// 2 GiB, exit code 42, so a missing limit fails the test instead of exhausting the machine);
+/// MODE `flood` writes exactly FLOOD bytes to stderr at its hello, then plays normally.
+const BOT: &str = r#"
+import json, sys
+MODE, FLOOD = sys.argv[1], int(sys.argv[2])
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    kind, qid = msg.get("type"), msg.get("id")
+    if kind == "hello":
+        if MODE == "flood":
+            chunk = "e" * 999 + "\n"
+            for _ in range(FLOOD // 1000):
+                sys.stderr.write(chunk)
+            sys.stderr.flush()
+        send({"type": "hello", "id": qid, "name": "kill-test-" + MODE, "version": "1"})
+    elif kind == "opening":
+        answer = {"type": "opening", "id": qid}
+        if msg.get("vote"):
+            answer["accept"] = False
+        send(answer)
+    elif kind == "discard":
+        send({"type": "discard", "id": qid, "cards": msg["hand"][:6]})
+    elif kind == "play":
+        if MODE == "hog":
+            hoard = []
+            for _ in range(2048):
+                hoard.append(bytearray(1 << 20))
+            sys.exit(42)
+        send({"type": "play", "id": qid, "card": msg["hand"][0]})
+    elif kind == "bye":
+        break
+"#;
+
+fn test_bot(s: &Scratch, mode: &str, flood: usize) -> String {
+    let path = s.dir.join("bot.py");
+    std::fs::write(&path, BOT).unwrap();
+    format!("python3 '{}' {mode} {flood}", path.display())
+}
+
+#[test]
+fn a_bot_over_its_memory_limit_dies_is_recorded_and_the_game_completes() {
+    let s = Scratch::new("memory");
+    let hog = test_bot(&s, "hog", 0);
+    let records = s.records();
+    let out = run(&[
+        "match",
+        "--bot",
+        &hog,
+        "--bot",
+        "builtin:random",
+        "--bot",
+        "builtin:random",
+        "--bot",
+        "builtin:random",
+        "--deals",
+        "2",
+        "--seed",
+        "3",
+        "--bot-memory-mib",
+        "64",
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = record_lines(&s.record(1));
+    let footer = lines.last().unwrap();
+    assert_eq!(footer["type"], "footer");
+    assert_eq!(footer["status"], "complete");
+    assert_eq!(footer["deals"], 2);
+    let faults: Vec<&Value> = lines.iter().filter(|l| l["type"] == "fault").collect();
+    assert!(!faults.is_empty(), "the dying bot left no fault");
+    let fault = faults[0];
+    assert_eq!(fault["seat"], 0, "{fault}");
+    assert!(matches!(fault["kind"].as_str(), Some("exited" | "closed_stdout")), "{fault}");
+    let detail = fault["detail"].as_str().unwrap_or("");
+    assert!(!detail.contains("exit code 42"), "the memory limit was not applied: {fault}");
+    // The rest of the game was played for it, and the record replays.
+    assert!(faults.iter().all(|f| f["seat"] == 0), "{faults:?}");
+    let log = std::fs::read_to_string(s.records().join("player0.stderr.log")).unwrap_or_default();
+    assert!(log.contains("MemoryError") || detail.contains("killed"), "{detail}\n{log}");
+    let replay = run(&["replay", "--quiet", s.record(1).to_str().unwrap()]);
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+}
+
+#[test]
+fn a_stderr_flood_is_capped_with_one_note() {
+    let s = Scratch::new("stderr");
+    const FLOOD: usize = 300_000;
+    const CAP: usize = 10_000;
+    let flood = test_bot(&s, "flood", FLOOD);
+    let records = s.records();
+    let out = run(&[
+        "match",
+        "--bot",
+        &flood,
+        "--bot",
+        "builtin:random",
+        "--deals",
+        "1",
+        "--seed",
+        "4",
+        "--stderr-cap",
+        &CAP.to_string(),
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = record_lines(&s.record(1));
+    assert_eq!(lines.last().unwrap()["status"], "complete");
+    assert_eq!(count(&lines, "fault"), 0, "writing to stderr is no fault");
+    // `--bot` twice: the flooding bot plays seats 0 and 2, as players 0 and 2.
+    for player in [0, 2] {
+        let log = std::fs::read(s.records().join(format!("player{player}.stderr.log"))).unwrap();
+        let note = format!(
+            "\n[referee: stderr capped at {CAP} bytes; {} more bytes dropped]\n",
+            FLOOD - CAP
+        );
+        assert_eq!(log.len(), CAP + note.len(), "player {player}: {} bytes", log.len());
+        assert!(
+            log[..CAP].iter().all(|&b| b == b'e' || b == b'\n'),
+            "the kept bytes are the bot's"
+        );
+        assert_eq!(String::from_utf8_lossy(&log[CAP..]), note);
+    }
+}
