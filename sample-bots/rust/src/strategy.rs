@@ -64,6 +64,18 @@ impl Bot {
         }
     }
 
+    /// Whether the bot acts on messages of this `type`. The others (`vote`, `chant`, `trick`,
+    /// `deal_over`, `game_over` and types it does not know) may be skipped unread; so may `played`
+    /// and `signal` at random, since only the heuristic keeps track of cards and signals.
+    pub(crate) fn needs(&self, kind: &[u8]) -> bool {
+        match kind {
+            b"hello" | b"game" | b"deal" | b"opening" | b"discard" | b"play" | b"error"
+            | b"bye" => true,
+            b"played" | b"signal" => self.rng.is_none(),
+            _ => false,
+        }
+    }
+
     /// Notes the features offered in `hello`.
     pub(crate) fn on_hello(&mut self, features: &[String]) {
         self.signals_offered = features.iter().any(|f| f == "signals");
