@@ -5,6 +5,7 @@ mod bot;
 mod check_bot;
 mod cli;
 mod convert;
+mod entropy;
 mod game_runner;
 mod html;
 mod match_cmd;

@@ -77,7 +77,7 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     let players = lineup(&args.bots)?;
     let cfg = args.table.game_config();
     let connect = args.table.connect_config();
-    let seed = args.seed.unwrap_or_else(random_seed);
+    let seed = args.seed.unwrap_or_else(crate::entropy::random_seed);
     let dir: Option<PathBuf> = if args.no_records {
         None
     } else {
@@ -278,19 +278,6 @@ async fn restart(
 pub(crate) fn seat_bots(bots: &mut [Bot], player_at: [usize; 4]) -> [&mut Bot; 4] {
     let mut slots: Vec<Option<&mut Bot>> = bots.iter_mut().map(Some).collect();
     player_at.map(|p| slots[p].take().expect("each player sits in exactly one seat"))
-}
-
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    // The standard library's per-process random hash keys, mixed with the clock: a seed that
-    // differs from run to run without another dependency.
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.finish() >> 11
 }
 
 fn team_name(t: Team) -> String {

@@ -17,14 +17,7 @@ use tokio::task::JoinHandle;
 
 /// A fresh random seat token (64 bits as hex).
 pub(crate) fn new_token() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    format!("{:016x}", h.finish())
+    format!("{:016x}", crate::entropy::random_u64())
 }
 
 fn split(stream: TcpStream) -> (Reader, Writer) {

@@ -137,7 +137,7 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
             ));
         }
         record_io::prepare_dir(&records)?;
-        (cfg.seed.unwrap_or_else(random_seed), Vec::new())
+        (cfg.seed.unwrap_or_else(crate::entropy::random_seed), Vec::new())
     };
     let logs = out.join("logs");
     std::fs::create_dir_all(&logs).map_err(|e| format!("cannot create {}: {e}", logs.display()))?;
@@ -402,19 +402,6 @@ fn slugs(names: &[String]) -> Vec<String> {
             format!("{}-{s}", i + 1)
         })
         .collect()
-}
-
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    // The standard library's per-process random keys mixed with the clock; 53 bits, so the
-    // seed can be written back into a TOML config (whose integers are signed 64-bit).
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.finish() >> 11
 }
 
 /// The scheduler's bookkeeping: the journal and what follows from it.
