@@ -35,41 +35,27 @@ fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_new(&cli.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
-    // One table runs on one core: the referee's thread and the bots it starts are pinned there
-    // (see pin.rs); other commands use every core.
-    let builder = match &cli.command {
-        cli::Command::Match(args) => {
-            if !args.no_pin {
-                let cpu = pin::current_cpu().unwrap_or(pin::allowed_cpus()[0]);
-                pin::pin_current_thread(cpu);
-            }
-            tokio::runtime::Builder::new_current_thread()
-        }
-        _ => tokio::runtime::Builder::new_multi_thread(),
-    };
-    let mut builder = builder;
-    let runtime = match builder.enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("referee: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
     let result = match cli.command {
-        // A tournament runs its tables on threads of its own, one runtime per table.
+        // A tournament runs its tables on threads of its own, one runtime per table; replaying a
+        // seat builds a paused-clock runtime; checking a record needs none.
         cli::Command::Tournament(args) => tournament::run(args),
         cli::Command::Standings(args) => tournament::standings(args),
         cli::Command::Replay(args) if args.seat.is_some() && args.html.is_none() => {
             seat_replay::run(args)
         }
-        command => runtime.block_on(async {
-            match command {
-                cli::Command::Match(args) => match_cmd::run(args).await,
-                cli::Command::CheckBot(args) => check_bot::run(args).await,
-                cli::Command::Replay(args) => replay_cmd(args),
-                cli::Command::Tournament(_) | cli::Command::Standings(_) => Ok(()),
+        cli::Command::Replay(args) => replay_cmd(args),
+        cli::Command::Match(args) => {
+            // One table runs on one core: the referee's thread and the bots it starts are
+            // pinned there (see pin.rs).
+            if !args.no_pin {
+                let cpu = pin::current_cpu().unwrap_or(pin::allowed_cpus()[0]);
+                pin::pin_current_thread(cpu);
             }
-        }),
+            runtime(tokio::runtime::Builder::new_current_thread())
+                .and_then(|rt| rt.block_on(match_cmd::run(args)))
+        }
+        cli::Command::CheckBot(args) => runtime(tokio::runtime::Builder::new_multi_thread())
+            .and_then(|rt| rt.block_on(check_bot::run(args))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -78,6 +64,10 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn runtime(mut builder: tokio::runtime::Builder) -> Result<tokio::runtime::Runtime, String> {
+    builder.enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))
 }
 
 fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
