@@ -6,29 +6,11 @@
 // here running programs directly is the whole point.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
+use common::{Scratch, quoted, referee_fails, referee_ok, root, rust_bot};
 use serde_json::Value;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-
-/// No single referee run here takes more than a few seconds; a hang fails instead of blocking CI.
-const RUN_LIMIT: Duration = Duration::from_secs(60);
-
-/// The workspace root, where the sample bots live.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the referee crate sits in the workspace")
-        .to_path_buf()
-}
-
-/// A path quoted for the referee's shell-like `--bot` splitting, so a checkout in a folder
-/// with blanks still works.
-fn quoted(path: &Path) -> String {
-    format!("'{}'", path.display())
-}
 
 fn py_heuristic() -> String {
     format!("python3 {}", quoted(&root().join("sample-bots/python/heuristic_bot.py")))
@@ -42,137 +24,10 @@ fn js_bot() -> String {
     format!("node {}", quoted(&root().join("sample-bots/js/bot.js")))
 }
 
-/// The Rust sample bot. Cargo builds only this package's binaries for its tests, so the bot is
-/// built here, once per test process, next to the referee binary (same target folder and
-/// profile). Building it is a no-op when it is up to date.
-fn rust_bot() -> String {
-    static BOT: OnceLock<PathBuf> = OnceLock::new();
-    let path = BOT.get_or_init(|| {
-        let bin_dir = Path::new(env!("CARGO_BIN_EXE_referee"))
-            .parent()
-            .expect("the referee binary has a folder");
-        let profile = bin_dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(root()).args(["build", "--quiet", "-p", "aluette-sample-bot"]);
-        if profile != "debug" {
-            cmd.args(["--profile", profile]);
-        }
-        let status = cmd.status().expect("cargo runs");
-        assert!(status.success(), "cargo build -p aluette-sample-bot failed");
-        let bot = bin_dir.join("aluette-bot");
-        assert!(bot.exists(), "{} missing after the build", bot.display());
-        bot
-    });
-    quoted(path)
-}
-
 /// The tee wrapper around a bot command, logging to `log`.
 fn teed(log: &Path, seat: u8, bot: &str) -> String {
     let tee = root().join("referee/tests/support/tee_bot.py");
     format!("python3 {} {} {seat} -- {bot}", quoted(&tee), quoted(log))
-}
-
-/// A fresh folder for one test under Cargo's scratch space. It is removed when the test
-/// passes and kept when it fails, so the records of a failure can be read.
-#[derive(Debug)]
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("end_to_end")
-            .join(format!("{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the scratch folder");
-        Scratch(dir)
-    }
-
-    fn join(&self, p: &str) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("kept {} for inspection", self.0.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-/// Runs the referee with `args` from the workspace root and returns what it did; kills it and
-/// fails after [`RUN_LIMIT`].
-fn referee(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the referee starts");
-    // Both pipes are drained while waiting, so a talkative referee never blocks on a full pipe.
-    let drain = |mut r: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.read_to_end(&mut buf);
-            buf
-        })
-    };
-    let out = drain(Box::new(child.stdout.take().expect("stdout piped")));
-    let err = drain(Box::new(child.stderr.take().expect("stderr piped")));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the referee") {
-            break status;
-        }
-        if start.elapsed() > RUN_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("referee {args:?} still running after {RUN_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: out.join().expect("stdout reader"),
-        stderr: err.join().expect("stderr reader"),
-    }
-}
-
-/// Runs the referee and insists on success, showing its output otherwise.
-fn referee_ok(args: &[&str]) -> String {
-    let out = referee(args);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "referee {args:?} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
-/// Runs the referee, insists on failure with exactly one line on stderr, and returns that line.
-fn referee_fails(args: &[&str]) -> String {
-    let out = referee(args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        !out.status.success(),
-        "referee {args:?} should fail; stdout:\n{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "referee {args:?}: want one line on stderr, got:\n{stderr}");
-    let line = lines[0].to_string();
-    assert!(
-        line.starts_with("referee: ") || line.starts_with("error: "),
-        "referee {args:?}: the error line does not say who speaks: {line}"
-    );
-    line
 }
 
 /// The record files of a folder, in game order.
@@ -189,23 +44,10 @@ fn records(dir: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
-
-/// A record's lines as JSON values.
-fn record_lines(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    text.lines()
-        .enumerate()
-        .map(|(n, l)| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1))
-        })
-        .collect()
-}
-
 /// Checks that a record replays cleanly and ends with a complete footer; returns its lines.
 fn check_record(path: &Path) -> Vec<Value> {
     referee_ok(&["replay", "--quiet", path.to_str().expect("UTF-8 path")]);
-    let lines = record_lines(path);
+    let lines = common::jsonl(path);
     assert_eq!(
         lines.first().map(|h| &h["type"]),
         Some(&Value::from("header")),

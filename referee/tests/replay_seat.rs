@@ -8,26 +8,16 @@
 // the referee's own code to its process module.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
+use common::{Scratch, quoted, referee, referee_ok, root, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// Every run here takes a few seconds at most; a hang fails instead of blocking CI.
-const RUN_LIMIT: Duration = Duration::from_secs(60);
 /// How long a killed bot may take to disappear from /proc.
 const REAP: Duration = Duration::from_secs(2);
 /// The placeholder the replay shows for a line over the limit, whose bytes no record keeps.
 const TOO_LONG: &str = "< [a line longer than 4096 bytes; the record does not keep it]";
-
-/// The workspace root, where the sample bots live.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace").to_path_buf()
-}
-
-/// A path quoted for the referee's shell-like `--bot` splitting.
-fn quoted(path: &Path) -> String {
-    format!("'{}'", path.display())
-}
 
 /// `python3 SCRIPT`, the script given from the workspace root.
 fn py(script: &str) -> String {
@@ -36,88 +26,6 @@ fn py(script: &str) -> String {
 
 fn heuristic() -> String {
     py("sample-bots/python/heuristic_bot.py")
-}
-
-/// A fresh folder per test (they run in parallel), kept when the test fails.
-#[derive(Debug)]
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("replay_seat")
-            .join(format!("{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the scratch folder");
-        Scratch(dir)
-    }
-
-    fn join(&self, p: &str) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("kept {} for inspection", self.0.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-/// Runs the referee from the workspace root with stdin closed (as a script would), and kills
-/// it after [`RUN_LIMIT`].
-fn referee(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the referee starts");
-    // Drained while waiting, so a talkative run never blocks on a full pipe.
-    let drain = |mut r: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.read_to_end(&mut buf);
-            buf
-        })
-    };
-    let out = drain(Box::new(child.stdout.take().expect("stdout")));
-    let err = drain(Box::new(child.stderr.take().expect("stderr")));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > RUN_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("referee {args:?} still running after {RUN_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output { status, stdout: out.join().expect("stdout"), stderr: err.join().expect("stderr") }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Runs the referee and insists on success; returns stdout.
-fn referee_ok(args: &[&str]) -> String {
-    let out = referee(args);
-    assert!(
-        out.status.success(),
-        "referee {args:?} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
 }
 
 /// Runs the referee and insists on failure with one line of its own on stderr, the last one

@@ -13,13 +13,16 @@
 // here starting the referee and the bots directly is the whole point.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
+use common::{Scratch, quoted, root, rust_bot_path};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{OnceLock, PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -40,64 +43,12 @@ fn shared() -> RwLockReadGuard<'static, ()> {
     EXCLUSIVE.read().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The workspace root, where the sample bots live.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the referee crate sits in the workspace")
-        .to_path_buf()
-}
-
 fn heuristic_py() -> String {
     root().join("sample-bots/python/heuristic_bot.py").display().to_string()
 }
 
-/// A path quoted for the referee's shell-like `--bot` splitting.
-fn quoted(path: &str) -> String {
-    format!("'{path}'")
-}
-
-/// The Rust sample bot, built once per test process next to the referee binary (same target
-/// folder and profile), as tests/end_to_end.rs does. A no-op when it is up to date.
-fn rust_bot() -> &'static Path {
-    static BOT: OnceLock<PathBuf> = OnceLock::new();
-    BOT.get_or_init(|| {
-        let bin_dir = Path::new(env!("CARGO_BIN_EXE_referee"))
-            .parent()
-            .expect("the referee binary has a folder");
-        let profile = bin_dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(root()).args(["build", "--quiet", "-p", "aluette-sample-bot"]);
-        if profile != "debug" {
-            cmd.args(["--profile", profile]);
-        }
-        let status = cmd.status().expect("cargo runs");
-        assert!(status.success(), "cargo build -p aluette-sample-bot failed");
-        let bot = bin_dir.join("aluette-bot");
-        assert!(bot.exists(), "{} missing after the build", bot.display());
-        bot
-    })
-}
-
-/// A fresh folder per test (tests run in parallel), removed when the test passes and kept for
-/// inspection when it fails.
-struct Scratch(PathBuf);
-
+/// What the tests here need of their scratch folder.
 impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("tcp")
-            .join(format!("{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the scratch folder");
-        Scratch(dir)
-    }
-
-    fn join(&self, p: &str) -> PathBuf {
-        self.0.join(p)
-    }
-
     fn records(&self) -> String {
         self.join("records").display().to_string()
     }
@@ -120,16 +71,6 @@ impl Scratch {
     /// Record `n` (from 1) of this folder's match.
     fn record(&self, n: u64) -> PathBuf {
         self.join("records").join(format!("game-{n:06}.jsonl"))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if thread::panicking() {
-            eprintln!("kept {} for inspection", self.0.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
     }
 }
 
@@ -336,23 +277,10 @@ impl Drop for Proc {
 
 // ---- records -------------------------------------------------------------------------------
 
-fn read_record(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    text.lines()
-        .enumerate()
-        .map(|(n, l)| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1))
-        })
-        .collect()
-}
-
-/// The record of a finished game: it replays (`referee replay` exits 0), starts with its header
-/// and ends with a complete footer.
 fn check_record(s: &Scratch, path: &Path) -> Vec<Value> {
     let mut replay = Referee::start(s, &["replay", "--quiet", path.to_str().expect("UTF-8")]);
     replay.finish().assert_ok(&format!("replay {}", path.display()));
-    let lines = read_record(path);
+    let lines = common::jsonl(path);
     assert_eq!(lines[0]["type"], "header", "{}", path.display());
     let footer = lines.last().expect("a record has lines");
     assert_eq!(
@@ -559,7 +487,7 @@ fn four_tcp_bots_play_a_complete_game() {
 fn tcp_and_program_seats_share_a_table() {
     let _shared = shared();
     let s = Scratch::new("mixed");
-    let py = format!("python3 {}", quoted(&heuristic_py()));
+    let py = format!("python3 {}", quoted(Path::new(&heuristic_py())));
     let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:bob", "--bot", &py];
     let mut extra = vec!["--games", "2"];
     extra.extend(bots);
@@ -1061,7 +989,7 @@ fn game_time(s: &Scratch, dir: &str) -> (u32, Duration) {
     for entry in std::fs::read_dir(s.join(dir)).expect("the records folder") {
         let path = entry.expect("directory entry").path();
         if path.extension().is_some_and(|e| e == "jsonl") {
-            let lines = read_record(&path);
+            let lines = common::jsonl(&path);
             let footer = lines.last().expect("a footer");
             assert_eq!(footer["status"], "complete", "{}", path.display());
             ms += footer["duration_ms"].as_u64().expect("duration_ms");
@@ -1073,7 +1001,7 @@ fn game_time(s: &Scratch, dir: &str) -> (u32, Duration) {
 
 #[test]
 fn games_per_second_over_tcp_and_stdio() {
-    let bot = rust_bot().display().to_string();
+    let bot = rust_bot_path().display().to_string();
     // Alone: the figures are not shared with the other tests' processes.
     let _alone = EXCLUSIVE.write().unwrap_or_else(PoisonError::into_inner);
     let s = Scratch::new("throughput");
@@ -1098,7 +1026,7 @@ fn games_per_second_over_tcp_and_stdio() {
         b.assert_exits_ok();
     }
 
-    let stdio_bot = format!("{} --random", quoted(&bot));
+    let stdio_bot = format!("{} --random", quoted(Path::new(&bot)));
     let mut args = common.to_vec();
     args.extend(["--records", &stdio_dir, "--bot", &stdio_bot]);
     let stdio = Referee::start(&s, &args).finish();

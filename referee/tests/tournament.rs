@@ -7,104 +7,14 @@
 // directly is the whole point.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
+use common::{RUN_LIMIT, Scratch, jsonl, read_json, referee, referee_cmd, referee_ok, root, s};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-/// A referee run longer than this is hung, not slow.
-const HANG: Duration = Duration::from_secs(60);
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace").to_path_buf()
-}
-
-/// A fresh folder per test, removed when the test passes and kept for inspection otherwise.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("tournament")
-            .join(format!("{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create the scratch folder");
-        Scratch(dir)
-    }
-
-    fn join(&self, p: &str) -> PathBuf {
-        self.0.join(p)
-    }
-
-    /// Writes a file into the scratch folder and returns its path.
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.join(name);
-        std::fs::write(&p, text).expect("write a scratch file");
-        p
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("kept {} for inspection", self.0.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-fn referee_cmd(args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_referee"));
-    cmd.args(args).current_dir(root()).stdin(Stdio::null());
-    cmd
-}
-
-/// Runs the referee to its end (killing it after [`HANG`]) and returns what it did.
-fn referee(args: &[&str]) -> Output {
-    let mut child = referee_cmd(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the referee starts");
-    // Both pipes are drained while waiting, so a talkative referee never blocks on them.
-    let drain = |mut r: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.read_to_end(&mut buf);
-            buf
-        })
-    };
-    let out = drain(Box::new(child.stdout.take().expect("stdout")));
-    let err = drain(Box::new(child.stderr.take().expect("stderr")));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the referee") {
-            break status;
-        }
-        if start.elapsed() > HANG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("referee {args:?} still running after {HANG:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output { status, stdout: out.join().expect("stdout"), stderr: err.join().expect("stderr") }
-}
-
-fn referee_ok(args: &[&str]) -> String {
-    let out = referee(args);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "referee {args:?} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
 
 /// Runs the referee, insists on failure with exactly one line on stderr, and returns it.
 fn referee_fails(args: &[&str]) -> String {
@@ -117,24 +27,6 @@ fn referee_fails(args: &[&str]) -> String {
     lines[0].to_string()
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 path")
-}
-
-fn read_json(p: &Path) -> Value {
-    let text =
-        std::fs::read_to_string(p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-fn jsonl(p: &Path) -> Vec<Value> {
-    let text =
-        std::fs::read_to_string(p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
-    text.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", p.display())))
-        .collect()
-}
-
 /// The record files of a tournament, in game order.
 fn records(out: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("records"))
@@ -144,16 +36,6 @@ fn records(out: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
-}
-
-fn replays(record: &Path) {
-    let out = referee(&["replay", "--quiet", s(record)]);
-    assert!(
-        out.status.success(),
-        "{} does not replay: {}",
-        record.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn entrants(names: &[(&str, &str)]) -> String {
@@ -232,7 +114,7 @@ fn round_robin_of_three_with_a_python_entrant() {
     let files = records(&out);
     assert_eq!(files.len(), 6);
     for f in &files {
-        replays(f);
+        common::assert_replays(f);
     }
     // The python bots' stderr logs sit in logs/, where the records' headers point.
     let header = &jsonl(&files[2])[0];
@@ -310,8 +192,8 @@ fn duplicate_rooms_get_the_same_decks_with_partnerships_swapped() {
             }
         }
         assert!(compared >= 5, "deal set {unit}: only {compared} deals in both rooms");
-        replays(&rooms[&1]);
-        replays(&rooms[&2]);
+        common::assert_replays(&rooms[&1]);
+        common::assert_replays(&rooms[&2]);
     }
     let st = read_json(&out.join("standings.json"));
     let pair = &st["pairs"][0];
@@ -346,7 +228,7 @@ fn kill_and_resume_loses_and_repeats_no_game() {
         if lines >= 4 {
             break;
         }
-        assert!(start.elapsed() < HANG, "no games finished");
+        assert!(start.elapsed() < RUN_LIMIT, "no games finished");
         assert!(child.try_wait().expect("wait").is_none(), "the tournament ended too soon");
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -366,7 +248,7 @@ fn kill_and_resume_loses_and_repeats_no_game() {
     let files = records(&out);
     assert_eq!(files.len(), 40);
     for f in &files {
-        replays(f);
+        common::assert_replays(f);
     }
     let st = read_json(&out.join("standings.json"));
     assert_eq!(st["tournament"]["played"], 40);
