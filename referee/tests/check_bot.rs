@@ -6,10 +6,11 @@
 // here running the referee binary directly is the whole point.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
+use common::{referee_cmd, root, run_limited, text};
 use serde_json::Value;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// A check-bot run takes about a second; one still running after this is hung.
@@ -26,10 +27,6 @@ const CHECKS: [&str; 9] = [
     "bye",
     "time",
 ];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the crate sits in a workspace").into()
-}
 
 /// A command for the referee's shell-like splitting, quoted so a checkout path with blanks works.
 fn script(interpreter: &str, path: &Path, args: &str) -> String {
@@ -78,42 +75,13 @@ impl Run {
 
 fn check_bot(args: &[&str]) -> Run {
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
-        .arg("check-bot")
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the referee starts");
-    // Both pipes are drained on threads, so a chatty run cannot block on a full pipe.
-    let mut out = child.stdout.take().expect("stdout is piped");
-    let mut err = child.stderr.take().expect("stderr is piped");
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("the referee can be waited for") {
-            break status;
-        }
-        if start.elapsed() > HANG {
-            let _ = child.kill();
-            panic!("referee check-bot {args:?} still running after {HANG:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let mut cmd = referee_cmd(&["check-bot"]);
+    cmd.args(args);
+    let out = run_limited(&mut cmd, HANG);
     Run {
-        code: status.code(),
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
+        code: out.status.code(),
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
         took: start.elapsed(),
     }
 }

@@ -3,6 +3,9 @@
 //! referee says so, exits non-zero, and leaves no bot process behind.
 #![allow(clippy::disallowed_methods)] // These tests start the referee on purpose.
 
+mod common;
+
+use common::{alive, children};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value;
@@ -35,27 +38,6 @@ fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("slow.py"), SLOW_BOT).unwrap();
     dir
-}
-
-/// Pids whose parent is `parent`, from /proc.
-fn children(parent: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        // The command name may hold spaces; the fields after its closing parenthesis do not.
-        let fields: Vec<&str> =
-            stat.rsplit_once(')').map_or("", |(_, r)| r).split_whitespace().collect();
-        if fields.get(1).and_then(|p| p.parse::<u32>().ok()) == Some(parent) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, r)| !r.trim_start().starts_with('Z')))
 }
 
 fn records(dir: &Path) -> Vec<PathBuf> {

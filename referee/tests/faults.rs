@@ -4,6 +4,9 @@
 //! becomes the right fault line, the game still finishes, the record replays, and no bot
 //! process outlives the referee.
 
+mod common;
+
+use common::{Scratch, cmdline, jsonl};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,22 +23,10 @@ const HANG: Duration = Duration::from_secs(40);
 /// How long a killed process may take to disappear.
 const REAP: Duration = Duration::from_secs(2);
 
-/// A fresh folder per test (tests run in parallel), kept when the test fails for inspection.
-struct Scratch {
-    dir: PathBuf,
-}
-
+/// What this file's tests need of their scratch folder: the bots' pid file and their logs.
 impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("aluette-faults-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch { dir }
-    }
-
     fn pidfile(&self) -> PathBuf {
-        self.dir.join("pids")
+        self.join("pids")
     }
 
     /// The `--bot` value of a misbehave.py bot; all bots of a test share the pid file.
@@ -47,17 +38,9 @@ impl Scratch {
     /// What player `p`'s bot received, as it echoed it to its stderr log (a line cut short by
     /// a kill is skipped).
     fn received(&self, p: usize) -> Vec<Value> {
-        let log = std::fs::read_to_string(self.dir.join(format!("records/player{p}.stderr.log")))
+        let log = std::fs::read_to_string(self.join(&format!("records/player{p}.stderr.log")))
             .unwrap_or_default();
         log.lines().filter_map(|l| serde_json::from_str(l.strip_prefix("< ")?).ok()).collect()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
     }
 }
 
@@ -126,7 +109,7 @@ fn run(args: &[&str], out: &Path) -> std::process::ExitStatus {
 /// Plays one game (seed 1) with `bots` in seats 0..3 and checks what every fault must leave
 /// intact: exit status 0, a complete record that replays, and no bot process left alive.
 fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Outcome {
-    let records = s.dir.join("records");
+    let records = s.join("records");
     let mut args = vec!["match", "--seed", "1", "--records", records.to_str().unwrap()];
     args.extend(CLOCKS);
     if !extra.contains(&"--handshake-ms") {
@@ -136,12 +119,11 @@ fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Outcome {
         args.extend(["--bot", b]);
     }
     args.extend(extra);
-    let status = run(&args, &s.dir.join("match"));
-    assert!(status.success(), "referee match: {status}; see {}", s.dir.display());
+    let status = run(&args, &s.join("match"));
+    assert!(status.success(), "referee match: {status}; see {}", s.path().display());
 
     let path = records.join("game-000001.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let record: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let record = jsonl(&path);
     let footer = record.last().unwrap();
     assert_eq!(
         (&footer["type"], &footer["status"]),
@@ -149,8 +131,8 @@ fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Outcome {
         "{footer}"
     );
 
-    let status = run(&["replay", "--quiet", path.to_str().unwrap()], &s.dir.join("replay"));
-    assert!(status.success(), "referee replay: {status}; see {}", s.dir.display());
+    let status = run(&["replay", "--quiet", path.to_str().unwrap()], &s.join("replay"));
+    assert!(status.success(), "referee replay: {status}; see {}", s.path().display());
 
     let pids: Vec<u32> = std::fs::read_to_string(s.pidfile())
         .unwrap_or_default()
@@ -170,12 +152,8 @@ fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Outcome {
 /// True while `pid` runs and is still one of our bots (a zombie has ended; a reused pid is
 /// someone else's).
 fn alive(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
-    // The state follows the command name, which is in parentheses and may hold spaces.
-    let zombie = stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    let ours = String::from_utf8_lossy(&cmdline);
-    !zombie && (ours.contains("misbehave.py") || ours.starts_with("sleep"))
+    let ours = cmdline(pid);
+    common::alive(pid) && (ours.contains("misbehave.py") || ours.starts_with("sleep"))
 }
 
 #[test]

@@ -11,12 +11,14 @@
 // (the referee, apt-get, Chromium) directly is the whole point.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
+use common::{RUN_LIMIT, run_limited};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
@@ -34,43 +36,10 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "--disable-dev-shm-usage",
 ];
 
-/// One Chromium run takes a few seconds; a hang fails instead of blocking CI.
-const RUN_LIMIT: Duration = Duration::from_secs(60);
-
-/// Runs a command to its end within `RUN_LIMIT`, killing it if it overruns.
+/// Runs a command to its end with stdin closed, within [`RUN_LIMIT`] (one Chromium run takes a
+/// few seconds; a hang fails instead of blocking CI).
 fn run(cmd: &mut Command) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
-    // The pipes are drained on threads, so a chatty program cannot block on a full pipe.
-    let mut out = child.stdout.take().expect("piped stdout");
-    let mut err = child.stderr.take().expect("piped stderr");
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut out, &mut v).ok();
-        v
-    });
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut err, &mut v).ok();
-        v
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > RUN_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} ran for more than {RUN_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+    run_limited(cmd.stdin(Stdio::null()), RUN_LIMIT)
 }
 
 /// Makes sure `/usr/bin/chromium` exists, installing Debian's package when it does not.

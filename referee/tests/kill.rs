@@ -8,9 +8,12 @@
 // referee itself, through its process module.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
+use common::{Scratch, referee, referee_cmd, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// A referee run longer than this is hung, not slow.
@@ -18,62 +21,15 @@ const HANG: Duration = Duration::from_secs(60);
 /// How long bots may take to die once the referee is gone.
 const REAP: Duration = Duration::from_secs(5);
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// A fresh folder per test, kept when the test fails so the record can be inspected.
-struct Scratch {
-    dir: PathBuf,
-}
-
+/// Where this file's tests keep their records, inside the test's scratch folder.
 impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("aluette-kill-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch { dir }
-    }
-
     fn records(&self) -> PathBuf {
-        self.dir.join("records")
+        self.join("records")
     }
 
     fn record(&self, game: u64) -> PathBuf {
         self.records().join(format!("game-{game:06}.jsonl"))
     }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-fn referee() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_referee"))
-}
-
-/// Runs the referee to completion, failing the test if it hangs.
-fn run(args: &[&str]) -> Output {
-    let mut child = referee()
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > HANG {
-            let _ = child.kill();
-            panic!("referee {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
 }
 
 /// A record's lines as JSON; every line must be complete.
@@ -174,7 +130,7 @@ fn a_killed_referee_leaves_whole_lines_a_cut_short_record_and_no_bots() {
     let bot = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
     let records = s.records();
     // Long games: the kill must land in the middle of game 1, whatever the machine's speed.
-    let mut child = referee()
+    let mut child = referee_cmd(&[])
         .args(["match", "--bot", &bot, "--games", "3", "--deals", "400", "--seed", "11"])
         .arg("--records")
         .arg(&records)
@@ -210,7 +166,7 @@ fn a_killed_referee_leaves_whole_lines_a_cut_short_record_and_no_bots() {
     assert!(!s.record(2).exists(), "game 2 never started");
 
     // Replay says plainly that the record was cut short, and fails.
-    let out = run(&["replay", "--quiet", s.record(1).to_str().unwrap()]);
+    let out = referee(&["replay", "--quiet", s.record(1).to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "replay of a cut record succeeded: {stderr}");
     assert!(stderr.contains("cut short"), "replay does not say the record is cut short: {stderr}");
@@ -258,7 +214,7 @@ for line in sys.stdin:
 "#;
 
 fn test_bot(s: &Scratch, mode: &str, flood: usize) -> String {
-    let path = s.dir.join("bot.py");
+    let path = s.join("bot.py");
     std::fs::write(&path, BOT).unwrap();
     format!("python3 '{}' {mode} {flood}", path.display())
 }
@@ -268,7 +224,7 @@ fn a_bot_over_its_memory_limit_dies_is_recorded_and_the_game_completes() {
     let s = Scratch::new("memory");
     let hog = test_bot(&s, "hog", 0);
     let records = s.records();
-    let out = run(&[
+    let out = referee(&[
         "match",
         "--bot",
         &hog,
@@ -304,7 +260,7 @@ fn a_bot_over_its_memory_limit_dies_is_recorded_and_the_game_completes() {
     assert!(faults.iter().all(|f| f["seat"] == 0), "{faults:?}");
     let log = std::fs::read_to_string(s.records().join("player0.stderr.log")).unwrap_or_default();
     assert!(log.contains("MemoryError") || detail.contains("killed"), "{detail}\n{log}");
-    let replay = run(&["replay", "--quiet", s.record(1).to_str().unwrap()]);
+    let replay = referee(&["replay", "--quiet", s.record(1).to_str().unwrap()]);
     assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
 }
 
@@ -315,7 +271,7 @@ fn a_stderr_flood_is_capped_with_one_note() {
     const CAP: usize = 10_000;
     let flood = test_bot(&s, "flood", FLOOD);
     let records = s.records();
-    let out = run(&[
+    let out = referee(&[
         "match",
         "--bot",
         &flood,
