@@ -562,12 +562,8 @@ impl Table<'_> {
             self.settle(seat).await;
             return;
         }
-        self.rec.line(&RecordLine::Vote { seat: seat_no(seat), accept, us, auto, raw });
-        if let Ok(ev) = self.game.apply(seat, Action::Vote(accept)) {
-            let ev = *ev;
-            self.broadcast(&ev, 0);
-        }
-        self.settle(seat).await;
+        let line = RecordLine::Vote { seat: seat_no(seat), accept, us, auto, raw };
+        self.commit(seat, line, Action::Vote(accept), 0).await;
     }
 
     async fn discard(&mut self, seat: Seat) {
@@ -613,18 +609,8 @@ impl Table<'_> {
         if self.forfeit.is_some() {
             return;
         }
-        self.rec.line(&RecordLine::Discard {
-            seat: seat_no(seat),
-            cards: codes(cards),
-            us,
-            auto,
-            raw,
-        });
-        if let Ok(ev) = self.game.apply(seat, Action::Discard(cards)) {
-            let ev = *ev;
-            self.broadcast(&ev, 0);
-        }
-        self.settle(seat).await;
+        let line = RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, auto, raw };
+        self.commit(seat, line, Action::Discard(cards), 0).await;
     }
 
     async fn play_card(&mut self, seat: Seat) {
@@ -677,10 +663,23 @@ impl Table<'_> {
         if self.forfeit.is_some() {
             return;
         }
-        self.rec.line(&RecordLine::Play { seat: seat_no(seat), card: code(card), us, auto, raw });
-        if let Ok(ev) = self.game.apply(seat, Action::Play(card)) {
-            let ev = *ev;
-            self.broadcast(&ev, trick);
+        let line = RecordLine::Play { seat: seat_no(seat), card: code(card), us, auto, raw };
+        self.commit(seat, line, Action::Play(card), trick).await;
+    }
+
+    /// Records an action, applies it, tells everyone what followed, and settles a replaced bot.
+    /// The action was validated (or is the fallback), so the rules accept it; a refusal here
+    /// would be a referee bug, logged loudly rather than hidden.
+    async fn commit(&mut self, seat: Seat, line: RecordLine, action: Action, trick: u8) {
+        self.rec.line(&line);
+        match self.game.apply(seat, action) {
+            Ok(ev) => {
+                let ev = *ev;
+                self.broadcast(&ev, trick);
+            }
+            Err(e) => {
+                tracing::error!("referee bug: seat {seat}'s checked {action:?} was refused: {e}")
+            }
         }
         self.settle(seat).await;
     }
