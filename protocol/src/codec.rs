@@ -90,7 +90,8 @@ pub struct LineFramer {
 impl LineFramer {
     /// A framer for lines of at most `max` bytes.
     pub fn new(max: usize) -> LineFramer {
-        LineFramer { buf: Vec::with_capacity(4096.min(max + 1)), start: 0, max, skipping: false }
+        // Answers are short; the buffer grows for the rare long line.
+        LineFramer { buf: Vec::with_capacity(512.min(max + 1)), start: 0, max, skipping: false }
     }
 
     /// The line limit.

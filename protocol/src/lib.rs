@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod codec;
+mod fast;
 pub mod msg;
 pub mod record;
 pub mod wire;

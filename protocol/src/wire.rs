@@ -31,9 +31,19 @@ impl CardCode {
 
 impl CardCode {
     /// The code of a rank character and a suit character, if both are valid.
-    pub fn from_ascii([rank, suit]: [u8; 2]) -> Option<CardCode> {
-        (b"A23456789JCK".contains(&rank) && b"ocsb".contains(&suit))
-            .then_some(CardCode([rank, suit]))
+    pub const fn from_ascii([rank, suit]: [u8; 2]) -> Option<CardCode> {
+        if matches!(rank, b'A' | b'2'..=b'9' | b'J' | b'C' | b'K')
+            && matches!(suit, b'o' | b'c' | b's' | b'b')
+        {
+            Some(CardCode([rank, suit]))
+        } else {
+            None
+        }
+    }
+
+    /// The code's two ASCII bytes, rank then suit.
+    pub const fn as_bytes(&self) -> [u8; 2] {
+        self.0
     }
 }
 

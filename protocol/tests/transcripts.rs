@@ -123,6 +123,10 @@ fn read_transcript(path: &Path) -> (u8, Vec<Line>) {
                     .unwrap_or_else(|e| panic!("{at}: to_bot does not decode: {e}"));
                 assert_ne!(m, ToBot::Unknown, "{at}: unknown message type");
                 let again = encode_line(&m);
+                // What the referee really writes: its hand-written encoder, byte for byte.
+                let mut fast = Vec::new();
+                m.encode_into(&mut fast);
+                assert_eq!(String::from_utf8_lossy(&fast), again, "{at}: fast encoding differs");
                 (Line::To(m), again)
             }
             Some("from_bot") => {

@@ -9,7 +9,7 @@ use rules::{Card, CardSet, Seat, SignalDelivery, SignalTruth};
 pub(crate) fn card(code: CardCode) -> Card {
     // CardCode validates the same alphabet as rules::Card, so this cannot fail; the fallback
     // only keeps the function total.
-    code.as_str().parse().unwrap_or(Card::MONSIEUR)
+    Card::from_ascii(code.as_bytes()).unwrap_or(Card::MONSIEUR)
 }
 
 /// An engine card as its wire code.

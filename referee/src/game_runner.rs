@@ -312,7 +312,7 @@ impl Table<'_> {
         seat: Seat,
         build: impl FnOnce(u64, u64, u64) -> ToBot,
         validate: impl FnOnce(&Game, &FromBot) -> Result<(), (FaultKind, String)>,
-        fallback: String,
+        fallback: impl FnOnce() -> String,
     ) -> Option<(FromBot, u64, String)> {
         let i = seat.index();
         if self.seats[i].replaced || !self.bots[i].is_alive() {
@@ -344,7 +344,7 @@ impl Table<'_> {
                     Some((msg, us, raw))
                 }
                 Err((kind, detail)) => {
-                    self.fault(seat, kind, detail, Some(raw), fallback);
+                    self.fault(seat, kind, detail, Some(raw), fallback());
                     None
                 }
             },
@@ -352,7 +352,7 @@ impl Table<'_> {
                 if kind == FaultKind::Timeout {
                     self.seats[i].bank_us = 0;
                 }
-                self.fault(seat, kind, detail, raw, fallback);
+                self.fault(seat, kind, detail, raw, fallback());
                 None
             }
         };
@@ -517,7 +517,7 @@ impl Table<'_> {
             .collect();
         let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), codes(view.hand));
         let fallback =
-            if vote { "voted refuse for you".to_string() } else { "nothing needed".to_string() };
+            move || if vote { "voted refuse for you" } else { "nothing needed" }.to_string();
         let reply = self
             .ask(
                 seat,
@@ -569,7 +569,7 @@ impl Table<'_> {
     async fn discard(&mut self, seat: Seat) {
         let view = self.game.view(seat);
         let fallback_cards = policy::fallback_discard(view.hand);
-        let fallback = format!("discarded {} for you", show(fallback_cards));
+        let fallback = move || format!("discarded {} for you", show(fallback_cards));
         let (deal, hand, received) = (view.deal, codes(view.hand), self.received_in_order(seat));
         let rule = convert::discard_rule(self.cfg.rules.discard).to_string();
         let reply = self
@@ -615,8 +615,15 @@ impl Table<'_> {
 
     async fn play_card(&mut self, seat: Seat) {
         let view = self.game.view(seat);
-        let Some(fallback_card) = policy::fallback_play(view.hand) else { return };
-        let fallback = format!("played {fallback_card} for you");
+        if view.hand.is_empty() {
+            return;
+        }
+        // The weakest card is worked out only when a fault needs it: this is the hot path.
+        let held = view.hand;
+        let fallback = move || match policy::fallback_play(held) {
+            Some(card) => format!("played {card} for you"),
+            None => "nothing to play".into(),
+        };
         let table = view.table().iter().map(|&(s, c)| table_card(s, c)).collect();
         let (deal, trick, leader, hand) =
             (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
@@ -657,7 +664,10 @@ impl Table<'_> {
                 self.signals(seat, &signals);
                 (convert::card(card), us, Some(raw))
             }
-            _ => (fallback_card, 0, None),
+            _ => match policy::fallback_play(held) {
+                Some(card) => (card, 0, None),
+                None => return,
+            },
         };
         let auto = raw.is_none();
         if self.forfeit.is_some() {
@@ -773,7 +783,7 @@ impl Table<'_> {
     fn tell_all(&mut self, msg: &ToBot) {
         // Encoded once for the four bots.
         self.line_buf.clear();
-        protocol::codec::encode_into(msg, &mut self.line_buf);
+        msg.encode_into(&mut self.line_buf);
         for bot in self.bots.iter_mut() {
             bot.notify_encoded(&self.line_buf);
         }

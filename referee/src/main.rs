@@ -38,13 +38,17 @@ fn main() -> ExitCode {
     let result = match cli.command {
         // A tournament runs its tables on threads of its own, one runtime per table; replaying a
         // seat builds a paused-clock runtime; checking a record needs none.
-        cli::Command::Tournament(args) => tournament::run(args),
+        cli::Command::Tournament(args) => {
+            bot::process::raise_fd_limit();
+            tournament::run(args)
+        }
         cli::Command::Standings(args) => tournament::standings(args),
         cli::Command::Replay(args) if args.seat.is_some() && args.html.is_none() => {
             seat_replay::run(args)
         }
         cli::Command::Replay(args) => replay_cmd(args),
         cli::Command::Match(args) => {
+            bot::process::raise_fd_limit();
             // One table runs on one core: the referee's thread and the bots it starts are
             // pinned there (see pin.rs).
             if !args.no_pin {

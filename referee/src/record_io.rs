@@ -1,7 +1,6 @@
 //! Writing and reading record files: whole lines only, never overwriting, so a crash leaves a
 //! record that is cut short but never torn inside a line.
 
-use protocol::codec::encode_into;
 use protocol::record::RecordLine;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -44,7 +43,7 @@ impl Recorder {
     /// Adds one line.
     pub(crate) fn line(&mut self, line: &RecordLine) {
         if self.file.is_some() {
-            encode_into(line, &mut self.buf);
+            line.encode_into(&mut self.buf);
         }
     }
 

@@ -145,6 +145,26 @@ impl Card {
         if index < 48 { Some(Card(index)) } else { None }
     }
 
+    /// The card of a two-byte code, rank then suit (`b"3o"`), if it is one.
+    pub const fn from_ascii([r, s]: [u8; 2]) -> Option<Card> {
+        let rank = match r {
+            b'A' => Rank::Ace,
+            b'2'..=b'9' => Rank::ALL[(r - b'1') as usize],
+            b'J' => Rank::Jack,
+            b'C' => Rank::Cavalier,
+            b'K' => Rank::King,
+            _ => return None,
+        };
+        let suit = match s {
+            b'o' => Suit::Coins,
+            b'c' => Suit::Cups,
+            b's' => Suit::Swords,
+            b'b' => Suit::Batons,
+            _ => return None,
+        };
+        Some(Card::new(rank, suit))
+    }
+
     /// The index in canonical order, 0..48.
     pub const fn index(self) -> u8 {
         self.0
@@ -222,22 +242,7 @@ impl FromStr for Card {
 
     fn from_str(s: &str) -> Result<Card, ParseCardError> {
         let &[r, s] = s.as_bytes() else { return Err(ParseCardError) };
-        let rank = match r {
-            b'A' => Rank::Ace,
-            b'2'..=b'9' => Rank::ALL[(r - b'1') as usize],
-            b'J' => Rank::Jack,
-            b'C' => Rank::Cavalier,
-            b'K' => Rank::King,
-            _ => return Err(ParseCardError),
-        };
-        let suit = match s {
-            b'o' => Suit::Coins,
-            b'c' => Suit::Cups,
-            b's' => Suit::Swords,
-            b'b' => Suit::Batons,
-            _ => return Err(ParseCardError),
-        };
-        Ok(Card::new(rank, suit))
+        Card::from_ascii([r, s]).ok_or(ParseCardError)
     }
 }
 

@@ -10,7 +10,6 @@ pub(crate) mod tcp;
 use crate::bot::builtin::Builtin;
 use crate::bot::conn::{Incoming, LineConn};
 use crate::bot::process::{BotProcess, SpawnSpec};
-use protocol::codec::decode_line;
 use protocol::msg::{FromBot, ToBot};
 use protocol::record::FaultKind;
 use protocol::{FEATURES, PROTOCOL_VERSION};
@@ -460,12 +459,6 @@ impl Bot {
         let sent = Instant::now();
         let deadline = sent + limit;
         loop {
-            // Checked before every line: a bot that floods valid lines keeps the read ready, so
-            // the read's own timer would never get its turn.
-            if Instant::now() >= deadline {
-                let ms = limit.as_millis();
-                return Reply::Fault(FaultKind::Timeout, format!("no answer within {ms} ms"), None);
-            }
             let Some(conn) = self.conn.as_mut() else {
                 return Reply::Fault(FaultKind::ClosedStdout, "no connection".into(), None);
             };
@@ -489,8 +482,11 @@ impl Bot {
             };
             match incoming {
                 Incoming::Line(line) => {
-                    let raw = String::from_utf8_lossy(&line).into_owned();
-                    match decode_line::<FromBot>(&line) {
+                    let decoded = FromBot::decode(&line);
+                    // The line's own buffer becomes the recorded text, without a copy.
+                    let raw = String::from_utf8(line)
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    match decoded {
                         Ok(msg) if msg.id() == id => {
                             return Reply::Answer(msg, sent.elapsed(), raw);
                         }
@@ -515,7 +511,7 @@ impl Bot {
                         Err(e) => {
                             return Reply::Fault(
                                 FaultKind::Malformed,
-                                excerpt(&e.to_string(), &line),
+                                excerpt(&e.to_string(), raw.as_bytes()),
                                 Some(raw),
                             );
                         }
@@ -552,6 +548,12 @@ impl Bot {
                     self.kill(fault.clone()).await;
                     return Reply::Fault(fault.0, fault.1, None);
                 }
+            }
+            // Only an ignored line gets here. Checked after each: a bot that floods valid lines
+            // keeps the read ready, so the read's own timer would never get its turn.
+            if Instant::now() >= deadline {
+                let ms = limit.as_millis();
+                return Reply::Fault(FaultKind::Timeout, format!("no answer within {ms} ms"), None);
             }
         }
     }

@@ -6,6 +6,7 @@ use nix::unistd::Pid;
 use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
@@ -43,6 +44,23 @@ pub(crate) struct BotProcess {
     stderr_task: Option<JoinHandle<()>>,
 }
 
+/// The open-file soft limit the referee started with, given back to each bot; 0 while the
+/// referee has not raised its own.
+static STARTING_NOFILE: AtomicU64 = AtomicU64::new(0);
+
+/// Raises the referee's own open-file soft limit to the hard limit: a lobby holding a thousand
+/// connections, or 64 tables of four bots and their pipes, needs more than the usual 1024. The
+/// bots get the limit they would have had without the referee.
+pub(crate) fn raise_fd_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE)
+        && soft < hard
+        && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok()
+    {
+        STARTING_NOFILE.store(soft, Ordering::Relaxed);
+    }
+}
+
 /// Starts a bot with piped stdin and stdout.
 pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, ChildStdout)> {
     let (program, args) = spec
@@ -62,7 +80,8 @@ pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, Chi
     let limits = spec.limits;
     let cpu = spec.cpu;
     // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
-    // system calls (prctl, setrlimit, sched_setaffinity); it allocates nothing.
+    // system calls (prctl, getrlimit, setrlimit, sched_setaffinity) and reads an atomic; it
+    // allocates nothing.
     #[allow(unsafe_code)]
     unsafe {
         cmd.pre_exec(move || child_setup(limits, cpu));
@@ -82,9 +101,15 @@ pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, Chi
 
 /// Runs in the child between fork and exec.
 fn child_setup(limits: Limits, cpu: Option<usize>) -> io::Result<()> {
-    use nix::sys::resource::{Resource, setrlimit};
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
     // If the referee dies, even by SIGKILL, the kernel kills the bot: no orphans.
     nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(io::Error::from)?;
+    let nofile = STARTING_NOFILE.load(Ordering::Relaxed);
+    if nofile > 0
+        && let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE)
+    {
+        setrlimit(Resource::RLIMIT_NOFILE, nofile, hard).map_err(io::Error::from)?;
+    }
     if let Some(bytes) = limits.memory_bytes {
         setrlimit(Resource::RLIMIT_AS, bytes, bytes).map_err(io::Error::from)?;
     }

@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinHandle;
 
@@ -68,8 +68,7 @@ impl Lobby {
         cfg: ConnectConfig,
         max_pending: usize,
     ) -> Result<Lobby, String> {
-        let listener =
-            TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let listener = listen(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let addr = listener.local_addr().map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let mut state = State::default();
         for t in tokens {
@@ -139,6 +138,27 @@ impl Drop for Lobby {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// Connections the kernel queues before `accept`. The usual 128 overflows when a tournament's
+/// bots all connect at once, and a refused SYN is retried only a second later.
+const BACKLOG: u32 = 1024;
+
+/// A listener on the first address `addr` resolves to that accepts a bind.
+async fn listen(addr: &str) -> std::io::Result<TcpListener> {
+    let mut last = None;
+    for sa in tokio::net::lookup_host(addr).await? {
+        let socket = if sa.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+        // As std's bind does: a restarted referee can take its port back at once.
+        socket.set_reuseaddr(true)?;
+        match socket.bind(sa).and_then(|()| socket.listen(BACKLOG)) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address to listen on")
+    }))
 }
 
 async fn accept_loop(
