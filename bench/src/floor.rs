@@ -1,9 +1,11 @@
-//! The floor: what one line costs to go to another process over a pipe and come back, between
-//! two programs that do nothing else. No referee can answer faster than this per question.
+//! The floor: what one line costs to go to another process over a pipe (or a loopback TCP
+//! connection) and come back, between two programs that do nothing else. No referee can answer
+//! faster than this per question.
 
 use crate::sys::{self, Pinned};
-use std::io::{self, BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Stdio};
 use std::time::Instant;
 
 /// A line shaped like a referee question (a `play` with a hand and the table): 95 bytes with
@@ -11,11 +13,22 @@ use std::time::Instant;
 pub(crate) const LINE: &[u8] =
     b"{\"type\":\"play\",\"id\":1234,\"hand\":[\"3o\",\"2c\",\"Ab\",\"9s\",\"7c\"],\"table\":[\"Kc\",\"5o\"],\"time_ms\":1000}\n";
 
-/// The child side (`aluette-bench --echo`): every line read is written back at once.
-pub(crate) fn echo() -> io::Result<()> {
-    let stdin = io::stdin();
-    let mut input = stdin.lock();
-    let mut output = io::stdout().lock();
+/// The child side (`aluette-bench --echo [--connect HOST:PORT]`): every line read is written
+/// back at once, on stdin/stdout or on a TCP connection to the parent.
+pub(crate) fn echo(args: &[String]) -> io::Result<()> {
+    match args {
+        [] => echo_on(io::stdin().lock(), io::stdout().lock()),
+        [flag, addr] if flag == "--connect" => {
+            let stream = TcpStream::connect(addr)?;
+            // One small line each way: Nagle must not hold it back (a referee sets this too).
+            stream.set_nodelay(true)?;
+            echo_on(BufReader::new(&stream), &stream)
+        }
+        _ => Err(io::Error::other("usage: --echo [--connect HOST:PORT]")),
+    }
+}
+
+fn echo_on(mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
     let mut line = Vec::with_capacity(256);
     loop {
         line.clear();
@@ -33,13 +46,28 @@ pub(crate) struct Floor {
     pub(crate) median_us: f64,
     pub(crate) p90_us: f64,
     pub(crate) samples: usize,
+    /// The parent's own CPU time per round trip (user + system, from `getrusage`), which is
+    /// what a referee's CPU per answer compares with.
+    pub(crate) parent_cpu_us: f64,
+    /// The echo children's CPU time per round trip, all of them together (from
+    /// /proc/PID/schedstat); `None` when the kernel keeps no schedstats.
+    pub(crate) children_cpu_us: Option<f64>,
 }
 
-/// One echo child and the two ends of its pipes.
+/// One echo child and the two ends of its connection.
 struct Peer {
     child: Child,
-    to: ChildStdin,
-    from: BufReader<ChildStdout>,
+    to: Box<dyn Write>,
+    from: BufReader<Box<dyn Read>>,
+}
+
+/// How the lines travel between the parent and its echo children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// The child's stdin and stdout, as a referee talks to the bots it starts.
+    Pipe,
+    /// A TCP connection on 127.0.0.1, as a referee talks to bots that connect to it.
+    Tcp,
 }
 
 /// Where the parent thread and its echo children run.
@@ -59,6 +87,7 @@ pub(crate) fn measure(
     children: usize,
     iterations: usize,
     placement: Placement,
+    transport: Transport,
 ) -> io::Result<Floor> {
     let (parent_cpu, children_cpu) = match placement {
         Placement::Pinned(cpu) => (Some(cpu), Some(cpu)),
@@ -68,14 +97,36 @@ pub(crate) fn measure(
     // The children inherit the affinity of the thread that spawns them.
     let spawning = children_cpu.map(Pinned::to).transpose()?;
     let me = std::env::current_exe()?;
+    let listener = match transport {
+        Transport::Pipe => None,
+        Transport::Tcp => Some(TcpListener::bind("127.0.0.1:0")?),
+    };
     let mut peers = Vec::with_capacity(children);
     for _ in 0..children {
-        let mut child =
-            sys::command(&me).arg("--echo").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
-        let to = child.stdin.take().ok_or_else(|| io::Error::other("no stdin pipe"))?;
-        let from =
-            BufReader::new(child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?);
-        peers.push(Peer { child, to, from });
+        let peer = match &listener {
+            None => {
+                let mut child = sys::command(&me)
+                    .arg("--echo")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .spawn()?;
+                let to = child.stdin.take().ok_or_else(|| io::Error::other("no stdin pipe"))?;
+                let from = child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
+                Peer { child, to: Box::new(to), from: BufReader::new(Box::new(from)) }
+            }
+            Some(listener) => {
+                let addr = listener.local_addr()?.to_string();
+                let mut child = sys::command(&me)
+                    .args(["--echo", "--connect", &addr])
+                    .stdin(Stdio::null())
+                    .spawn()?;
+                let stream = accept_from(listener, &mut child)?;
+                stream.set_nodelay(true)?;
+                let from: Box<dyn Read> = Box::new(stream.try_clone()?);
+                Peer { child, to: Box::new(stream), from: BufReader::new(from) }
+            }
+        };
+        peers.push(peer);
     }
     drop(spawning);
     // This thread stays on its CPU for the whole measurement; the guard restores it at the end.
@@ -98,12 +149,21 @@ pub(crate) fn measure(
         trip(&mut peers[i % children])?;
     }
     let mut times = Vec::with_capacity(iterations);
+    // The CPU readings bracket the timed loop alone: the children's start-up and the warm-up
+    // stay out. Between round trips every child is blocked in its read, so its time is still.
+    // The bench has a single thread during the floor, so RUSAGE_SELF is this loop's thread.
+    let (children_before, parent_before) = (children_cpu_ns(&peers), sys::self_cpu_us()?);
     for i in 0..iterations {
         times.push(trip(&mut peers[i % children])?);
     }
+    let parent_cpu_us = (sys::self_cpu_us()? - parent_before) / iterations as f64;
+    let children_cpu_us = children_before
+        .zip(children_cpu_ns(&peers))
+        .map(|(before, after)| after.saturating_sub(before) as f64 / 1e3 / iterations as f64);
     for peer in peers {
-        // Closing stdin is the child's end of input: it exits on its own.
+        // Closing its input (stdin, or the connection) ends the child: it exits on its own.
         drop(peer.to);
+        drop(peer.from);
         let mut child = peer.child;
         child.wait()?;
     }
@@ -112,7 +172,39 @@ pub(crate) fn measure(
         median_us: percentile(&times, 50.0),
         p90_us: percentile(&times, 90.0),
         samples: times.len(),
+        parent_cpu_us,
+        children_cpu_us,
     })
+}
+
+/// The connection of an echo child just started: a plain `accept` would wait for ever for a
+/// child that failed to start or to connect, so it is polled, and the child watched.
+fn accept_from(listener: &TcpListener, child: &mut Child) -> io::Result<TcpStream> {
+    listener.set_nonblocking(true)?;
+    let deadline = Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false)?;
+                return Ok(stream);
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        if let Some(status) = child.try_wait()? {
+            return Err(io::Error::other(format!("the echo child ended ({status}) unconnected")));
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return Err(io::Error::other("the echo child did not connect within 10 s"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// The CPU time of all echo children together, in nanoseconds.
+fn children_cpu_ns(peers: &[Peer]) -> Option<u64> {
+    peers.iter().map(|p| sys::task_cpu_ns(p.child.id())).sum()
 }
 
 /// Nearest-rank percentile of sorted values.

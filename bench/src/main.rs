@@ -1,14 +1,20 @@
 //! `aluette-bench`: measures the referee against the operating system's pipe floor in one run,
 //! so the ratios hold on a noisy machine, and prints them as a small report (and JSON on demand).
 //!
-//! The figures: the round trip of one line over a pipe (the floor), the referee with four instant
-//! Rust bots (pinned, unpinned, one table per CPU), the referee with four Python bots, the
-//! referee's peak memory, and optionally the engine alone. See bench/README.md.
+//! The figures: the round trip of one line over a pipe (the floor) with the CPU each side spends,
+//! the referee with four instant bots (pinned, unpinned, one table per CPU, over TCP), with four
+//! sample Rust bots and with four Python bots, the referee's peak memory (one table, 1, 16 and 64
+//! tables in a tournament, 1,000 idle TCP connections), and optionally the engine alone. See
+//! bench/README.md. `--echo` and `--instant-bot` turn the binary into the floor's echo child and
+//! into the instant bot.
 
 mod floor;
+mod instant;
 mod referee;
 mod report;
 mod sys;
+mod tables;
+mod tcp;
 
 use referee::{Launch, Outcome};
 use report::Report;
@@ -19,10 +25,12 @@ const USAGE: &str =
     "usage: aluette-bench [--quick] [--json FILE] [--games N] [--python-games N] [--seed S]
                      [--referee-bin PATH] [--bot-bin PATH] [--python CMD] [--python-bot PATH]
                      [--engine-bin PATH] [--no-python]
+       aluette-bench --instant-bot [--connect HOST:PORT --token T]
 
   --quick            small runs for a smoke test (under 10 s)
   --json FILE        also write the figures as JSON to FILE
-  --games N          games per run with the Rust bots, 2 or more (default 400)
+  --games N          games per run with the instant, sample Rust and TCP bots, 2 or more
+                     (default 400)
   --python-games N   games with the Python bots, 2 or more (default 60)
   --seed S           match seed (default 1; parallel tables use S, S+1, ...)
   --referee-bin PATH the referee (default: `referee` beside this program)
@@ -30,7 +38,8 @@ const USAGE: &str =
   --python CMD       Python interpreter to resolve (default python3)
   --python-bot PATH  the Python sample bot (default: sample-bots/python/random_bot.py)
   --engine-bin PATH  an already built `deals` benchmark of aluette-rules to run too
-  --no-python        skip the Python bots";
+  --no-python        skip the Python bots
+  --instant-bot      be the instant bot (stdin/stdout, or TCP with --connect and --token)";
 
 /// Everything the command line sets.
 #[derive(Debug)]
@@ -104,11 +113,23 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--echo") {
-        return match floor::echo() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(_) => ExitCode::FAILURE,
-        };
+    match args.first().map(String::as_str) {
+        Some("--echo") => {
+            return match floor::echo(&args[1..]) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            };
+        }
+        Some("--instant-bot") => {
+            return match instant::main(&args[1..]) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("aluette-bench --instant-bot: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        _ => {}
     }
     let cfg = match parse_args(&args) {
         Ok(cfg) => cfg,
@@ -131,6 +152,11 @@ fn main() -> ExitCode {
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// Idle TCP connections held against one referee (the issue's figure).
+const IDLE_CONNECTIONS: usize = 1_000;
+/// Table counts of the many-tables rows (the issue's figures).
+const TABLE_COUNTS: [usize; 3] = [1, 16, 64];
+
 fn run(cfg: &Config) -> Res<()> {
     for (what, path) in [("referee", &cfg.referee_bin), ("Rust sample bot", &cfg.bot_bin)] {
         if !path.is_file() {
@@ -143,6 +169,8 @@ fn run(cfg: &Config) -> Res<()> {
     }
     let cpus = sys::allowed_cpus()?;
     let pin = cpus[0];
+    // Before any child starts, so that the referees inherit it too: they never raise it.
+    let open_files = sys::raise_open_files()?;
     let mut report = Report {
         date: sys::utc_now(),
         command: std::iter::once("aluette-bench".to_string())
@@ -157,23 +185,24 @@ fn run(cfg: &Config) -> Res<()> {
 
     // 1. The floor.
     let iterations = if cfg.quick { 2_000 } else { 20_000 };
-    progress("pipe floor");
-    use floor::Placement;
-    let one_pinned = floor::measure(1, iterations, Placement::Pinned(pin))?;
-    let four_pinned = floor::measure(4, iterations, Placement::Pinned(pin))?;
-    let one_free = floor::measure(1, iterations, Placement::Free)?;
-    let four_free = floor::measure(4, iterations, Placement::Free)?;
+    progress("floors: pipes and loopback TCP");
+    use floor::{Placement, Transport};
+    let pipe = |n, placement| floor::measure(n, iterations, placement, Transport::Pipe);
+    let one_pinned = pipe(1, Placement::Pinned(pin))?;
+    let four_pinned = pipe(4, Placement::Pinned(pin))?;
+    let one_free = pipe(1, Placement::Free)?;
+    let four_free = pipe(4, Placement::Free)?;
+    // The TCP table's own floor: loopback sockets cost more than pipes in the kernel.
+    let four_tcp = floor::measure(4, iterations, Placement::Pinned(pin), Transport::Tcp)?;
     // The cost of crossing CPUs, which an unpinned referee pays whenever the scheduler puts a
     // bot on the other CPU; left out on a one-CPU machine.
     let split = match cpus.get(1) {
-        Some(&other) => {
-            Some(floor::measure(4, iterations, Placement::Split { parent: pin, children: other })?)
-        }
+        Some(&other) => Some(pipe(4, Placement::Split { parent: pin, children: other })?),
         None => None,
     };
     {
-        let mut s = report
-            .section(&format!("Pipe floor: one {}-byte line there and back", floor::LINE.len()));
+        let mut s =
+            report.section(&format!("Floor: one {}-byte line there and back", floor::LINE.len()));
         let mut configs = vec![
             (format!("1 child, pinned to CPU {pin}"), &one_pinned, four_pinned.median_us),
             (
@@ -183,6 +212,11 @@ fn run(cfg: &Config) -> Res<()> {
             ),
             ("1 child, unpinned".to_string(), &one_free, four_free.median_us),
             ("4 children in turn, unpinned".to_string(), &four_free, four_free.median_us),
+            (
+                format!("4 children in turn over TCP (127.0.0.1), pinned to CPU {pin}"),
+                &four_tcp,
+                four_pinned.median_us,
+            ),
         ];
         if let (Some(f), Some(other)) = (&split, cpus.get(1)) {
             configs.push((
@@ -195,47 +229,83 @@ fn run(cfg: &Config) -> Res<()> {
             s.per_answer(&format!("{name}, median"), f.median_us, floor)
                 .note(format!("{} round trips", f.samples));
             s.per_answer(&format!("{name}, p90"), f.p90_us, floor);
+            // What each side spends: a referee's CPU per answer is compared with the parent's.
+            if name.starts_with("4 children") {
+                s.per_answer(&format!("{name}, parent CPU per round trip"), f.parent_cpu_us, floor)
+                    .note("getrusage(RUSAGE_SELF) around the timed loop");
+                match f.children_cpu_us {
+                    Some(us) => {
+                        s.per_answer(&format!("{name}, children's CPU per round trip"), us, floor)
+                            .note("/proc/PID/schedstat of the 4 children around the timed loop");
+                    }
+                    None => s.missing(
+                        &format!("{name}, children's CPU per round trip"),
+                        "us",
+                        "not measured: no /proc/PID/schedstat",
+                    ),
+                }
+            }
         }
     }
+    let pinned_floor = FloorRef::new(&four_pinned, "pinned");
+    let free_floor = FloorRef::new(&four_free, "unpinned");
+    let tcp_floor = FloorRef::new(&four_tcp, "pinned, TCP");
 
-    // 2. The referee with four instant Rust bots.
+    // 2. The referee with four instant bots, the headline: their cost is close to an echo
+    // child's, so what is left is the referee's.
+    let me = std::env::current_exe()?;
+    let instant_bot = format!("{} --instant-bot", shell_word(&me.display().to_string()));
     let rust_bot = format!("{} --random", shell_word(&cfg.bot_bin.display().to_string()));
     let can_unpin = referee::has_no_pin(&cfg.referee_bin)?;
     // Unpinned means no CPU set from the bench and, if the referee would pin itself, --no-pin.
     let launch = |bot: &str, games: u64, seed: u64, cpu: Option<usize>| Launch {
         referee: cfg.referee_bin.clone(),
-        bot: bot.to_string(),
+        bots: vec![bot.to_string()],
         games,
         seed,
         cpu,
         no_pin: cpu.is_none() && can_unpin,
+        extra: Vec::new(),
     };
-    progress("referee + 4 Rust bots, pinned");
-    let rust_pinned = single(launch(&rust_bot, cfg.games, cfg.seed, Some(pin)))?;
-    progress("referee + 4 Rust bots, unpinned");
-    let rust_free = single(launch(&rust_bot, cfg.games, cfg.seed, None))?;
-    progress(&format!("{} referees + 4 Rust bots each, one per CPU", cpus.len()));
+    progress("referee + 4 instant bots, pinned");
+    let instant_pinned = single(launch(&instant_bot, cfg.games, cfg.seed, Some(pin)))?;
+    progress("referee + 4 instant bots, unpinned");
+    let instant_free = single(launch(&instant_bot, cfg.games, cfg.seed, None))?;
+    progress(&format!("{} referees + 4 instant bots each, one per CPU", cpus.len()));
     let tables: Vec<Launch> = cpus
         .iter()
         .enumerate()
-        .map(|(i, &cpu)| launch(&rust_bot, cfg.games, cfg.seed + i as u64, Some(cpu)))
+        .map(|(i, &cpu)| launch(&instant_bot, cfg.games, cfg.seed + i as u64, Some(cpu)))
         .collect();
-    let rust_parallel = referee::run_all(&tables)?;
+    let instant_parallel = referee::run_all(&tables)?;
+    progress("referee + 4 sample Rust bots, pinned");
+    let rust_pinned = single(launch(&rust_bot, cfg.games, cfg.seed, Some(pin)))?;
 
     table_rows(
         &mut report,
-        &format!("Referee + 4 Rust bots (--random), one table pinned to CPU {pin}"),
-        &rust_pinned.0,
-        &rust_pinned.1,
-        four_pinned.median_us,
+        &format!(
+            "Referee + 4 instant bots (aluette-bench --instant-bot), one table pinned to CPU {pin}"
+        ),
+        &instant_pinned.0,
+        &instant_pinned.1,
+        &pinned_floor,
     );
     let unpinned_title = if can_unpin {
-        "Referee + 4 Rust bots (--random), one table unpinned (referee --no-pin)"
+        "Referee + 4 instant bots, one table unpinned (referee --no-pin)"
     } else {
-        "Referee + 4 Rust bots (--random), one table unpinned"
+        "Referee + 4 instant bots, one table unpinned"
     };
-    table_rows(&mut report, unpinned_title, &rust_free.0, &rust_free.1, four_free.median_us);
-    parallel_rows(&mut report, &rust_parallel, &rust_pinned.0, four_pinned.median_us);
+    table_rows(&mut report, unpinned_title, &instant_free.0, &instant_free.1, &free_floor);
+    parallel_rows(&mut report, &instant_parallel, &instant_pinned.0, &pinned_floor);
+    table_rows(
+        &mut report,
+        &format!(
+            "Referee + 4 sample Rust bots (aluette-bot --random), one table pinned to CPU {pin}"
+        ),
+        &rust_pinned.0,
+        &rust_pinned.1,
+        &pinned_floor,
+    );
 
     // 3. The referee with four Python bots.
     let mut python_pinned = None;
@@ -260,7 +330,7 @@ fn run(cfg: &Config) -> Res<()> {
             );
             progress("referee + 4 Python bots, pinned");
             let out = single(launch(&bot, cfg.python_games, cfg.seed, Some(pin)))?;
-            table_rows(&mut report, &python_title, &out.0, &out.1, four_pinned.median_us);
+            table_rows(&mut report, &python_title, &out.0, &out.1, &pinned_floor);
             // Which interpreter ran matters for the figures: say it on the section's first row.
             if let Some(row) = report.rows.iter_mut().find(|r| r.section == python_title) {
                 let note = row.note.take().unwrap_or_default();
@@ -270,16 +340,91 @@ fn run(cfg: &Config) -> Res<()> {
         }
     }
 
-    // 4. Peak memory.
+    // 4. Four instant bots over TCP: the same table, the lines on loopback sockets.
+    progress("referee + 4 instant bots over TCP, pinned");
+    let tcp_run = |games| {
+        tcp::table(&cfg.referee_bin, games, cfg.seed, pin)
+            .map_err(|e| format!("TCP table ({games} games): {e}"))
+            .and_then(|out| {
+                let shown =
+                    Launch { games, ..launch("4 instant bots over TCP", games, cfg.seed, None) };
+                check(&out, &shown).map_err(|e| e.to_string()).map(|()| out)
+            })
+    };
+    let tcp_full = tcp_run(cfg.games)?;
+    let tcp_one = tcp_run(1)?;
+    table_rows(
+        &mut report,
+        &format!("Referee + 4 instant bots over TCP (127.0.0.1), one table pinned to CPU {pin}"),
+        &tcp_full,
+        &tcp_one,
+        &tcp_floor,
+    );
+    if let Some(row) =
+        report.rows.iter_mut().rev().find(|r| r.name == "bots' CPU per answer (4 bots together)")
+    {
+        row.note("read by the bench from the bots it started (they connect to the referee)");
+    }
+
+    // 5. Many tables in one referee: a tournament of instant bots.
+    let mut many = Vec::new();
+    for n in TABLE_COUNTS {
+        // Every table busy at once and then some, so that the tables do not all end together;
+        // and never so few games that the rate is only the start-up.
+        let games = if cfg.quick { (2 * n as u64).max(16) } else { (4 * n as u64).max(64) };
+        progress(&format!("referee tournament, {}, {games} games", tables_word(n)));
+        let run = tables::run(&cfg.referee_bin, &instant_bot, n, games, cfg.seed, true)
+            .map_err(|e| e.to_string())?;
+        if run.games != games {
+            return Err(
+                format!("tournament on {n} tables: {} of {games} games played", run.games).into()
+            );
+        }
+        many.push(run);
+    }
+    {
+        let mut s = report.section(
+            "Tables in one referee (referee tournament, round robin, instant bots, records written)",
+        );
+        for run in &many {
+            let t = run.tables;
+            s.row(
+                &format!("games per second, {}", tables_word(t)),
+                run.games as f64 / run.wall.as_secs_f64(),
+                "games/s",
+            )
+            .note(format!(
+                "{} games in {:.2} s, start-up of {} bots included; {} faults",
+                run.games,
+                run.wall.as_secs_f64(),
+                4 * t,
+                run.faults
+            ));
+        }
+    }
+
+    // 6. 1,000 idle TCP connections.
+    let idle = if open_files < IDLE_CONNECTIONS as u64 + 200 {
+        Err(format!("not measured: the open-file limit is {open_files}"))
+    } else {
+        progress(&format!("referee with {IDLE_CONNECTIONS} idle TCP connections"));
+        let idle = tcp::idle(&cfg.referee_bin, IDLE_CONNECTIONS, cfg.seed, pin)
+            .map_err(|e| format!("{IDLE_CONNECTIONS} idle TCP connections: {e}"))?;
+        let shown = launch("4 instant bots over TCP after the idle connections", 1, cfg.seed, None);
+        check(&idle.game, &shown)?;
+        Ok(idle)
+    };
+
+    // 7. Peak memory.
     {
         let mut s = report.section("Referee peak memory (VmHWM, sampled every 10 ms)");
-        let rust_games = format!("one table, Rust bots, {} games", cfg.games);
+        let instant_games = format!("one table, instant bots, {} games", cfg.games);
         let python_games = format!("one table, Python bots, {} games", cfg.python_games);
         // The 1-game runs show what one table needs; the difference is what the referee keeps
         // per finished game until it prints the match result.
         for (name, out) in [
-            ("one table, Rust bots, 1 game", Some(&rust_pinned.1)),
-            (rust_games.as_str(), Some(&rust_pinned.0)),
+            ("one table, instant bots, 1 game", Some(&instant_pinned.1)),
+            (instant_games.as_str(), Some(&instant_pinned.0)),
             ("one table, Python bots, 1 game", python_pinned.as_ref().map(|p| &p.1)),
             (python_games.as_str(), python_pinned.as_ref().map(|p| &p.0)),
         ] {
@@ -290,16 +435,65 @@ fn run(cfg: &Config) -> Res<()> {
                 None => s.missing(name, "MiB", "not measured"),
             }
         }
-        for n in [16, 64] {
-            s.missing(
-                &format!("{n} tables in one referee"),
-                "MiB",
-                "not measured: needs parallel tables",
-            );
+        for run in &many {
+            let name = format!("{} in one referee (tournament)", tables_word(run.tables));
+            match run.peak_rss_kib {
+                Some(kib) => {
+                    s.row(&name, kib as f64 / 1024.0, "MiB")
+                        .note(format!("{} games, instant bots", run.games));
+                }
+                None => s.missing(&name, "MiB", "not measured"),
+            }
+        }
+        match &idle {
+            Ok(idle) => {
+                let n = idle.connections;
+                s.row(
+                    "TCP match waiting for its 4 seats, no connection",
+                    idle.baseline_kib as f64 / 1024.0,
+                    "MiB",
+                );
+                s.row(
+                    &format!("the same with {n} idle TCP connections"),
+                    idle.peak_kib as f64 / 1024.0,
+                    "MiB",
+                )
+                .note("connected, sent their hello, never answered it");
+                s.row(
+                    "per idle TCP connection",
+                    idle.peak_kib.saturating_sub(idle.baseline_kib) as f64 / n as f64,
+                    "KiB",
+                )
+                .note(format!("(peak - no connection) / {n}"));
+                match idle.rss_after_kib {
+                    Some(kib) => {
+                        s.row(
+                            &format!("in use after closing the {n} (VmRSS)"),
+                            kib as f64 / 1024.0,
+                            "MiB",
+                        );
+                    }
+                    None => s.missing(
+                        &format!("in use after closing the {n} (VmRSS)"),
+                        "MiB",
+                        "not measured",
+                    ),
+                }
+                let game = &idle.game;
+                let row =
+                    s.row("then 4 instant bots over TCP, 1 game: faults", game.faults as f64, "");
+                row.note(format!("{} of {} games complete", game.complete, game.games));
+                if game.faults > 0 {
+                    row.note(
+                        "faults after the idle connections: the referee mishandled the real bots",
+                    );
+                }
+            }
+            Err(why) => s.missing(&format!("{IDLE_CONNECTIONS} idle TCP connections"), "MiB", why),
         }
     }
 
-    // 5. The engine alone, when a built benchmark is given.
+    // 8. The engine alone, when a built benchmark is given.
     match &cfg.engine_bin {
         None => report.section("Engine alone (rules crate, no I/O)").missing(
             "deals per second",
@@ -312,7 +506,7 @@ fn run(cfg: &Config) -> Res<()> {
             let mut s = report.section("Engine alone (rules crate, no I/O, one core)");
             // The referee's CPU per deal, pinned, against the engine's time per deal with the
             // chant on (the default rules): how much of the referee's work is the game itself.
-            let (full, one) = &rust_pinned;
+            let (full, one) = &instant_pinned;
             let steady = full.minus(one);
             let referee_us_per_deal = steady.referee_cpu_us / steady.deals as f64;
             for (label, per_s) in rows {
@@ -334,6 +528,59 @@ fn run(cfg: &Config) -> Res<()> {
     Ok(())
 }
 
+/// The floor a referee row is compared with: the four-children median for "x floor", and the
+/// CPU each side of that floor spends per round trip for the CPU ratios.
+#[derive(Clone, Copy, Debug)]
+struct FloorRef {
+    median_us: f64,
+    parent_cpu_us: f64,
+    children_cpu_us: Option<f64>,
+    placement: &'static str,
+}
+
+impl FloorRef {
+    fn new(f: &floor::Floor, placement: &'static str) -> FloorRef {
+        FloorRef {
+            median_us: f.median_us,
+            parent_cpu_us: f.parent_cpu_us,
+            children_cpu_us: f.children_cpu_us,
+            placement,
+        }
+    }
+
+    /// The rows that put a referee's and its bots' CPU per answer against the floor's sides.
+    fn cpu_ratios(&self, s: &mut report::Section<'_>, referee_us: f64, bots_us: f64) {
+        s.row(
+            "referee CPU per answer / floor parent's CPU per round trip",
+            referee_us / self.parent_cpu_us,
+            "x",
+        )
+        .note(format!(
+            "floor parent ({}, 4 children): {:.2} us per round trip",
+            self.placement, self.parent_cpu_us
+        ));
+        match self.children_cpu_us {
+            Some(c) => {
+                s.row(
+                    "bots' CPU per answer / floor children's CPU per round trip",
+                    bots_us / c,
+                    "x",
+                )
+                .note(format!("floor children ({}): {c:.2} us per round trip", self.placement));
+            }
+            None => s.missing(
+                "bots' CPU per answer / floor children's CPU per round trip",
+                "x",
+                "not measured: no /proc/PID/schedstat",
+            ),
+        }
+    }
+}
+
+fn tables_word(n: usize) -> String {
+    if n == 1 { "1 table".into() } else { format!("{n} tables") }
+}
+
 fn progress(what: &str) {
     eprintln!("aluette-bench: measuring {what}...");
 }
@@ -348,12 +595,25 @@ fn single(launch: Launch) -> Res<(Outcome, Outcome)> {
     Ok((full, one))
 }
 
-/// A run whose games did not all complete measured something else than it claims.
+/// A run whose games did not all complete, or whose bots never answered, measured something
+/// else than it claims.
 fn check(out: &Outcome, launch: &Launch) -> Res<()> {
-    if out.complete != launch.games || out.answers == 0 {
+    let warning = out.warning.as_ref().map(|w| format!(" ({w})")).unwrap_or_default();
+    if out.answers == 0 {
         return Err(format!(
-            "{} of {} games complete with bot {:?}",
-            out.complete, launch.games, launch.bot
+            "the bots {:?} never answered: {} faults in {} games{warning}",
+            launch.bots_shown(),
+            out.faults,
+            out.games
+        )
+        .into());
+    }
+    if out.complete != launch.games {
+        return Err(format!(
+            "{} of {} games complete with bot {:?}{warning}",
+            out.complete,
+            launch.games,
+            launch.bots_shown()
         )
         .into());
     }
@@ -363,7 +623,8 @@ fn check(out: &Outcome, launch: &Launch) -> Res<()> {
 /// The rows of one referee run. `one` is the same run cut to its first game: the difference
 /// between the two is the cost of games 2..N alone, free of the start-up (spawning the bots,
 /// handshakes; 100 ms and more of CPU for four Python interpreters) and of the closing.
-fn table_rows(report: &mut Report, title: &str, full: &Outcome, one: &Outcome, floor_us: f64) {
+fn table_rows(report: &mut Report, title: &str, full: &Outcome, one: &Outcome, floor: &FloorRef) {
+    let floor_us = floor.median_us;
     // The difference means something only when the later games outweigh the start-up's own
     // jitter (Python start-up varies by 100 ms and more); otherwise report the whole run.
     let separable = full.wall > one.wall * 2 && full.games > one.games;
@@ -401,6 +662,7 @@ fn table_rows(report: &mut Report, title: &str, full: &Outcome, one: &Outcome, f
         .note("question written to answer read, as the referee's stats count it");
     s.per_answer("referee CPU per answer", steady.referee_cpu_us / answers, floor_us);
     s.per_answer("bots' CPU per answer (4 bots together)", steady.bots_cpu_us / answers, floor_us);
+    floor.cpu_ratios(&mut s, steady.referee_cpu_us / answers, steady.bots_cpu_us / answers);
     s.row("referee CPU per game", steady.referee_cpu_us / 1e3 / games, "ms");
     let faults = s.row("faults", full.faults as f64, "");
     if full.faults > 0 {
@@ -409,7 +671,8 @@ fn table_rows(report: &mut Report, title: &str, full: &Outcome, one: &Outcome, f
 }
 
 /// The rows of the one-table-per-CPU run, compared with one pinned table.
-fn parallel_rows(report: &mut Report, tables: &[Outcome], single: &Outcome, floor_us: f64) {
+fn parallel_rows(report: &mut Report, tables: &[Outcome], single: &Outcome, floor: &FloorRef) {
+    let floor_us = floor.median_us;
     let games_per_s: f64 = tables.iter().map(|o| o.games as f64 / o.wall.as_secs_f64()).sum();
     let deals_per_s: f64 = tables.iter().map(|o| o.deals as f64 / o.wall.as_secs_f64()).sum();
     let answers: f64 = tables.iter().map(|o| o.answers as f64).sum();
@@ -419,23 +682,18 @@ fn parallel_rows(report: &mut Report, tables: &[Outcome], single: &Outcome, floo
     let single_rate = single.games as f64 / single.wall.as_secs_f64();
     let faults: u64 = tables.iter().map(|o| o.faults).sum();
     let mut s = report.section(&format!(
-        "Referee + 4 Rust bots, as many tables as CPUs: {} referees, each pinned to its own CPU",
+        "Referee + 4 instant bots, as many tables as CPUs: {} referees, each pinned to its own CPU",
         tables.len()
     ));
     s.row("games per second, all tables", games_per_s, "games/s");
     s.row("deals per second, all tables", deals_per_s, "deals/s");
     s.row("speed-up over one pinned table", games_per_s / single_rate, "x");
     s.per_answer("wall time per answer, per table", wall_per_answer, floor_us);
-    s.per_answer(
-        "referee CPU per answer",
-        tables.iter().map(|o| o.referee_cpu_us).sum::<f64>() / answers,
-        floor_us,
-    );
-    s.per_answer(
-        "bots' CPU per answer (4 bots together)",
-        tables.iter().map(|o| o.bots_cpu_us).sum::<f64>() / answers,
-        floor_us,
-    );
+    let referee_us = tables.iter().map(|o| o.referee_cpu_us).sum::<f64>() / answers;
+    let bots_us = tables.iter().map(|o| o.bots_cpu_us).sum::<f64>() / answers;
+    s.per_answer("referee CPU per answer", referee_us, floor_us);
+    s.per_answer("bots' CPU per answer (4 bots together)", bots_us, floor_us);
+    floor.cpu_ratios(&mut s, referee_us, bots_us);
     s.row("faults", faults as f64, "");
 }
 
