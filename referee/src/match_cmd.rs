@@ -104,7 +104,14 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
             eprintln!("referee: warning: player {p} is not playing ({}): {detail}", kind.as_str());
         }
     }
-    let mut summaries = Vec::new();
+    // Only the counts are kept; each game's result is written as it ends, so a match of
+    // millions of games runs in constant memory.
+    let mut tally = Tally::default();
+    let mut json_out = args.json.then(|| {
+        let (out, head) = JsonGames::start();
+        print!("{head}");
+        out
+    });
     let mut error = None;
     for game_no in 1..=args.games {
         if shutdown.stage() >= Stage::Draining {
@@ -140,10 +147,12 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         if let Some(e) = &summary.record_error {
             error.get_or_insert(e.clone());
         }
-        if !args.json {
-            print!("{}", account(&summary, player_at));
+        match json_out.as_mut() {
+            // One write per game (stdout is line-buffered: all up to the last newline).
+            Some(out) => print!("{}", out.game(&summary, player_at)),
+            None => print!("{}", account(&summary, player_at)),
         }
-        summaries.push((summary, player_at));
+        tally.add(&summary);
         if error.is_some() {
             break;
         }
@@ -152,12 +161,11 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     for c in closing {
         c.await;
     }
-    if args.json {
-        println!("{}", json_result(seed, &summaries, &players));
-    } else {
-        print!("{}", totals(&summaries));
+    match json_out {
+        Some(out) => println!("{}", out.finish(seed, &players)),
+        None => print!("{}", tally.totals()),
     }
-    let played = summaries.iter().filter(|(s, _)| s.status == Status::Complete).count() as u64;
+    let played = tally.complete;
     match error {
         Some(e) => Err(e),
         // A run cut short by Ctrl-C must not look like a finished match to a script.
@@ -363,65 +371,166 @@ fn fault_line(f: &protocol::record::FaultRecord, names: &[String; 4]) -> String 
     .replace("penalty SignalDropped", "signal dropped")
 }
 
-/// Wins per player pairing over the match.
-fn totals(summaries: &[(GameSummary, [usize; 4])]) -> String {
-    let mut wins = [0u32; 2];
-    let mut draws = 0;
-    let mut aborted = 0;
-    for (s, _) in summaries {
-        match (s.status, s.winner) {
-            (Status::Aborted, _) => aborted += 1,
-            (_, Some(t)) => wins[t.index()] += 1,
-            (_, None) => draws += 1,
-        }
-    }
-    let mut out = format!(
-        "\nMatch over: {} games; seats 0+2 won {}, seats 1+3 won {}, {} drawn",
-        summaries.len(),
-        wins[0],
-        wins[1],
-        draws
-    );
-    if aborted > 0 {
-        let _ = write!(out, ", {aborted} aborted");
-    }
-    out.push('\n');
-    out
+/// What the match totals need of each game.
+#[derive(Debug, Default)]
+struct Tally {
+    games: u64,
+    complete: u64,
+    wins: [u64; 2],
+    draws: u64,
+    aborted: u64,
 }
 
-fn json_result(
-    seed: u64,
-    summaries: &[(GameSummary, [usize; 4])],
-    players: &[BotSpec; 4],
-) -> String {
-    let games: Vec<_> = summaries
-        .iter()
-        .map(|(s, player_at)| {
-            json!({
-                "game": s.game_no,
-                "seed": s.seed,
-                "status": match s.status { Status::Complete => "complete", Status::Aborted => "aborted" },
-                "players_by_seat": player_at,
-                "names": s.names,
-                "score": s.score,
-                "winner": s.winner.map(|t| t.index()),
-                "forfeit": s.forfeit.map(|t| t.index()),
-                "deals": s.deals.iter().map(|d| json!({
-                    "deal": d.deal, "dealer": d.dealer.index(), "winner": d.winner.map(|w| w.index()),
-                    "tricks": d.tricks, "points": d.points, "mordienne": d.mordienne,
-                    "counted": d.counted, "score": d.score,
-                })).collect::<Vec<_>>(),
-                "faults": s.faults,
-                "stats": s.stats,
-                "record": s.record,
-                "duration_ms": s.duration.as_millis() as u64,
-            })
-        })
-        .collect();
-    let doc = json!({
-        "seed": seed,
-        "players": players.iter().map(|p| p.describe()).collect::<Vec<_>>(),
-        "games": games,
-    });
-    serde_json::to_string_pretty(&doc).unwrap_or_default()
+impl Tally {
+    fn add(&mut self, s: &GameSummary) {
+        self.games += 1;
+        match (s.status, s.winner) {
+            (Status::Aborted, _) => self.aborted += 1,
+            (_, Some(t)) => self.wins[t.index()] += 1,
+            (_, None) => self.draws += 1,
+        }
+        self.complete += u64::from(s.status == Status::Complete);
+    }
+
+    /// Wins per partnership over the match.
+    fn totals(&self) -> String {
+        let mut out = format!(
+            "\nMatch over: {} games; seats 0+2 won {}, seats 1+3 won {}, {} drawn",
+            self.games, self.wins[0], self.wins[1], self.draws
+        );
+        if self.aborted > 0 {
+            let _ = write!(out, ", {} aborted", self.aborted);
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// The `--json` result, written game by game: the same document serde_json's pretty printer
+/// gives for `{"games": [...], "players": [...], "seed": S}` (its keys sorted), without holding
+/// the games until the end.
+#[derive(Debug)]
+struct JsonGames {
+    any: bool,
+}
+
+impl JsonGames {
+    /// The writer and the document's opening text.
+    fn start() -> (JsonGames, &'static str) {
+        (JsonGames { any: false }, "{\n  \"games\": [")
+    }
+
+    /// The text of one more game.
+    fn game(&mut self, s: &GameSummary, player_at: [usize; 4]) -> String {
+        let value = json!({
+            "game": s.game_no,
+            "seed": s.seed,
+            "status": match s.status { Status::Complete => "complete", Status::Aborted => "aborted" },
+            "players_by_seat": player_at,
+            "names": s.names,
+            "score": s.score,
+            "winner": s.winner.map(|t| t.index()),
+            "forfeit": s.forfeit.map(|t| t.index()),
+            "deals": s.deals.iter().map(|d| json!({
+                "deal": d.deal, "dealer": d.dealer.index(), "winner": d.winner.map(|w| w.index()),
+                "tricks": d.tricks, "points": d.points, "mordienne": d.mordienne,
+                "counted": d.counted, "score": d.score,
+            })).collect::<Vec<_>>(),
+            "faults": s.faults,
+            "stats": s.stats,
+            "record": s.record,
+            "duration_ms": s.duration.as_millis() as u64,
+        });
+        let mut text = String::from(if self.any { ",\n" } else { "\n" });
+        // An element of the top-level array sits two levels deep: four spaces on every line.
+        let pretty = serde_json::to_string_pretty(&value).unwrap_or_default();
+        for (i, line) in pretty.lines().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str("    ");
+            text.push_str(line);
+        }
+        self.any = true;
+        text
+    }
+
+    /// The closing text, after the last game.
+    fn finish(self, seed: u64, players: &[BotSpec; 4]) -> String {
+        let players: Vec<_> = players.iter().map(|p| p.describe()).collect();
+        let players = serde_json::to_string_pretty(&players).unwrap_or_default();
+        let players = players.replace('\n', "\n  ");
+        let close = if self.any { "\n  ]" } else { "]" };
+        format!("{close},\n  \"players\": {players},\n  \"seed\": {seed}\n}}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game_runner::DealLine;
+
+    fn summary(game_no: u64, status: Status, winner: Option<Team>) -> GameSummary {
+        GameSummary {
+            game_no,
+            seed: game_no * 7,
+            status,
+            score: [5, 3],
+            winner,
+            forfeit: None,
+            deals: vec![DealLine {
+                deal: 1,
+                dealer: Seat::ALL[1],
+                winner: None,
+                tricks: [3, 3, 2, 1],
+                points: 1,
+                mordienne: false,
+                counted: true,
+                score: [1, 0],
+            }],
+            faults: Vec::new(),
+            stats: Default::default(),
+            names: ["a".into(), "b \"quoted\"".into(), "c".into(), "d".into()],
+            record: None,
+            record_error: None,
+            duration: Duration::from_millis(12),
+        }
+    }
+
+    /// The streamed `--json` document is exactly what printing it whole would give.
+    #[test]
+    fn streamed_json_is_the_pretty_document() {
+        let players: [BotSpec; 4] = std::array::from_fn(|i| {
+            BotSpec::parse(if i == 1 { "python3 x.py --name 'a b'" } else { "builtin:random" })
+                .unwrap()
+        });
+        for n in [0, 1, 3] {
+            let games: Vec<_> = (1..=n)
+                .map(|g| summary(g, Status::Complete, Some(Team::ALL[g as usize % 2])))
+                .collect();
+            let (mut out, head) = JsonGames::start();
+            let mut text = head.to_string();
+            let mut expected_games = Vec::new();
+            for s in &games {
+                text.push_str(&out.game(s, [0, 1, 2, 3]));
+                // Each game parsed back; the layout around and within them must be serde's.
+                expected_games.push(out_value(s));
+            }
+            text.push_str(&out.finish(42, &players));
+            let expected = serde_json::to_string_pretty(&json!({
+                "seed": 42,
+                "players": players.iter().map(|p| p.describe()).collect::<Vec<_>>(),
+                "games": expected_games,
+            }))
+            .unwrap();
+            assert_eq!(text, expected, "{n} games");
+        }
+    }
+
+    /// One game as a value, the way `JsonGames::game` prints it.
+    fn out_value(s: &GameSummary) -> serde_json::Value {
+        let (mut out, _) = JsonGames::start();
+        let text = out.game(s, [0, 1, 2, 3]);
+        serde_json::from_str(text.trim_start_matches(['\n', ','])).unwrap()
+    }
 }
