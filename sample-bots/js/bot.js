@@ -4,7 +4,8 @@
 // Deterministic. Tells its partner its top cards and aces (truthfully) when signals are on, takes
 // tricks cheaply, leaves them to a winning partner, spoils an opponent's trick it cannot beat,
 // and throws its weakest card otherwise. Talks line-delimited JSON on stdin/stdout, or over TCP
-// with --connect HOST:PORT --token T. See sample-bots/README.md and spec/protocol.md.
+// with --connect HOST:PORT --token T. See sample-bots/README.md ("Fast bots" there says why it
+// skips some lines unread) and spec/protocol.md.
 'use strict';
 
 const net = require('net');
@@ -21,7 +22,10 @@ const CARD_OF = Object.fromEntries(Object.entries(SIGNAL_OF).map(([c, s]) => [s,
 const ALL_CARDS = [];
 for (const r of 'A23456789JCK') for (const s of 'ocsb') ALL_CARDS.push(r + s);
 
-const level = (card) => TOP[card] || RANK[card[0]];
+// The level of every card, computed once (level('3o') === 1), and the cards strongest first.
+const LEVEL = Object.fromEntries(ALL_CARDS.map((c) => [c, TOP[c] || RANK[c[0]]]));
+const level = (card) => LEVEL[card];
+const STRONGEST = [...ALL_CARDS].sort((a, b) => level(a) - level(b));
 // Weakest first, ties broken by code so play is deterministic.
 const weakestFirst = (cards) =>
   [...cards].sort((a, b) => level(b) - level(a) || (a < b ? -1 : a > b ? 1 : 0));
@@ -85,12 +89,12 @@ function choose(msg) {
   const table = msg.table || [];
   for (const t of table) state.gone.add(t.card);
   const mine = weakestFirst(hand);
-  let threat = 99; // strongest level an opponent may still hold
-  for (const c of ALL_CARDS) {
-    if (!hand.includes(c) && !state.gone.has(c) && !state.partnerHolds.has(c)) {
-      threat = Math.min(threat, level(c));
-    }
-  }
+  // The strongest card an opponent may still hold (the talon's hidden cards included).
+  const held = new Set(hand);
+  const unknown = STRONGEST.find(
+    (c) => !held.has(c) && !state.gone.has(c) && !state.partnerHolds.has(c),
+  );
+  const threat = unknown ? level(unknown) : 99;
   if (table.length === 0) {
     const best = mine[mine.length - 1];
     return level(best) < threat ? best : mine[0];
@@ -184,8 +188,13 @@ if (args.connect) {
   input = process.stdin;
   send = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 }
-const rl = readline.createInterface({ input, crlfDelay: Infinity });
-rl.on('line', (line) => {
+
+// The referee starts each line with its type, as in {"type":"trick",... so the notices this bot
+// does not use are skipped without parsing them. A line written any other way is parsed in full.
+const IGNORED = ['vote', 'chant', 'trick', 'deal_over', 'game_over'].map((t) => `{"type":"${t}"`);
+
+function onLine(line) {
+  if (IGNORED.some((prefix) => line.startsWith(prefix))) return;
   let msg;
   try {
     msg = JSON.parse(line);
@@ -194,5 +203,8 @@ rl.on('line', (line) => {
     return;
   }
   if (msg && typeof msg === 'object') handle(msg, send);
-});
+}
+
+const rl = readline.createInterface({ input, crlfDelay: Infinity });
+rl.on('line', onLine);
 rl.on('close', () => process.exit(0));
