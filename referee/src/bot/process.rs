@@ -108,7 +108,8 @@ fn child_setup(limits: Limits, cpu: Option<usize>) -> io::Result<()> {
     if nofile > 0
         && let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE)
     {
-        setrlimit(Resource::RLIMIT_NOFILE, nofile, hard).map_err(io::Error::from)?;
+        // Giving the usual limit back is a courtesy: a bot that keeps the higher one still runs.
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, nofile, hard);
     }
     if let Some(bytes) = limits.memory_bytes {
         setrlimit(Resource::RLIMIT_AS, bytes, bytes).map_err(io::Error::from)?;
