@@ -35,6 +35,9 @@ fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_new(&cli.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    // Whatever a bot starts and abandons outside its process group comes back to the referee,
+    // which kills it (bot/process.rs); the commands that start no bot are unaffected.
+    bot::process::become_subreaper();
     let result = match cli.command {
         // A tournament runs its tables on threads of its own, one runtime per table; replaying a
         // seat builds a paused-clock runtime; checking a record needs none.
@@ -61,6 +64,8 @@ fn main() -> ExitCode {
         cli::Command::CheckBot(args) => runtime(tokio::runtime::Builder::new_multi_thread())
             .and_then(|rt| rt.block_on(check_bot::run(args))),
     };
+    // No bot is left; anything they abandoned and that is still dying is cleared now.
+    bot::process::settle_orphans();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -690,6 +690,17 @@ fn forked_children_die_with_the_bot() {
 }
 
 #[test]
+fn children_that_leave_the_group_die_too() {
+    let s = Scratch::new("setsid-child");
+    let game = play(&s, [&s.hostile("setsid_child"), RANDOM, RANDOM, RANDOM], &[]);
+    // `play` waits for every pid in the file to be gone: the killed process group cannot reach
+    // the child and grandchild in their own session, so the referee's orphan sweep must have.
+    assert_eq!(game.pids.len(), 3, "the bot, its setsid child and that child's child");
+    assert!(game.faults().is_empty(), "{:#?}", game.faults());
+    assert!(game.plays(0).iter().all(|p| !auto(p)), "the bot played every card itself");
+}
+
+#[test]
 fn sigterm_ignoring_bot_is_killed() {
     let s = Scratch::new("ignore-sigterm");
     let game = play(&s, [&s.hostile("ignore_sigterm"), RANDOM, RANDOM, RANDOM], &[]);

@@ -1,12 +1,17 @@
 //! The only code that starts processes: each bot runs in its own process group, dies with the
-//! referee, has its stderr captured under a cap, and leaves nothing behind when dropped.
+//! referee, has its stderr captured under a cap, and leaves nothing behind when dropped. A
+//! descendant that leaves its bot's group (`setsid`) is caught too: the referee is their
+//! subreaper, so they become its children when their parent dies, and `sweep_orphans` kills and
+//! reaps every child of the referee that it did not start itself.
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use std::collections::BTreeSet;
 use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
@@ -61,6 +66,104 @@ pub(crate) fn raise_fd_limit() {
     }
 }
 
+/// The bots this process started and has not seen reaped. A child of the referee that is not
+/// here is an orphan a bot left behind.
+static STARTED: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// Read-held by each spawn until its pid is in [`STARTED`], write-held by each sweep: spawns
+/// on many tables still run side by side (a fork of a big referee takes milliseconds), and a
+/// sweep never mistakes a bot just forked for an orphan.
+static SPAWNING: RwLock<()> = RwLock::new(());
+
+/// Makes the referee the subreaper of everything its bots start: a descendant whose parent dies
+/// is reparented to the referee instead of init, where [`sweep_orphans`] finds it. Best effort:
+/// without it, such a process escapes as before.
+pub(crate) fn become_subreaper() {
+    match nix::sys::prctl::set_child_subreaper(true) {
+        Ok(()) => SUBREAPER.store(true, Ordering::Relaxed),
+        Err(e) => {
+            tracing::warn!(
+                "cannot become a subreaper ({e}): a bot's setsid() children may outlive it"
+            )
+        }
+    }
+}
+
+/// Set once the referee is a subreaper. Only then can an orphan be its child; and a process
+/// that is not the referee (a test binary, say) never has its other children killed.
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+
+/// Kills, and reaps once dead, every child of the referee it did not start: descendants of
+/// finished bots that left their process group. Returns how many it found. Cheap (one small
+/// read in /proc), so it runs after every bot that ends.
+pub(crate) fn sweep_orphans() -> usize {
+    sweep(false)
+}
+
+/// A sweep; unless `wait`, it gives up at once while bots are being started (a fork of a big
+/// referee takes milliseconds, and tables must not queue behind a sweep): the next one, or the
+/// final [`settle_orphans`], does the work.
+fn sweep(wait: bool) -> usize {
+    if !SUBREAPER.load(Ordering::Relaxed) {
+        return 0;
+    }
+    let no_spawn = if wait { SPAWNING.write().ok() } else { SPAWNING.try_write().ok() };
+    let Some(_no_spawn) = no_spawn else { return 0 };
+    let Ok(started) = STARTED.lock() else { return 0 };
+    let children = children();
+    let mut found = 0;
+    for &pid in children.iter().filter(|pid| !started.contains(pid)) {
+        let Some((state, pgrp)) = state_and_group(pid) else { continue };
+        found += 1;
+        let target = Pid::from_raw(pid);
+        if state == 'Z' {
+            let _ = nix::sys::wait::waitpid(target, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
+        } else {
+            let _ = nix::sys::signal::kill(target, Signal::SIGKILL);
+            // A `setsid` child leads a group of its own, which may hold more of its kind.
+            if pgrp == pid {
+                let _ = killpg(target, Signal::SIGKILL);
+            }
+        }
+    }
+    found
+}
+
+/// Sweeps until a sweep finds nothing, ten times at most: killing an orphan reparents its own
+/// children, and a dying group member's children arrive a moment later. Blocking; for the end
+/// of a command, once no bot is left.
+pub(crate) fn settle_orphans() {
+    for _ in 0..10 {
+        if sweep(true) == 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The children of the referee's main thread, from /proc: one small read. The kernel gives an
+/// orphan to the first live thread of its subreaper, which is the main thread (it lives until
+/// the referee ends); a bot is the child of the thread that started it. Scanning every process,
+/// or every thread, cost milliseconds a sweep with 64 tables. The list can miss a child that
+/// comes or goes during the read; the next sweep sees it.
+fn children() -> Vec<i32> {
+    let me = std::process::id();
+    std::fs::read_to_string(format!("/proc/{me}/task/{me}/children"))
+        .map(|list| list.split_whitespace().filter_map(|p| p.parse().ok()).collect())
+        .unwrap_or_default()
+}
+
+/// The state letter and process group of a process, from /proc/PID/stat.
+fn state_and_group(pid: i32) -> Option<(char, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold anything, spaces included.
+    let mut fields = stat[stat.rfind(')')? + 2..].split(' ');
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, pgrp))
+}
+
 /// Starts a bot with piped stdin and stdout.
 pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, ChildStdout)> {
     let (program, args) = spec
@@ -86,7 +189,14 @@ pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, Chi
     unsafe {
         cmd.pre_exec(move || child_setup(limits, cpu));
     }
-    let mut child = cmd.spawn()?;
+    let mut child = {
+        let _spawning = SPAWNING.read().map_err(|_| io::Error::other("spawn lock poisoned"))?;
+        let child = cmd.spawn()?;
+        if let (Some(pid), Ok(mut started)) = (child.id(), STARTED.lock()) {
+            started.insert(pid as i32);
+        }
+        child
+    };
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
     let stdin = child.stdin.take().ok_or_else(|| io::Error::other("no stdin pipe"))?;
     let stdout = child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
@@ -190,6 +300,8 @@ impl BotProcess {
         if status.is_none() {
             let _ = self.child.kill().await;
         }
+        // The bot is reaped, so whatever it left outside its group is the referee's now.
+        sweep_orphans();
         if let Some(task) = self.stderr_task.take() {
             // The group is dead, so stderr reaches end of file promptly; a grandchild that
             // escaped the group could hold it open, hence the bound.
@@ -209,6 +321,11 @@ impl BotProcess {
 impl Drop for BotProcess {
     fn drop(&mut self) {
         self.kill_group();
+        // Killed (or reaped already): if a sweep finds it before tokio reaps it, reaping it
+        // there is as good, and its pid may later be an orphan's.
+        if let (Some(pgid), Ok(mut started)) = (self.pgid, STARTED.lock()) {
+            started.remove(&pgid.as_raw());
+        }
         if let Some(task) = self.stderr_task.take() {
             task.abort();
         }
