@@ -9,18 +9,9 @@ whole process group: neither the child nor the grandchild may outlive it.
 Usage: fork_and_exit.py PIDFILE
 """
 import os
-import signal
 import sys
-import time
 
-from hostile_bot import Bot, clear_parent_death_signal, main
-
-
-def linger():
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    clear_parent_death_signal()
-    time.sleep(60)
-    os._exit(0)
+from hostile_bot import Bot, linger, main
 
 
 class ForkAndExit(Bot):

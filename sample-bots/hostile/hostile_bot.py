@@ -13,6 +13,7 @@ referee forgets to kill shows up in the test instead of being cleaned up by the 
 import ctypes
 import json
 import os
+import signal
 import sys
 import time
 
@@ -25,6 +26,15 @@ def clear_parent_death_signal():
         ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, 0)
     except (OSError, AttributeError):
         pass
+
+
+def linger():
+    """For a forked process of an attack: ignore SIGTERM, drop the parent-death signal, and
+    stay alive for a minute, as a careless or hostile bot's helper would."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    clear_parent_death_signal()
+    time.sleep(60)
+    os._exit(0)
 
 
 class Bot:

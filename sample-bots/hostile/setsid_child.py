@@ -9,17 +9,8 @@ child when the bot ends and must kill it and its group: nothing may outlive the 
 Usage: setsid_child.py PIDFILE
 """
 import os
-import signal
-import time
 
-from hostile_bot import Bot, clear_parent_death_signal, main
-
-
-def linger():
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    clear_parent_death_signal()
-    time.sleep(60)
-    os._exit(0)
+from hostile_bot import Bot, linger, main
 
 
 class SetsidChild(Bot):
