@@ -31,7 +31,7 @@ const USAGE: &str =
   --json FILE        also write the figures as JSON to FILE
   --games N          games per run with the instant, sample Rust and TCP bots, 2 or more
                      (default 400)
-  --python-games N   games with the Python bots, 2 or more (default 60)
+  --python-games N   games with the Python bots, 2 or more (default 200)
   --seed S           match seed (default 1; parallel tables use S, S+1, ...)
   --referee-bin PATH the referee (default: `referee` beside this program)
   --bot-bin PATH     the Rust sample bot (default: `aluette-bot` beside this program)
@@ -107,7 +107,8 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
     // Defaults sized so that each run lasts 2-3 s on the 2-core VM of the README: long enough for
     // start-up to fade and for 10 ms CPU ticks to be fine, short enough to run often.
     cfg.games = games.unwrap_or(if cfg.quick { 10 } else { 400 });
-    cfg.python_games = python_games.unwrap_or(if cfg.quick { 2 } else { 60 });
+    // Python start-up varies by 100 ms and more: 200 games keep it small beside the games.
+    cfg.python_games = python_games.unwrap_or(if cfg.quick { 2 } else { 200 });
     Ok(cfg)
 }
 
