@@ -17,7 +17,9 @@ const LISTENING: &str = "Listening for TCP bots on";
 /// The seats' tokens; any fixed text does, the referee is told them with `--bot tcp:TOKEN`.
 const TOKENS: [&str; 4] = ["bench-seat-0", "bench-seat-1", "bench-seat-2", "bench-seat-3"];
 
-/// Idle connections opened before their hellos are awaited: half the referee's listen backlog.
+/// Idle connections opened before their hellos are awaited: well under any listen backlog (the
+/// referee asks for 1,024, the kernel caps it at `net.core.somaxconn`), so no SYN is dropped and
+/// retried a second later.
 const CONNECT_BATCH: usize = 64;
 
 /// A match whose four seats are TCP seats, with `extra` flags for the listener.
