@@ -120,8 +120,11 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         // Bots that died in the last game start again; a bot that failed to start for the first
         // game has had its chance and its fault is recorded there.
         for (p, bot) in bots.iter_mut().enumerate().filter(|_| game_no > 1) {
+            // A TCP bot that dropped since its last question gets a handshake's time to come
+            // back, once; a seat already empty is only taken if its bot is back.
+            let wait = if bot.drop_if_closed().await { connect.handshake } else { Duration::ZERO };
             if !bot.is_alive() {
-                restart(bot, p, &connect, dir.as_deref(), lobby.as_ref()).await;
+                restart(bot, p, &connect, dir.as_deref(), lobby.as_ref(), wait).await;
             }
         }
         let (player_at, first_dealer, draw) = seating(&cfg, seed, game_no);
@@ -270,11 +273,12 @@ async fn restart(
     connect: &ConnectConfig,
     dir: Option<&std::path::Path>,
     lobby: Option<&Lobby>,
+    wait: Duration,
 ) {
     match (&bot.spec, lobby) {
         (BotSpec::TcpSeat { token }, Some(lobby)) => {
             let token = token.clone();
-            if let Some(arrived) = lobby.take(&token, Duration::ZERO).await {
+            if let Some(arrived) = lobby.take(&token, wait).await {
                 bot.replace_with(arrived);
             }
         }

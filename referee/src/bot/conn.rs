@@ -4,6 +4,7 @@
 use protocol::ToBot;
 use protocol::codec::{Frame, LineFramer};
 use std::io;
+use std::os::fd::RawFd;
 use std::pin::Pin;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::{Instant, Sleep, sleep_until};
@@ -44,6 +45,9 @@ pub(crate) struct LineConn {
     /// this one moves only when it would fire too late, or when it fires before the deadline in
     /// force (deadlines mostly grow, so that is about once per answer time, not per answer).
     timer: Option<(Pin<Box<Sleep>>, Instant)>,
+    /// The TCP socket under `reader` and `writer`, when there is one; it lives as long as they
+    /// do, so it is never a number reused by another file.
+    socket: Option<RawFd>,
 }
 
 impl std::fmt::Debug for LineConn {
@@ -64,6 +68,31 @@ impl LineConn {
             read_buf: vec![0; 4096],
             eof: false,
             timer: None,
+            socket: None,
+        }
+    }
+
+    /// Names the TCP socket under this connection, for [`LineConn::peer_closed`].
+    pub(crate) fn watch_socket(&mut self, fd: RawFd) {
+        self.socket = Some(fd);
+    }
+
+    /// True when the peer has closed the connection (or it failed), found by peeking at the
+    /// socket: neither blocking nor consuming anything. Waiting data means the peer is there
+    /// (its lines are read, and judged, at its next question); a connection with no socket to
+    /// look at is taken to be open.
+    pub(crate) fn peer_closed(&self) -> bool {
+        use nix::errno::Errno;
+        use nix::sys::socket::{MsgFlags, recv};
+        if self.eof {
+            return true;
+        }
+        let Some(fd) = self.socket else { return false };
+        let mut byte = [0u8; 1];
+        match recv(fd, &mut byte, MsgFlags::MSG_PEEK | MsgFlags::MSG_DONTWAIT) {
+            Ok(0) => true,
+            Ok(_) | Err(Errno::EAGAIN | Errno::EINTR) => false,
+            Err(_) => true,
         }
     }
 
@@ -207,5 +236,36 @@ mod tests {
         drop(tw);
         drop(tr);
         assert!(matches!(conn.next(soon()).await, Incoming::Eof { partial: 4 }));
+    }
+
+    /// The between-games check sees a peer that closed, and only that: an idle peer and a peer
+    /// with a line waiting are there, and looking consumes nothing. (A line sent just before a
+    /// close hides the close until it is read: the next question then finds the end.)
+    #[tokio::test]
+    async fn a_closed_tcp_peer_is_seen_without_reading() {
+        use std::os::fd::AsRawFd;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut peer = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (ours, _) = listener.accept().await.unwrap();
+        let fd = ours.as_raw_fd();
+        let (r, w) = ours.into_split();
+        let mut conn = LineConn::new(Box::new(r), Box::new(w), 64);
+        assert!(!conn.peer_closed(), "without its socket, a connection is taken to be open");
+        conn.watch_socket(fd);
+        assert!(!conn.peer_closed(), "an idle peer is there");
+        peer.write_all(b"early\n").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!conn.peer_closed(), "a peer with a line waiting is there");
+        let soon = Instant::now() + Duration::from_secs(1);
+        assert!(matches!(conn.next(soon).await, Incoming::Line(l) if l == b"early"));
+        drop(peer);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !conn.peer_closed() {
+            assert!(std::time::Instant::now() < deadline, "the close is never seen");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let soon = Instant::now() + Duration::from_secs(1);
+        assert!(matches!(conn.next(soon).await, Incoming::Eof { partial: 0 }));
     }
 }

@@ -308,7 +308,11 @@ impl Bot {
                 self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, cfg.max_line)));
             }
             BotSpec::TcpConnect(addr) => match tcp::connect(addr, cfg.handshake).await {
-                Ok((r, w)) => self.conn = Some(LineConn::new(r, w, cfg.max_line)),
+                Ok((r, w, fd)) => {
+                    let mut conn = LineConn::new(r, w, cfg.max_line);
+                    conn.watch_socket(fd);
+                    self.conn = Some(conn);
+                }
                 Err(e) => {
                     let fault = (FaultKind::NoStart, format!("cannot connect to {addr}: {e}"));
                     self.pending_faults.push(fault.clone());
@@ -397,6 +401,25 @@ impl Bot {
     /// The hello answer of a connection no game has recorded yet; taking it marks it recorded.
     pub(crate) fn take_hello(&mut self) -> Option<String> {
         self.hello_raw.take()
+    }
+
+    /// Lets [`Bot::drop_if_closed`] look at the TCP socket under the connection.
+    pub(crate) fn watch_socket(&mut self, fd: std::os::fd::RawFd) {
+        if let Some(conn) = self.conn.as_mut() {
+            conn.watch_socket(fd);
+        }
+    }
+
+    /// Between games: a bot whose TCP connection closed since its last question is marked
+    /// gone (`disconnected`), so its seat can be taken again before the next game instead of
+    /// failing at that game's first question. True when it was.
+    pub(crate) async fn drop_if_closed(&mut self) -> bool {
+        if self.is_alive() && self.conn.as_ref().is_some_and(LineConn::peer_closed) {
+            let why = (FaultKind::Disconnected, "the connection closed between games".into());
+            self.kill(why).await;
+            return true;
+        }
+        false
     }
 
     /// True while the bot can be asked questions.

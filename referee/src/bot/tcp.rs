@@ -8,6 +8,7 @@ use protocol::msg::ToBot;
 use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
@@ -20,16 +21,20 @@ pub(crate) fn new_token() -> String {
     format!("{:016x}", crate::entropy::random_u64())
 }
 
-fn split(stream: TcpStream) -> (Reader, Writer) {
+/// The two halves of a connection, and its socket for [`LineConn::watch_socket`].
+pub(crate) type Halves = (Reader, Writer, RawFd);
+
+fn split(stream: TcpStream) -> Halves {
     // Every message is one small write that must leave at once; Nagle's algorithm would hold
     // each answer for the peer's delayed acknowledgement.
     let _ = stream.set_nodelay(true);
+    let fd = stream.as_raw_fd();
     let (r, w) = stream.into_split();
-    (Box::new(r), Box::new(w))
+    (Box::new(r), Box::new(w), fd)
 }
 
 /// Connects to a bot that listens.
-pub(crate) async fn connect(addr: &str, limit: Duration) -> io::Result<(Reader, Writer)> {
+pub(crate) async fn connect(addr: &str, limit: Duration) -> io::Result<Halves> {
     let stream = tokio::time::timeout(limit, TcpStream::connect(addr))
         .await
         .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "no answer"))??;
@@ -183,9 +188,10 @@ async fn accept_loop(
         let (state, arrived, cfg) = (state.clone(), arrived.clone(), cfg.clone());
         tokio::spawn(async move {
             let _permit = permit;
-            let (r, w) = split(stream);
+            let (r, w, fd) = split(stream);
             let spec = BotSpec::TcpConnect(peer.to_string());
-            let bot = Bot::attach(spec, r, w, &cfg).await;
+            let mut bot = Bot::attach(spec, r, w, &cfg).await;
+            bot.watch_socket(fd);
             if !bot.is_alive() {
                 tracing::info!("{peer}: handshake failed: {:?}", bot.dead);
                 return;

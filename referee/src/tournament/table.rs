@@ -242,8 +242,12 @@ impl Bots {
         group.last_used = self.clock;
         if !group.fresh {
             for (slot, bot) in group.bots.iter_mut().enumerate() {
+                // A TCP bot that dropped since its last question gets a handshake's time to
+                // come back, once.
+                let wait =
+                    if bot.drop_if_closed().await { ctx.connect.handshake } else { Duration::ZERO };
                 if !bot.is_alive() {
-                    restart(ctx, table, cpu, key, slot, bot).await;
+                    restart(ctx, table, cpu, key, slot, bot, wait).await;
                 }
             }
         }
@@ -334,11 +338,12 @@ async fn restart(
     key: Key,
     slot: usize,
     bot: &mut Bot,
+    wait: Duration,
 ) {
     match (&bot.spec, &ctx.lobby) {
         (BotSpec::TcpSeat { token }, Some(lobby)) => {
             let token = token.clone();
-            if let Some(arrived) = lobby.take(&token, Duration::ZERO).await {
+            if let Some(arrived) = lobby.take(&token, wait).await {
                 bot.replace_with(arrived);
             }
         }
