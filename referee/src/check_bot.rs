@@ -15,7 +15,7 @@
 //! under `--on-fault forfeit`.
 
 use crate::bot::builtin::{self, Builtin};
-use crate::bot::conn::{Reader, Writer};
+use crate::bot::conn::{Incoming, LineConn};
 use crate::bot::process::{self, BotProcess, Limits, SpawnSpec};
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
 use crate::convert::{code, codes, rules_wire, seat_no, table_card};
@@ -24,7 +24,7 @@ use crate::policy::{self, OnFault, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown;
 use clap::Args;
-use protocol::codec::{Frame, LineFramer, decode_line, encode_line};
+use protocol::codec::{decode_line, encode_line};
 use protocol::msg::{Clock, FromBot, SeatNo, TableCard, ToBot, VoteCast};
 use protocol::record::FaultKind;
 use protocol::{CardCode, FEATURES, MAX_LINE_BYTES, PROTOCOL_VERSION};
@@ -36,9 +36,8 @@ use serde::Serialize;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, timeout_at};
+use tokio::time::Instant;
 
 /// Arguments of `referee check-bot`.
 #[derive(Debug, Args)]
@@ -129,108 +128,12 @@ enum Got {
     Bad(String, String),
 }
 
-/// What one read from the bot gave.
-enum Incoming {
-    Line(Vec<u8>),
-    TooLong,
-    Closed,
-    Deadline,
-}
-
-/// The bot's pipes with bounded line framing: the scripted checks' own line I/O.
-struct Wire {
-    reader: Reader,
-    writer: Writer,
-    framer: LineFramer,
-    buf: Vec<u8>,
-    out: Vec<u8>,
-    eof: bool,
-}
-
-impl Wire {
-    fn new(reader: Reader, writer: Writer) -> Wire {
-        Wire {
-            reader,
-            writer,
-            framer: LineFramer::new(MAX_LINE_BYTES),
-            buf: vec![0; 16 * 1024],
-            out: Vec::new(),
-            eof: false,
-        }
-    }
-
-    fn queue(&mut self, msg: &ToBot) {
-        self.out.extend_from_slice(encode_line(msg).as_bytes());
-    }
-
-    /// Queues a message with one field no version of the protocol defines. The field is spliced
-    /// into the encoded line, so the known fields keep their usual order.
-    fn queue_with_extra(&mut self, msg: &ToBot, field: &str, value: &str) {
-        let line = encode_line(msg);
-        let body = line.trim_end().strip_suffix('}').unwrap_or("{");
-        self.queue_raw(&format!("{body},\"{field}\":{value}}}"));
-    }
-
-    fn queue_raw(&mut self, line: &str) {
-        self.out.extend_from_slice(line.as_bytes());
-        self.out.push(b'\n');
-    }
-
-    /// Writes what is queued; a bot that does not read its input within `deadline` is stalled.
-    async fn flush(&mut self, deadline: Instant) -> std::io::Result<()> {
-        let out = std::mem::take(&mut self.out);
-        match timeout_at(deadline, async {
-            self.writer.write_all(&out).await?;
-            self.writer.flush().await
-        })
-        .await
-        {
-            Ok(r) => r,
-            Err(_) => Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "the bot does not read its input",
-            )),
-        }
-    }
-
-    async fn next(&mut self, deadline: Instant) -> Incoming {
-        loop {
-            match self.framer.next_line() {
-                Some(Frame::Line(line)) => return Incoming::Line(line.to_vec()),
-                Some(Frame::TooLong) => return Incoming::TooLong,
-                None => {}
-            }
-            if self.eof {
-                return Incoming::Closed;
-            }
-            let room = self.framer.room().min(self.buf.len());
-            match timeout_at(deadline, self.reader.read(&mut self.buf[..room])).await {
-                Err(_) => return Incoming::Deadline,
-                Ok(Ok(0)) | Ok(Err(_)) => self.eof = true,
-                Ok(Ok(n)) => self.framer.push(&self.buf[..n]),
-            }
-        }
-    }
-
-    /// The pipes for the game runner. Bytes already read but not consumed (a line the bot sent
-    /// unasked) are put back in front of the reader, so the runner sees exactly what the bot
-    /// sent, and judges it as it would in a match.
-    fn into_parts(mut self) -> (Reader, Writer) {
-        let mut left = Vec::new();
-        while let Some(frame) = self.framer.next_line() {
-            if let Frame::Line(line) = frame {
-                left.extend_from_slice(line);
-                left.push(b'\n');
-            }
-        }
-        left.extend_from_slice(self.framer.partial());
-        let reader: Reader = if left.is_empty() {
-            self.reader
-        } else {
-            Box::new(std::io::Cursor::new(left).chain(self.reader))
-        };
-        (reader, self.writer)
-    }
+/// A message with one field no version of the protocol defines, as a line: the field is
+/// spliced into the encoded message, so the known fields keep their usual order.
+fn with_extra(msg: &ToBot, field: &str, value: &str) -> String {
+    let line = encode_line(msg);
+    let body = line.trim_end().strip_suffix('}').unwrap_or("{");
+    format!("{body},\"{field}\":{value}}}\n")
 }
 
 /// The check in progress and everything it needs: the bot's pipes (scripted part) or its
@@ -240,7 +143,7 @@ struct Checker {
     answer: Duration,
     handshake_limit: Duration,
     stderr: Option<PathBuf>,
-    wire: Option<Wire>,
+    wire: Option<LineConn>,
     process: Option<BotProcess>,
     builtin: Option<JoinHandle<()>>,
     identity: Identity,
@@ -356,13 +259,14 @@ impl Checker {
                 };
                 let (proc_, stdin, stdout) =
                     process::spawn(&spawn).map_err(|e| format!("cannot start {}: {e}", argv[0]))?;
-                self.wire = Some(Wire::new(Box::new(stdout), Box::new(stdin)));
+                let conn = LineConn::new(Box::new(stdout), Box::new(stdin), MAX_LINE_BYTES);
+                self.wire = Some(conn);
                 self.process = Some(proc_);
             }
             BotSpec::Builtin(kind) => {
                 let (ours, theirs) = tokio::io::duplex(64 * 1024);
                 let (r, w) = tokio::io::split(ours);
-                self.wire = Some(Wire::new(Box::new(r), Box::new(w)));
+                self.wire = Some(LineConn::new(Box::new(r), Box::new(w), MAX_LINE_BYTES));
                 self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, MAX_LINE_BYTES)));
             }
             BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_) => {
@@ -420,7 +324,9 @@ impl Checker {
             return Err(self.blocked.clone().unwrap_or_else(|| "the bot is not connected".into()));
         };
         match extra {
-            Some((field, value)) => wire.queue_with_extra(&question, field, value),
+            Some((field, value)) => {
+                wire.queue_bytes(with_extra(&question, field, value).as_bytes())
+            }
             None => wire.queue(&question),
         }
         if let Err(e) = wire.flush(Instant::now() + limit).await {
@@ -451,7 +357,7 @@ impl Checker {
                         String::new(),
                     ));
                 }
-                Incoming::Closed => break None,
+                Incoming::Eof { .. } | Incoming::Error(_) => break None,
                 Incoming::Deadline => {
                     let mut why = format!(
                         "no answer to the {label} (id {id}) within {} ms",
@@ -851,10 +757,10 @@ impl Checker {
         let (deck, dealer) = (scripted_deck(1, |_| true), Seat::ALL[0]);
         let hand = deck.hands(dealer)[usize::from(SEAT)];
         if let Some(w) = self.wire.as_mut() {
-            w.queue_with_extra(&game, "x_future", r#"{"nested":[1,"two",null]}"#);
-            w.queue_raw(r#"{"type":"tea_time","cup":1}"#);
+            w.queue_bytes(with_extra(&game, "x_future", r#"{"nested":[1,"two",null]}"#).as_bytes());
+            w.queue_bytes(b"{\"type\":\"tea_time\",\"cup\":1}\n");
             let deal = ToBot::Deal { deal: 1, dealer: seat_no(dealer), hand: codes(hand) };
-            w.queue_with_extra(&deal, "x_cut", "17");
+            w.queue_bytes(with_extra(&deal, "x_cut", "17").as_bytes());
         }
         let sent = "a game with an unknown field, a {\"type\":\"tea_time\",\"cup\":1} line, \
                     and a deal and an opening question with unknown fields";
@@ -1532,9 +1438,8 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_spliced_into_the_line() {
-        let mut w = Wire::new(Box::new(tokio::io::empty()), Box::new(tokio::io::sink()));
-        w.queue_with_extra(&ToBot::Chant { taken: true }, "x", "[1]");
-        assert_eq!(w.out, b"{\"type\":\"chant\",\"taken\":true,\"x\":[1]}\n");
+        let line = with_extra(&ToBot::Chant { taken: true }, "x", "[1]");
+        assert_eq!(line, "{\"type\":\"chant\",\"taken\":true,\"x\":[1]}\n");
     }
 
     #[test]

@@ -175,6 +175,27 @@ impl LineConn {
         res
     }
 
+    /// The two halves again, for another owner. Bytes already read but not consumed (a line
+    /// the bot sent unasked) are put back in front of the reader, so the next owner sees
+    /// exactly what the bot sent (`check-bot` hands its scripted connection to the game runner
+    /// this way). Queued messages not yet flushed are dropped.
+    pub(crate) fn into_parts(mut self) -> (Reader, Writer) {
+        let mut left = Vec::new();
+        while let Some(frame) = self.framer.next_line() {
+            if let Frame::Line(line) = frame {
+                left.extend_from_slice(line);
+                left.push(b'\n');
+            }
+        }
+        left.extend_from_slice(self.framer.partial());
+        let reader: Reader = if left.is_empty() {
+            self.reader
+        } else {
+            Box::new(std::io::Cursor::new(left).chain(self.reader))
+        };
+        (reader, self.writer)
+    }
+
     /// Closes the write side, so a bot reading its input sees end of file.
     pub(crate) async fn shutdown(&mut self) {
         let _ = self.writer.shutdown().await;
