@@ -476,11 +476,14 @@ impl Bot {
         conn.queue(&question(id));
         if let Err(e) = conn.flush(Instant::now() + limit).await {
             let fault = self.classify_write_error(e).await;
-            self.kill(fault.clone()).await;
-            return Reply::Fault(fault.0, fault.1, None);
+            return self.die(fault).await;
         }
         let sent = Instant::now();
         let deadline = sent + limit;
+        let timed_out = || {
+            let ms = limit.as_millis();
+            Reply::Fault(FaultKind::Timeout, format!("no answer within {ms} ms"), None)
+        };
         loop {
             let Some(conn) = self.conn.as_mut() else {
                 return Reply::Fault(FaultKind::ClosedStdout, "no connection".into(), None);
@@ -497,8 +500,7 @@ impl Bot {
                             None => "ended".to_string(),
                         };
                         let fault = (FaultKind::Exited, detail);
-                        self.kill(fault.clone()).await;
-                        return Reply::Fault(fault.0, fault.1, None);
+                        return self.die(fault).await;
                     }
                 },
                 None => conn.next(deadline).await,
@@ -548,18 +550,10 @@ impl Bot {
                         None,
                     );
                 }
-                Incoming::Deadline => {
-                    let ms = limit.as_millis();
-                    return Reply::Fault(
-                        FaultKind::Timeout,
-                        format!("no answer within {ms} ms"),
-                        None,
-                    );
-                }
+                Incoming::Deadline => return timed_out(),
                 Incoming::Eof { partial } => {
                     let fault = self.classify_eof(partial).await;
-                    self.kill(fault.clone()).await;
-                    return Reply::Fault(fault.0, fault.1, None);
+                    return self.die(fault).await;
                 }
                 Incoming::Error(e) => {
                     let kind = if self.spec.is_tcp() {
@@ -568,15 +562,13 @@ impl Bot {
                         FaultKind::ClosedStdout
                     };
                     let fault = (kind, format!("reading the bot failed: {e}"));
-                    self.kill(fault.clone()).await;
-                    return Reply::Fault(fault.0, fault.1, None);
+                    return self.die(fault).await;
                 }
             }
             // Only an ignored line gets here. Checked after each: a bot that floods valid lines
             // keeps the read ready, so the read's own timer would never get its turn.
             if Instant::now() >= deadline {
-                let ms = limit.as_millis();
-                return Reply::Fault(FaultKind::Timeout, format!("no answer within {ms} ms"), None);
+                return timed_out();
             }
         }
     }
@@ -617,6 +609,12 @@ impl Bot {
             }
             None => (FaultKind::ClosedStdout, format!("connection closed: {e}")),
         }
+    }
+
+    /// [`Bot::kill`] for a fault found while asking, which is then the question's reply.
+    async fn die(&mut self, fault: (FaultKind, String)) -> Reply {
+        self.kill(fault.clone()).await;
+        Reply::Fault(fault.0, fault.1, None)
     }
 
     /// Marks the bot dead and kills its process group; it can be started again for another game.
