@@ -23,6 +23,7 @@ use crate::game_runner::{GameConfig, GameSetup, game_seed, run_game};
 use crate::policy::{self, OnFault, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown;
+use crate::text;
 use clap::Args;
 use protocol::codec::{decode_line, encode_line};
 use protocol::msg::{Clock, FromBot, SeatNo, TableCard, ToBot, VoteCast};
@@ -216,7 +217,8 @@ impl Checker {
             Err(d) => (false, d),
         };
         if !json {
-            println!("{}  {name}: {detail}", if pass { "PASS" } else { "FAIL" });
+            // The detail quotes what the bot sent: shown, never obeyed by the terminal.
+            println!("{}  {name}: {}", if pass { "PASS" } else { "FAIL" }, text::escape(&detail));
             // Each line as soon as it is known: a slow bot shows where it is.
             let _ = std::io::stdout().flush();
         }
@@ -717,12 +719,8 @@ impl Checker {
         };
         let judged = match &got {
             Got::Answer(FromBot::Hello { name, version, author, protocol, .. }, raw) => {
-                if name.trim().is_empty() || name.len() > 64 {
-                    Err(format!("expected a name of 1 to 64 bytes, not blank, got {name:?}"))
-                } else if version.len() > 64 {
-                    Err(format!("expected a version of at most 64 bytes, got {version:?}"))
-                } else if author.as_ref().is_some_and(|a| a.len() > 128) {
-                    Err("expected an author of at most 128 bytes".to_string())
+                if let Err(e) = crate::bot::check_identity(name, version, author.as_deref()) {
+                    Err(format!("expected a valid hello answer: {e}"))
                 } else if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
                     Err(format!(
                         "expected protocol absent or {PROTOCOL_VERSION}, got {p} (the referee \

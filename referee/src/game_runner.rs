@@ -435,7 +435,7 @@ impl Table<'_> {
             penalty,
             strikes: st.strikes,
         };
-        tracing::debug!(seat = i, kind = kind.as_str(), "{detail}");
+        tracing::debug!(seat = i, kind = kind.as_str(), "{}", crate::text::Shown(&detail));
         self.rec.line(&RecordLine::Fault(record.clone()));
         self.rec.checkpoint();
         self.faults.push(record);

@@ -15,6 +15,7 @@ mod record_io;
 mod replay;
 mod seat_replay;
 mod shutdown;
+mod text;
 mod tournament;
 
 use clap::Parser as _;
@@ -27,14 +28,21 @@ fn main() -> ExitCode {
         Err(e) if e.use_stderr() => {
             let text = e.to_string();
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-            eprintln!("referee: {} (see referee --help)", first.trim_start_matches("error: "));
+            let first = first.trim_start_matches("error: ");
+            eprintln!("referee: {} (see referee --help)", text::escape(first));
             return ExitCode::from(2);
         }
         Err(e) => e.exit(),
     };
     let filter = tracing_subscriber::EnvFilter::try_new(&cli.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    // Colour codes are for a person at a terminal; a log file or a pipe gets plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .init();
     // Whatever a bot starts and abandons outside its process group comes back to the referee,
     // which kills it (bot/process.rs); the commands that start no bot are unaffected.
     bot::process::become_subreaper();
@@ -69,7 +77,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("referee: {e}");
+            // An error can quote what a bot or a record file said: one line, nothing that acts.
+            eprintln!("referee: {}", text::escape(&e));
             ExitCode::FAILURE
         }
     }
@@ -84,7 +93,7 @@ fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
         Ok(r) if args.html.is_some() => html::write(&r, &args),
         Ok(r) => {
             if !args.quiet {
-                print!("{}", r.account);
+                print!("{}", text::printable(&r.account));
                 println!(
                     "Record consistent with the rules: game {}, {} lines, {} faults, final score {}-{}",
                     r.header.game,
@@ -98,7 +107,7 @@ fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
         }
         Err(replay::ReplayError::CutShort { lines, replay }) => {
             if !args.quiet {
-                print!("{}", replay.account);
+                print!("{}", text::printable(&replay.account));
             }
             Err(format!(
                 "{}: the record is cut short after line {lines} (no footer): the game did not finish or the referee was stopped",

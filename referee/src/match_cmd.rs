@@ -6,6 +6,7 @@ use crate::cli::MatchArgs;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, game_seed, run_game};
 use crate::record_io::{self, Recorder};
 use crate::shutdown::{self, Stage};
+use crate::text::{self, Shown};
 use rules::{Card, Deck, Seat, Team, derive_seed, draw_seating};
 use serde_json::json;
 use std::fmt::Write as _;
@@ -101,7 +102,11 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     for (p, bot) in bots.iter().enumerate() {
         if let Some((kind, detail)) = &bot.dead {
             // The game goes on with the fallback in that seat; say so where a person sees it.
-            eprintln!("referee: warning: player {p} is not playing ({}): {detail}", kind.as_str());
+            eprintln!(
+                "referee: warning: player {p} is not playing ({}): {}",
+                kind.as_str(),
+                Shown(detail)
+            );
         }
     }
     // Only the counts are kept; each game's result is written as it ends, so a match of
@@ -153,7 +158,7 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         match json_out.as_mut() {
             // One write per game (stdout is line-buffered: all up to the last newline).
             Some(out) => print!("{}", out.game(&summary, player_at)),
-            None => print!("{}", account(&summary, player_at)),
+            None => print!("{}", text::printable(&account(&summary, player_at))),
         }
         tally.add(&summary);
         if error.is_some() {
@@ -299,7 +304,7 @@ fn team_name(t: Team) -> String {
 /// The readable account of one game.
 pub(crate) fn account(s: &GameSummary, player_at: [usize; 4]) -> String {
     let mut out = String::new();
-    let who = |seat: usize| format!("seat {seat} ({})", s.names[seat]);
+    let who = |seat: usize| format!("seat {seat} ({})", Shown(&s.names[seat]));
     let _ = writeln!(
         out,
         "\nGame {}: {} + {} against {} + {}",
@@ -341,9 +346,8 @@ pub(crate) fn account(s: &GameSummary, player_at: [usize; 4]) -> String {
     let result = match (s.status, s.forfeit, s.winner) {
         (Status::Aborted, _, _) => format!("aborted at {}-{}", s.score[0], s.score[1]),
         (_, Some(t), _) => format!("{} forfeits; {} wins", team_name(t), team_name(t.other())),
-        (_, None, Some(w)) => {
-            format!("{} wins {}-{}", team_name(w), s.score[w.index()], s.score[w.other().index()])
-        }
+        // Team 0 first, as in every deal line above, the record and `referee replay`.
+        (_, None, Some(w)) => format!("{} wins {}-{}", team_name(w), s.score[0], s.score[1]),
         (_, None, None) => format!("draw {}-{}", s.score[0], s.score[1]),
     };
     let _ = writeln!(out, "  result: {result}");
@@ -362,9 +366,9 @@ fn fault_line(f: &protocol::record::FaultRecord, names: &[String; 4]) -> String 
     format!(
         "seat {} ({}) {}{at}: {}; penalty {:?}, strike {}",
         f.seat,
-        names[f.seat as usize],
+        Shown(&names[f.seat as usize]),
         f.kind.as_str(),
-        f.detail,
+        Shown(&f.detail),
         f.penalty,
         f.strikes
     )

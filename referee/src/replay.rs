@@ -7,6 +7,7 @@
 //! reported as cut short rather than refused.
 
 use crate::convert;
+use crate::text::Shown;
 use protocol::CardCode;
 use protocol::msg::SeatNo;
 use protocol::record::RecordLine;
@@ -235,7 +236,10 @@ impl Replayer {
             .seats
             .iter()
             .enumerate()
-            .map(|(i, s)| format!("{i} {} {}", s.name, s.version).trim_end().to_string())
+            .map(|(i, s)| {
+                // A record is a file anyone can hand us: its names are shown, never obeyed.
+                format!("{i} {} {}", Shown(&s.name), Shown(&s.version)).trim_end().to_string()
+            })
             .collect();
         account.line(format_args!("Seats: {}   (teams: 0+2, 1+3)", seats.join(" | ")));
         Ok(Replayer {
@@ -757,7 +761,7 @@ impl Replayer {
         self.account.note(format!(
             "  fault: seat {seat} {}{place}: {}; penalty {}, {}",
             fault.kind.as_str(),
-            fault.detail,
+            Shown(&fault.detail),
             penalty_name(fault.penalty),
             plural(fault.strikes.into(), "strike")
         ));

@@ -45,7 +45,8 @@ use tokio::time::Instant;
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        // What is said quotes bot lines and names: its own line breaks stay, nothing acts.
+        let _ = writeln!(std::io::stdout(), "{}", crate::text::printable(&format!($($arg)*)));
     }};
 }
 
@@ -72,7 +73,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let conv = paused.block_on(rerun(&game, seat)).map_err(|e| format!("{file}: {e}"))?;
     drop(paused);
-    let name = &game.header.seats[seat].name;
+    let name = crate::text::Shown(&game.header.seats[seat].name);
     match argv {
         None => {
             print_conversation(&conv);
@@ -934,7 +935,7 @@ fn print_conversation(conv: &Conversation) {
             "{:>10.3}  {}  {}",
             l.at.as_secs_f64(),
             l.dir.marker(),
-            String::from_utf8_lossy(&l.text)
+            crate::text::escape_bytes(&l.text)
         );
     }
     let _ = out.flush();

@@ -724,3 +724,109 @@ fn memory_hog_dies_at_its_limit() {
     // The bot's memory is not the referee's.
     assert!(game.peak_kb < MAX_HWM_KB);
 }
+
+// ---- Speaks for a dead bot ----
+
+#[test]
+fn answers_written_for_a_dead_bot_are_not_taken() {
+    let s = Scratch::new("orphan-answers");
+    let game = play(&s, [&s.hostile("orphan_answers"), RANDOM, RANDOM, RANDOM], &[]);
+    // The bot and the setsid child that held its stdout: `play` waits for both to be gone.
+    assert_eq!(game.pids.len(), 2, "the bot and its setsid child");
+    let faults = game.faults();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    assert_eq!(detail(faults[0]), "exit code 0");
+    // Charged at the very next question, in the first deal, not when the advance answers ran out.
+    assert_eq!((&faults[0]["deal"], &faults[0]["trick"]), (&1.into(), &2.into()), "{}", faults[0]);
+    let plays = game.plays(0);
+    assert!(!auto(plays[0]), "its one real answer stands");
+    assert!(plays[1..].iter().all(|p| auto(p)), "a line written in advance was taken: {plays:#?}");
+}
+
+// ---- Attacks whoever reads the output ----
+
+/// Every byte the referee wrote to stdout or stderr in the scratch folder (`*.out`, `*.err`):
+/// none may be a control character other than a newline, raw or in UTF-8 (C1, separators,
+/// bidirectional controls), whatever a bot put in its name or its lines.
+fn assert_output_is_inert(s: &Scratch) {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&s.dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !matches!(path.extension().and_then(|e| e.to_str()), Some("out" | "err")) {
+            continue;
+        }
+        seen += 1;
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        for (n, line) in text.lines().enumerate() {
+            let bad = line.chars().find(|&c| {
+                (c.is_control() && c != '\t')
+                    || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            });
+            assert!(
+                bad.is_none(),
+                "{} line {}: control character {:?} in {line:?}",
+                path.display(),
+                n + 1,
+                bad
+            );
+        }
+        // Tabs are the referee's own layout nowhere; their absence keeps the check strict.
+        assert!(!text.contains('\t'), "{}: a tab", path.display());
+    }
+    assert!(seen >= 2, "no output files in {}", s.dir.display());
+}
+
+#[test]
+fn control_characters_in_a_hello_are_refused_and_never_printed() {
+    for field in ["name", "version", "author"] {
+        let s = Scratch::new(&format!("control-{field}"));
+        let bot = format!("{} {field}", s.hostile("control_names"));
+        let game = play(&s, [&bot, RANDOM, RANDOM, RANDOM], &["--log", "debug"]);
+        let faults = game.faults();
+        assert_eq!(faults.len(), 1, "{faults:#?}");
+        assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
+        assert!(
+            detail(faults[0]).contains(&format!("the {field} holds the control character U+001B")),
+            "{}",
+            faults[0]
+        );
+        // The record keeps the hello as sent (escaped as JSON), so nothing is lost.
+        let header = &game.record()[0];
+        assert!(header.to_string().contains("PWNED"), "{header}");
+        let (status, _) = run(&["check-bot", &bot], &s.dir.join("check-bot"));
+        assert!(!status.success(), "check-bot passed a bot whose {field} is an attack");
+        assert!(
+            std::fs::read_to_string(s.dir.join("check-bot.out")).unwrap().contains("U+001B"),
+            "check-bot does not say why"
+        );
+        assert_output_is_inert(&s);
+    }
+}
+
+#[test]
+fn control_characters_in_answers_reach_no_output() {
+    let s = Scratch::new("control-lines");
+    let bot = s.hostile("control_lines");
+    let game = play(&s, [&bot, RANDOM, RANDOM, RANDOM], &["--max-strikes", "10", "--log", "debug"]);
+    let kinds: Vec<&str> = game.faults().iter().map(|f| f["kind"].as_str().unwrap()).collect();
+    // The junk is faulted or ignored, never obeyed: the bot keeps its seat (10 strikes).
+    assert!(kinds.iter().filter(|&&k| k == "malformed").count() >= 4, "{kinds:?}");
+    assert!(kinds.contains(&"stale_id"), "{kinds:?}");
+    // Everything that prints what a bot said, besides the match and replay `play` ran.
+    let record = s.dir.join("records/game-000001.jsonl");
+    let record = record.to_str().unwrap();
+    for seat in ["0", "1"] {
+        let (status, _) =
+            run(&["replay", record, "--seat", seat], &s.dir.join(format!("seat{seat}")));
+        assert!(status.success(), "replay --seat {seat}: {status}");
+    }
+    let (status, _) = run(&["replay", record], &s.dir.join("replay-account"));
+    assert!(status.success());
+    let account = std::fs::read_to_string(s.dir.join("replay-account.out")).unwrap();
+    assert!(account.contains("\\u{1b}[2J"), "the account shows the escape, escaped: {account}");
+    let (status, _) = run(&["check-bot", &bot], &s.dir.join("check-bot"));
+    assert!(!status.success(), "check-bot passed a bot that sends junk");
+    assert_output_is_inert(&s);
+}

@@ -10,6 +10,7 @@ pub(crate) mod tcp;
 use crate::bot::builtin::Builtin;
 use crate::bot::conn::{Incoming, LineConn};
 use crate::bot::process::{BotProcess, SpawnSpec};
+use crate::text;
 use protocol::msg::{FromBot, ToBot};
 use protocol::record::FaultKind;
 use protocol::{FEATURES, PROTOCOL_VERSION};
@@ -374,15 +375,7 @@ impl Bot {
                     );
                     return Err(reason);
                 }
-                if name.trim().is_empty() || name.len() > 64 || version.len() > 64 {
-                    return Err(
-                        "hello answer needs a name of 1 to 64 bytes and a version of at most 64"
-                            .into(),
-                    );
-                }
-                if author.as_ref().is_some_and(|a| a.len() > 128) {
-                    return Err("author longer than 128 bytes".into());
-                }
+                check_identity(&name, &version, author.as_deref())?;
                 self.identity = Identity { name, version, author, token };
                 Ok(())
             }
@@ -489,22 +482,25 @@ impl Bot {
                 return Reply::Fault(FaultKind::ClosedStdout, "no connection".into(), None);
             };
             // A bot can die while a child it started still holds its stdout open, so end of
-            // file never comes: watch the process too. Lines already sent are read first.
+            // file never comes: watch the process too. Its end wins over any line still in the
+            // pipe: those may have been written by what it left behind, not by the bot.
             let incoming = match self.process.as_mut() {
                 Some(process) => tokio::select! {
                     biased;
-                    incoming = conn.next(deadline) => incoming,
                     status = process.wait() => {
-                        let detail = match status {
-                            Some(status) => process::describe_exit(status),
-                            None => "ended".to_string(),
-                        };
-                        let fault = (FaultKind::Exited, detail);
-                        return self.die(fault).await;
+                        return self.die((FaultKind::Exited, exit_detail(status))).await;
                     }
+                    incoming = conn.next(deadline) => incoming,
                 },
                 None => conn.next(deadline).await,
             };
+            // A line read once the bot has ended is nobody's answer (see above); the exit may
+            // not have been reported yet, so it is looked up.
+            if matches!(incoming, Incoming::Line(_))
+                && let Some(fault) = self.exited_now()
+            {
+                return self.die(fault).await;
+            }
             match incoming {
                 Incoming::Line(line) => {
                     let decoded = FromBot::decode(&line);
@@ -543,7 +539,7 @@ impl Bot {
                     }
                 }
                 Incoming::TooLong => {
-                    let max = conn.max_line();
+                    let max = self.conn.as_ref().map_or(0, LineConn::max_line);
                     return Reply::Fault(
                         FaultKind::LineTooLong,
                         format!("a line longer than {max} bytes"),
@@ -571,6 +567,13 @@ impl Bot {
                 return timed_out();
             }
         }
+    }
+
+    /// The `exited` fault of a bot process that has ended (reaped or not), checked without
+    /// waiting.
+    fn exited_now(&self) -> Option<(FaultKind, String)> {
+        let status = self.process.as_ref()?.ended()?;
+        Some((FaultKind::Exited, exit_detail(status)))
     }
 
     async fn classify_eof(&mut self, partial: usize) -> (FaultKind, String) {
@@ -697,9 +700,42 @@ impl Bot {
     }
 }
 
+/// An exit status for a fault's detail.
+fn exit_detail(status: Option<std::process::ExitStatus>) -> String {
+    status.map_or_else(|| "ended".to_string(), process::describe_exit)
+}
+
+/// What a hello answer may call its bot: the referee's handshake and `check-bot` judge it by this
+/// one rule.
+pub(crate) fn check_identity(
+    name: &str,
+    version: &str,
+    author: Option<&str>,
+) -> Result<(), String> {
+    // These are shown to people (terminals, logs, pages): a control character in them is an
+    // attack on whoever reads the output, not a name.
+    for (field, text) in [("name", Some(name)), ("version", Some(version)), ("author", author)] {
+        if let Some(c) = text.and_then(text::first_unsafe) {
+            return Err(format!(
+                "the {field} holds the control character U+{:04X}; a name, version and author \
+                 must be printable text",
+                c as u32
+            ));
+        }
+    }
+    if name.trim().is_empty() || name.len() > 64 || version.len() > 64 {
+        return Err("hello answer needs a name of 1 to 64 bytes and a version of at most 64".into());
+    }
+    if author.is_some_and(|a| a.len() > 128) {
+        return Err("author longer than 128 bytes".into());
+    }
+    Ok(())
+}
+
 /// An error message with the start of the offending line, safe to print and record.
 fn excerpt(error: &str, line: &[u8]) -> String {
     let text = String::from_utf8_lossy(&line[..line.len().min(80)]);
     let more = if line.len() > 80 { "..." } else { "" };
-    format!("{error} in line {text:?}{more}")
+    // A decoder's message can quote the line (an unknown variant): escaped like the excerpt.
+    format!("{} in line {text:?}{more}", text::escape(error))
 }

@@ -15,6 +15,7 @@ use std::sync::{Mutex, RwLock};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 /// Optional resource limits for a bot process (off by default).
@@ -42,10 +43,16 @@ pub(crate) struct SpawnSpec {
 }
 
 /// A running bot. Dropping it kills its whole process group.
+///
+/// The child itself belongs to a watcher task that waits for it to end and, at that moment,
+/// kills what is left of its group and sweeps the orphans it made: a bot's exit is seen when it
+/// happens, not when the referee next asks it something, so a helper it left behind holding its
+/// stdout cannot go on answering in its name.
 #[derive(Debug)]
 pub(crate) struct BotProcess {
-    child: Child,
-    pgid: Option<Pid>,
+    pid: Pid,
+    /// `Some(status)` once the watcher has reaped the bot (`None` inside: waiting failed).
+    exit: watch::Receiver<Option<Option<ExitStatus>>>,
     stderr_task: Option<JoinHandle<()>>,
 }
 
@@ -197,7 +204,10 @@ pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, Chi
         }
         child
     };
-    let pgid = child.id().map(|id| Pid::from_raw(id as i32));
+    let pid = Pid::from_raw(
+        child.id().ok_or_else(|| io::Error::other("the bot ended before it could be watched"))?
+            as i32,
+    );
     let stdin = child.stdin.take().ok_or_else(|| io::Error::other("no stdin pipe"))?;
     let stdout = child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
     let stderr_task = match (child.stderr.take(), &spec.stderr_path) {
@@ -206,7 +216,26 @@ pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, Chi
         }
         _ => None,
     };
-    Ok((BotProcess { child, pgid, stderr_task }, stdin, stdout))
+    let (tx, exit) = watch::channel(None);
+    // Detached: it outlives the handle when a bot is dropped, to reap it once killed.
+    tokio::spawn(watch_exit(child, pid, tx));
+    Ok((BotProcess { pid, exit, stderr_task }, stdin, stdout))
+}
+
+/// Owns the bot's child handle: waits for the bot to end, then kills what remains of its group
+/// and sweeps the orphans it left (they were handed to the referee as it exited), all before
+/// anyone is told it ended. Dropped with the runtime, the handle kills the bot (`kill_on_drop`).
+async fn watch_exit(mut child: Child, pid: Pid, tx: watch::Sender<Option<Option<ExitStatus>>>) {
+    let status = child.wait().await.ok();
+    // Reaped: the pid is free, and a process that later has it is no bot of ours.
+    if let Ok(mut started) = STARTED.lock() {
+        started.remove(&pid.as_raw());
+    }
+    // The group outlives its leader only with processes the bot started: they go with it. The
+    // group id cannot be reused while any of them lives, so this never reaches a stranger.
+    let _ = killpg(pid, Signal::SIGKILL);
+    sweep_orphans();
+    let _ = tx.send(Some(status));
 }
 
 /// Runs in the child between fork and exec.
@@ -276,29 +305,57 @@ async fn capture_stderr(mut err: tokio::process::ChildStderr, path: PathBuf, cap
 }
 
 impl BotProcess {
-    /// The process id (also its process group's), until the process is reaped: `replay --until`
-    /// shows it so a debugger can attach.
+    /// The process id (also its process group's), until the process has ended: `replay
+    /// --until` shows it so a debugger can attach.
     pub(crate) fn id(&self) -> Option<u32> {
-        self.child.id()
+        self.exit.borrow().is_none().then_some(self.pid.as_raw() as u32)
     }
 
     /// Waits for the process to end (cancel-safe, so it can race a read).
     pub(crate) async fn wait(&mut self) -> Option<ExitStatus> {
-        self.child.wait().await.ok()
+        match self.exit.wait_for(Option::is_some).await {
+            Ok(status) => status.flatten(),
+            // The watcher is gone only when the runtime is shutting down.
+            Err(_) => None,
+        }
+    }
+
+    /// `Some(status)` once the process has ended, whether or not the watcher has reaped it
+    /// yet: a zombie counts. One `waitid` that reaps nothing, so the watcher still gets it.
+    pub(crate) fn ended(&self) -> Option<Option<ExitStatus>> {
+        use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(status) = *self.exit.borrow() {
+            return Some(status);
+        }
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+        match waitid(Id::Pid(self.pid), flags) {
+            Ok(WaitStatus::StillAlive) => None,
+            // The raw wait status, as the kernel encodes it.
+            Ok(WaitStatus::Exited(_, code)) => Some(Some(ExitStatus::from_raw((code & 0xff) << 8))),
+            Ok(WaitStatus::Signaled(_, signal, core)) => {
+                Some(Some(ExitStatus::from_raw(signal as i32 | if core { 0x80 } else { 0 })))
+            }
+            Ok(_) => None,
+            // ECHILD: reaped between the two looks, so it has ended.
+            Err(nix::errno::Errno::ECHILD) => Some((*self.exit.borrow()).flatten()),
+            Err(_) => None,
+        }
     }
 
     /// The exit status if the process ends within `within`.
     pub(crate) async fn exit_status(&mut self, within: Duration) -> Option<ExitStatus> {
-        tokio::time::timeout(within, self.child.wait()).await.ok().and_then(Result::ok)
+        tokio::time::timeout(within, self.wait()).await.ok().flatten()
     }
 
     /// Gives the bot `grace` to exit on its own (after `bye` and closed stdin), then kills its
     /// process group; waits until the stderr log is complete.
     pub(crate) async fn finish(mut self, grace: Duration) -> Option<ExitStatus> {
-        let status = self.exit_status(grace).await;
+        let mut status = self.exit_status(grace).await;
         self.kill_group();
         if status.is_none() {
-            let _ = self.child.kill().await;
+            // Killed now; the watcher reaps it and sweeps what it left.
+            status = self.exit_status(Duration::from_secs(2)).await;
         }
         // The bot is reaped, so whatever it left outside its group is the referee's now.
         sweep_orphans();
@@ -311,21 +368,17 @@ impl BotProcess {
     }
 
     fn kill_group(&mut self) {
-        if let Some(pgid) = self.pgid {
+        if self.exit.borrow().is_none() {
             // ESRCH (group already gone) is the normal case after a clean exit.
-            let _ = killpg(pgid, Signal::SIGKILL);
+            let _ = killpg(self.pid, Signal::SIGKILL);
         }
     }
 }
 
 impl Drop for BotProcess {
     fn drop(&mut self) {
+        // The watcher goes on: it reaps the killed bot and sweeps what it left.
         self.kill_group();
-        // Killed (or reaped already): if a sweep finds it before tokio reaps it, reaping it
-        // there is as good, and its pid may later be an orphan's.
-        if let (Some(pgid), Ok(mut started)) = (self.pgid, STARTED.lock()) {
-            started.remove(&pgid.as_raw());
-        }
         if let Some(task) = self.stderr_task.take() {
             task.abort();
         }
@@ -342,5 +395,56 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
             Err(_) => format!("killed by signal {sig}"),
         },
         _ => "ended".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+    use tokio::io::AsyncBufReadExt;
+
+    fn spec(script: &str) -> SpawnSpec {
+        SpawnSpec {
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+            stderr_path: None,
+            stderr_cap: 0,
+            limits: Limits::default(),
+            cpu: None,
+        }
+    }
+
+    /// Whether `pid` is a process that has not ended (a zombie has).
+    fn running(pid: i32) -> bool {
+        state_and_group(pid).is_some_and(|(state, _)| state != 'Z' && state != 'X')
+    }
+
+    #[tokio::test]
+    async fn the_group_dies_the_moment_its_bot_ends() {
+        // The bot starts a helper in its group, tells its pid, and exits without being asked
+        // anything: the helper must be dead as soon as the bot's end is reported, not whenever
+        // the referee next talks to the bot.
+        let (mut bot, _stdin, stdout) = spawn(&spec("sleep 60 & echo $!; exit 7")).unwrap();
+        let mut line = String::new();
+        tokio::io::BufReader::new(stdout).read_line(&mut line).await.unwrap();
+        let helper: i32 = line.trim().parse().unwrap();
+        let status = tokio::time::timeout(Duration::from_secs(20), bot.wait()).await.unwrap();
+        assert_eq!(status.and_then(|s| s.code()), Some(7));
+        assert!(bot.ended().is_some());
+        assert!(!running(helper), "the helper {helper} outlived its bot's reported end");
+    }
+
+    #[tokio::test]
+    async fn an_ended_bot_is_seen_before_it_is_reaped() {
+        let (mut bot, _stdin, stdout) = spawn(&spec("exec 1>&-; exit 3")).unwrap();
+        drop(stdout);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while bot.ended().is_none() {
+            assert!(Instant::now() < deadline, "the exit was never seen");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(bot.ended().flatten().and_then(|s| s.code()), Some(3));
+        assert_eq!(bot.wait().await.and_then(|s| s.code()), Some(3));
+        assert_eq!(bot.id(), None, "an ended bot has no pid to attach to");
     }
 }
