@@ -549,3 +549,27 @@ fn a_replaced_bot_gets_bye_and_is_started_again_for_the_next_game() {
         "the restarted bot has its own stderr log"
     );
 }
+
+#[test]
+fn match_and_replay_print_the_score_in_the_same_order() {
+    let tmp = Scratch::new("score-order");
+    let dir = tmp.join("records");
+    let args = ["match", "--seed", "5", "--games", "6", "--bot", "builtin:random"];
+    let out = referee_ok(&[&args[..], &["--records", common::s(&dir)]].concat());
+    let results: Vec<&str> = out.lines().filter_map(|l| l.trim().strip_prefix("result: ")).collect();
+    let files = records(&dir);
+    assert_eq!(results.len(), files.len(), "{out}");
+    let mut team1_won = false;
+    for (result, file) in results.iter().zip(&files) {
+        let footer = check_record(file).pop().unwrap();
+        let score = format!("{}-{}", footer["score"][0], footer["score"][1]);
+        team1_won |= footer["winner"] == 1;
+        // Team 0 first, whoever won: as in the record and every deal line.
+        assert!(result.ends_with(&format!(" {score}")), "match says {result:?}, record {score}");
+        let replayed = referee_ok(&["replay", common::s(file)]);
+        let line = replayed.lines().find(|l| l.starts_with("Result: ")).unwrap();
+        assert!(line.contains(&format!(" {score} ")), "replay says {line:?}, record {score}");
+    }
+    // Only a game team 1 won tells the orders apart.
+    assert!(team1_won, "seed 5 gave team 1 no win: pick another seed\n{out}");
+}
