@@ -1723,7 +1723,8 @@ mod tests {
         assert!(replay_str(&text(&lines)).is_ok());
         let n = lines.len();
         let RecordLine::Footer(f) = lines[n - 1].clone() else { unreachable!() };
-        let changes: [(&str, fn(&mut SeatStats)); 6] = [
+        type Change = fn(&mut SeatStats);
+        let changes: [(&str, Change); 6] = [
             ("answers", |s| s.answers += 1),
             ("think_us", |s| s.think_us += 1),
             ("max_us", |s| s.max_us += 1),
