@@ -67,7 +67,8 @@ fn rules_from(a: u8, b: u8) -> Rules {
         chant_second: if bit(a, 2) { ChantSecond::Partner } else { ChantSecond::Dealer },
         discard: if bit(a, 3) { DiscardRule::KeepHighest } else { DiscardRule::Free },
         all_spoiled: if bit(a, 4) { AllSpoiled::Redeal } else { AllSpoiled::Nothing },
-        mordienne_run: [None, Some(2), Some(3), Some(2)][usize::from((a >> 5) & 3)],
+        mordienne: (a >> 5) & 3 != 0,
+        mordienne_run: [2, 2, 3, 2][usize::from((a >> 5) & 3)],
         on_tie: if bit(a, 7) { OnTie::ExtraDeals } else { OnTie::Draw },
         length: if bit(b, 7) {
             MatchLength::Target(1 + u16::from(b & 7))

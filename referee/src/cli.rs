@@ -271,7 +271,8 @@ impl RulesArgs {
                 AllSpoiledArg::Nothing => AllSpoiled::Nothing,
                 AllSpoiledArg::Redeal => AllSpoiled::Redeal,
             },
-            mordienne_run: (self.mordienne == OnOff::On).then_some(self.mordienne_run),
+            mordienne: self.mordienne == OnOff::On,
+            mordienne_run: self.mordienne_run,
             length: match self.target {
                 Some(t) => MatchLength::Target(t),
                 None => MatchLength::Deals(self.deals),

@@ -62,8 +62,8 @@ pub(crate) fn rules_wire(rules: &Rules, seating_draw: bool) -> RulesWire {
             AllSpoiled::Redeal => "redeal",
         }
         .into(),
-        mordienne: on_off(rules.mordienne_run.is_some()),
-        mordienne_run: rules.mordienne_run.unwrap_or(2),
+        mordienne: on_off(rules.mordienne),
+        mordienne_run: rules.mordienne_run,
         deals: match rules.length {
             MatchLength::Deals(n) => Some(n),
             MatchLength::Target(_) => None,
@@ -131,10 +131,11 @@ pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, bool), String> {
             "redeal" => AllSpoiled::Redeal,
             v => return Err(bad("all-spoiled", v)),
         },
-        mordienne_run: match (on_off("mordienne", &w.mordienne)?, w.mordienne_run) {
-            (false, _) => None,
-            (true, n @ 2..=3) => Some(n),
-            (true, n) => return Err(bad("mordienne-run", &n.to_string())),
+        mordienne: on_off("mordienne", &w.mordienne)?,
+        // Checked whether mordienne is on or off: the record says what the organiser set.
+        mordienne_run: match w.mordienne_run {
+            n @ 2..=3 => n,
+            n => return Err(bad("mordienne-run", &n.to_string())),
         },
         length: match (w.deals, w.target) {
             (Some(n), None) if n > 0 => MatchLength::Deals(n),
@@ -187,7 +188,8 @@ mod tests {
                 chant_second: ChantSecond::Partner,
                 discard: DiscardRule::KeepHighest,
                 all_spoiled: AllSpoiled::Redeal,
-                mordienne_run: None,
+                mordienne: false,
+                mordienne_run: 3,
                 length: MatchLength::Target(5),
                 on_tie: OnTie::ExtraDeals,
                 signals: SignalDelivery::Leaky,

@@ -230,7 +230,7 @@ impl Table<'_> {
             let pending = std::mem::take(&mut self.bots[seat.index()].pending_faults);
             let had_pending = !pending.is_empty();
             for (kind, detail) in pending {
-                self.fault(seat, kind, detail, None, "the referee plays for the bot".into());
+                self.fault(seat, kind, detail, None, String::new());
             }
             // A bot that is gone without a new fault to show for it (it died in an earlier
             // game and could not come back) is still recorded once for this game.
@@ -240,7 +240,7 @@ impl Table<'_> {
                     .clone()
                     .unwrap_or((FaultKind::ClosedStdout, "no connection".into()));
                 let detail = format!("still unavailable: {detail}");
-                self.fault(seat, kind, detail, None, "the referee plays for the bot".into());
+                self.fault(seat, kind, detail, None, String::new());
             }
             self.bots[seat.index()].notify(&ToBot::Game {
                 game: setup.game_no,
@@ -306,7 +306,9 @@ impl Table<'_> {
 
     /// Asks `seat` a question; `None` when the referee must choose for the bot (it is replaced,
     /// or it faulted, in which case the fault is already recorded with `fallback` as the action
-    /// taken). The answer comes with its think time in microseconds and its raw line.
+    /// taken). The answer comes with its think time in microseconds and its raw line, its
+    /// signals already checked and delivered: while the question is still open, so that a
+    /// refused signal's fault names the question (and its trick) like any other fault about it.
     async fn ask(
         &mut self,
         seat: Seat,
@@ -327,7 +329,7 @@ impl Table<'_> {
         let reply =
             self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
         for (kind, detail, raw) in ignored.kept {
-            self.fault(seat, kind, detail, Some(raw), "line ignored".into());
+            self.fault(seat, kind, detail, Some(raw), String::new());
         }
         // Beyond the kept lines a flood is only counted, so the statistics stay exact.
         let more = u32::try_from(ignored.more).unwrap_or(u32::MAX);
@@ -338,9 +340,7 @@ impl Table<'_> {
                     let us = took.as_micros() as u64;
                     let st = &mut self.seats[i];
                     st.bank_us = st.bank_us.saturating_sub(us.saturating_sub(answer_us));
-                    st.stats.answers += 1;
-                    st.stats.think_us += us;
-                    st.stats.max_us = st.stats.max_us.max(us);
+                    self.signals(seat, msg.signals(), &raw);
                     Some((msg, us, raw))
                 }
                 Err((kind, detail)) => {
@@ -371,14 +371,15 @@ impl Table<'_> {
         }
     }
 
-    /// Records a fault, applies the policy and tells the bot.
+    /// Records a fault, applies the policy and tells the bot. `done` is what the referee did
+    /// about the question instead of the bot (the fallback move), empty when it did nothing.
     fn fault(
         &mut self,
         seat: Seat,
         kind: FaultKind,
         detail: String,
         raw: Option<String>,
-        action: String,
+        done: String,
     ) {
         let i = seat.index();
         // A bot that can no longer be reached (it was killed for not reading, say) is replaced
@@ -413,17 +414,7 @@ impl Table<'_> {
         let view = self.game.view(seat);
         let in_deal =
             matches!(self.game.to_act(), Some(Turn::Vote(_) | Turn::Discard(_) | Turn::Play(_)));
-        let action = match penalty {
-            Penalty::Ignored => "line ignored".to_string(),
-            Penalty::SignalDropped => {
-                "signal not delivered; the rest of the answer stands".to_string()
-            }
-            Penalty::Fallback => action,
-            Penalty::Replaced => {
-                format!("{action}; the referee plays for this bot for the rest of the game")
-            }
-            Penalty::Forfeit => "your partnership forfeits the game".to_string(),
-        };
+        let action = policy::action_text(penalty, &done);
         let record = FaultRecord {
             seat: seat_no(seat),
             deal: in_deal.then_some(view.deal),
@@ -450,70 +441,71 @@ impl Table<'_> {
         });
     }
 
-    /// Checks and delivers the signals of an accepted answer. The first refused signal is a
-    /// fault and drops it and the rest of the answer's signals.
-    fn signals(&mut self, seat: Seat, words: &[String]) {
+    /// Checks and delivers the signals of an accepted answer, whose line is `raw`. The first
+    /// refused signal is a fault and drops it and the rest of the answer's signals.
+    fn signals(&mut self, seat: Seat, words: &[String], raw: &str) {
         if words.len() > MAX_SIGNALS {
             let detail = format!("{} signals in one answer; at most {MAX_SIGNALS}", words.len());
-            self.fault(seat, FaultKind::BadSignal, detail, None, String::new());
-            return;
+            return self.refuse_signal(seat, detail, raw);
         }
         for word in words {
             let signal = match word.parse::<Signal>() {
                 Ok(s) => s,
-                Err(e) => {
-                    let detail = format!("{word:?}: {e}");
-                    self.fault(seat, FaultKind::BadSignal, detail, None, String::new());
-                    return;
-                }
+                Err(e) => return self.refuse_signal(seat, format!("{word:?}: {e}"), raw),
             };
-            let coins = if self.cfg.rules.signals == SignalDelivery::Leaky {
-                let threshold = (u128::from(self.cfg.rules.signal_leak_ppm) << 64) / 1_000_000;
-                let mut flip = || u128::from(self.leak_rng.next_u64()) < threshold;
-                [flip(), flip()]
-            } else {
-                [false, false]
-            };
-            match self.game.signal(seat, signal, coins) {
-                Ok(Event::Signalled { seen_by, .. }) => {
-                    let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
-                    self.rec.line(&RecordLine::Signal {
-                        from: seat_no(seat),
-                        signal: word.clone(),
-                        seen_by: seen,
-                    });
-                    for s in Seat::ALL {
-                        if s != seat && seen_by[s.index()] {
-                            self.bots[s.index()].notify(&ToBot::Signal {
-                                from: seat_no(seat),
-                                signal: word.clone(),
-                            });
-                        }
-                    }
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    self.fault(
-                        seat,
-                        FaultKind::BadSignal,
-                        format!("{word}: {e}"),
-                        None,
-                        String::new(),
-                    );
-                    return;
-                }
+            if let Err(e) = self.game.check_signal(seat, signal) {
+                return self.refuse_signal(seat, format!("{word}: {e}"), raw);
             }
-            if self.forfeit.is_some() {
+            // Checked before the coins are drawn: only a delivered signal takes any, so the
+            // record's signal lines alone say which outputs of the stream each one took.
+            let coins = self.leak_coins();
+            let Ok(Event::Signalled { seen_by, .. }) = self.game.signal(seat, signal, coins) else {
+                tracing::error!("referee bug: seat {seat}'s checked signal {word} was refused");
                 return;
+            };
+            let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
+            self.rec.line(&RecordLine::Signal {
+                from: seat_no(seat),
+                signal: word.clone(),
+                seen_by: seen,
+            });
+            for s in Seat::ALL {
+                if s != seat && seen_by[s.index()] {
+                    self.bots[s.index()]
+                        .notify(&ToBot::Signal { from: seat_no(seat), signal: word.clone() });
+                }
             }
         }
+    }
+
+    /// A refused signal's fault. It keeps the answer's line, which has no line of its own in the
+    /// record when the fault forfeits the game.
+    fn refuse_signal(&mut self, seat: Seat, detail: String, raw: &str) {
+        let done = policy::SIGNAL_DROPPED.to_string();
+        self.fault(seat, FaultKind::BadSignal, detail, Some(raw.to_string()), done);
+    }
+
+    /// The coin flips of a delivered signal, for the opponent on the sender's left and then the
+    /// one on its right: under `signals=leaky`, the next two outputs of the game's stream
+    /// (spec/records.md section 4); otherwise none are drawn.
+    fn leak_coins(&mut self) -> [bool; 2] {
+        if self.cfg.rules.signals != SignalDelivery::Leaky {
+            return [false, false];
+        }
+        let threshold = (u128::from(self.cfg.rules.signal_leak_ppm) << 64) / 1_000_000;
+        let mut flip = || u128::from(self.leak_rng.next_u64()) < threshold;
+        [flip(), flip()]
     }
 
     async fn opening(&mut self, seat: Seat) {
         let view = self.game.view(seat);
         let vote = self.game.to_act() == Some(Turn::Vote(seat));
-        let votes: Vec<VoteCast> = (0..4u8)
-            .filter_map(|s| view.votes[s as usize].map(|accept| VoteCast { seat: s, accept }))
+        // In the order cast, from the dealer's left (spec/protocol.md section 4.4).
+        let votes: Vec<VoteCast> = (1..=4)
+            .map(|k| view.dealer.plus(k))
+            .filter_map(|s| {
+                view.votes[s.index()].map(|accept| VoteCast { seat: seat_no(s), accept })
+            })
             .collect();
         let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), codes(view.hand));
         let fallback =
@@ -547,8 +539,7 @@ impl Table<'_> {
             )
             .await;
         let (accept, us, raw) = match reply {
-            Some((FromBot::Opening { accept, signals, .. }, us, raw)) => {
-                self.signals(seat, &signals);
+            Some((FromBot::Opening { accept, .. }, us, raw)) => {
                 (accept.unwrap_or(policy::FALLBACK_VOTE), us, Some(raw))
             }
             _ => (policy::FALLBACK_VOTE, 0, None),
@@ -558,7 +549,7 @@ impl Table<'_> {
             return;
         }
         if !vote {
-            self.rec.line(&RecordLine::Opening { seat: seat_no(seat), us, auto, raw });
+            self.action_line(seat, &RecordLine::Opening { seat: seat_no(seat), us, auto, raw });
             self.settle(seat).await;
             return;
         }
@@ -599,8 +590,7 @@ impl Table<'_> {
             )
             .await;
         let (cards, us, raw) = match reply {
-            Some((FromBot::Discard { cards, signals, .. }, us, raw)) => {
-                self.signals(seat, &signals);
+            Some((FromBot::Discard { cards, .. }, us, raw)) => {
                 (convert::set(&cards).0, us, Some(raw))
             }
             _ => (fallback_cards, 0, None),
@@ -660,10 +650,7 @@ impl Table<'_> {
             .await;
         self.asking_play = None;
         let (card, us, raw) = match reply {
-            Some((FromBot::Play { card, signals, .. }, us, raw)) => {
-                self.signals(seat, &signals);
-                (convert::card(card), us, Some(raw))
-            }
+            Some((FromBot::Play { card, .. }, us, raw)) => (convert::card(card), us, Some(raw)),
             _ => match policy::fallback_play(held) {
                 Some(card) => (card, 0, None),
                 None => return,
@@ -681,7 +668,7 @@ impl Table<'_> {
     /// The action was validated (or is the fallback), so the rules accept it; a refusal here
     /// would be a referee bug, logged loudly rather than hidden.
     async fn commit(&mut self, seat: Seat, line: RecordLine, action: Action, trick: u8) {
-        self.rec.line(&line);
+        self.action_line(seat, &line);
         match self.game.apply(seat, action) {
             Ok(ev) => {
                 let ev = *ev;
@@ -692,6 +679,24 @@ impl Table<'_> {
             }
         }
         self.settle(seat).await;
+    }
+
+    /// Records the line of a seat's vote, opening answer, discard or play. The footer's answer
+    /// statistics are counted here, from the lines themselves, so they are exactly those of the
+    /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
+    /// false signal that forfeits the game) has no line and counts for nothing.
+    fn action_line(&mut self, seat: Seat, line: &RecordLine) {
+        if let RecordLine::Vote { us, auto: false, .. }
+        | RecordLine::Opening { us, auto: false, .. }
+        | RecordLine::Discard { us, auto: false, .. }
+        | RecordLine::Play { us, auto: false, .. } = *line
+        {
+            let stats = &mut self.seats[seat.index()].stats;
+            stats.answers += 1;
+            stats.think_us += us;
+            stats.max_us = stats.max_us.max(us);
+        }
+        self.rec.line(line);
     }
 
     /// Turns the engine's public events of an action into notices and record lines. `trick` is

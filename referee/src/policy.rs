@@ -81,6 +81,25 @@ pub(crate) fn fallback_discard(hand: CardSet) -> CardSet {
 /// The fallback chant vote.
 pub(crate) const FALLBACK_VOTE: bool = false;
 
+/// What the referee does about a refused signal: the answer's action stands.
+pub(crate) const SIGNAL_DROPPED: &str = "signal not delivered; the rest of the answer stands";
+
+/// What the referee tells a bot it did after a fault (the `action` of its `error` and of the
+/// fault line). `done` is what it did about the question instead of the bot (the fallback move,
+/// or [`SIGNAL_DROPPED`]), empty when there was no question (a fault met between games); the
+/// penalty adds its own part. Parts are joined only when both say something, so no text starts
+/// or ends with a bare separator.
+pub(crate) fn action_text(penalty: Penalty, done: &str) -> String {
+    let parts = match penalty {
+        Penalty::Ignored => ["line ignored", ""],
+        Penalty::SignalDropped | Penalty::Fallback => [done, ""],
+        Penalty::Replaced => [done, "the referee plays for this bot for the rest of the game"],
+        Penalty::Forfeit => ["your partnership forfeits the game", ""],
+    };
+    let said: Vec<&str> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    if said.is_empty() { "nothing".into() } else { said.join("; ") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +127,45 @@ mod tests {
         let f = Policy { on_fault: OnFault::Forfeit, max_strikes: 3 };
         assert_eq!(penalty(f, FaultKind::IllegalCard, 1), Penalty::Forfeit);
         assert_eq!(penalty(f, FaultKind::UnknownId, 0), Penalty::Ignored);
+    }
+
+    /// Issue 12: a refused signal that replaced its bot said "; the referee plays for this bot
+    /// ...", and a bot that failed between games "the referee plays for the bot; the referee
+    /// plays for this bot ...".
+    #[test]
+    fn action_texts_say_each_thing_once() {
+        let rest = "the referee plays for this bot for the rest of the game";
+        assert_eq!(
+            action_text(Penalty::Replaced, SIGNAL_DROPPED),
+            format!("signal not delivered; the rest of the answer stands; {rest}")
+        );
+        assert_eq!(action_text(Penalty::Replaced, ""), rest);
+        assert_eq!(
+            action_text(Penalty::Replaced, "played 3s for you"),
+            format!("played 3s for you; {rest}")
+        );
+        assert_eq!(action_text(Penalty::SignalDropped, SIGNAL_DROPPED), SIGNAL_DROPPED);
+        assert_eq!(action_text(Penalty::Fallback, "voted refuse for you"), "voted refuse for you");
+        assert_eq!(
+            action_text(Penalty::Forfeit, "played 3s for you"),
+            "your partnership forfeits the game"
+        );
+        assert_eq!(action_text(Penalty::Ignored, ""), "line ignored");
+        for penalty in [
+            Penalty::Ignored,
+            Penalty::SignalDropped,
+            Penalty::Fallback,
+            Penalty::Replaced,
+            Penalty::Forfeit,
+        ] {
+            for done in ["", "played 3s for you"] {
+                let text = action_text(penalty, done);
+                assert!(
+                    !text.is_empty() && !text.starts_with(';') && !text.ends_with(' '),
+                    "{text:?}"
+                );
+                assert!(!text.contains("; ;") && !text.ends_with(';'), "{text:?}");
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ use crate::text::Shown;
 use protocol::CardCode;
 use protocol::msg::SeatNo;
 use protocol::record::RecordLine;
+use protocol::record::SeatStats;
 use protocol::record::{FaultRecord, Footer, Header, Penalty, RECORD_FORMAT, RECORD_VERSION};
 use rules::{
     Action, CardSet, DealResult, Deck, Event, Game, MatchLength, Rules, Seat, Signal,
@@ -207,6 +208,8 @@ struct Replayer {
     /// at once (bots that all fail to start), so the footer names the team of any of them.
     forfeits: Vec<Seat>,
     faults: Vec<FaultRecord>,
+    /// Each seat's answers so far, from its answer lines without `auto`, for the footer.
+    answered: [SeatStats; 4],
     footer: Option<Footer>,
     account: Account,
 }
@@ -251,6 +254,7 @@ impl Replayer {
             play_lines: Vec::new(),
             forfeits: Vec::new(),
             faults: Vec::new(),
+            answered: Default::default(),
             footer: None,
             account,
         })
@@ -268,6 +272,25 @@ impl Replayer {
             let why = format!("seat {seat} forfeited, so the footer comes next");
             return Err(refused(line, &describe(&record), why));
         }
+        let answer = match record {
+            RecordLine::Vote { seat, us, auto: false, .. }
+            | RecordLine::Opening { seat, us, auto: false, .. }
+            | RecordLine::Discard { seat, us, auto: false, .. }
+            | RecordLine::Play { seat, us, auto: false, .. } => Some((seat, us)),
+            _ => None,
+        };
+        self.apply(record, line)?;
+        // The line's seat is a seat: the line was accepted.
+        if let Some((seat, us)) = answer {
+            let stats = &mut self.answered[usize::from(seat)];
+            stats.answers += 1;
+            stats.think_us += us;
+            stats.max_us = stats.max_us.max(us);
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, record: RecordLine, line: usize) -> Result<(), ReplayError> {
         match record {
             RecordLine::Header(_) => Err(corrupt(line, "a second header line")),
             RecordLine::Deal { deal, dealer, deck, hands } => {
@@ -837,9 +860,52 @@ impl Replayer {
                 }
             }
         };
+        self.stats(&footer, line)?;
         self.account.flush();
         self.account.line(format_args!("Result: {result} after {}", plural(deals.into(), "deal")));
         self.footer = Some(footer);
+        Ok(())
+    }
+
+    /// The footer's statistics follow from the lines (records.md, `footer`): a seat's answers,
+    /// think times and longest think time are those of its answer lines without `auto`; its
+    /// strikes are those of its last fault line, and it was replaced when one of its faults
+    /// says so. Its fault count may exceed its fault lines (ignored lines beyond those kept).
+    fn stats(&self, footer: &Footer, line: usize) -> Result<(), ReplayError> {
+        if footer.stats.len() != 4 {
+            let message =
+                format!("the footer has statistics for {} seats, not 4", footer.stats.len());
+            return Err(corrupt(line, message));
+        }
+        for (seat, stated) in footer.stats.iter().enumerate() {
+            let what = format!("footer statistics of seat {seat}");
+            let lines = &self.answered[seat];
+            let faults: Vec<&FaultRecord> =
+                self.faults.iter().filter(|f| usize::from(f.seat) == seat).collect();
+            let strikes = faults.last().map_or(0, |f| f.strikes);
+            let replaced = faults.iter().any(|f| f.penalty == Penalty::Replaced);
+            let checks = [
+                ("answers", stated.answers.to_string(), lines.answers.to_string()),
+                ("think_us", stated.think_us.to_string(), lines.think_us.to_string()),
+                ("max_us", stated.max_us.to_string(), lines.max_us.to_string()),
+                ("strikes", stated.strikes.to_string(), strikes.to_string()),
+                ("replaced", stated.replaced.to_string(), replaced.to_string()),
+            ];
+            for (field, stated, derived) in checks {
+                if stated != derived {
+                    let why = format!("{what} says {field} {stated}, its lines give {derived}");
+                    return Err(diverged(line, why));
+                }
+            }
+            if (stated.faults as usize) < faults.len() {
+                let why = format!(
+                    "{what} says {} faults, but the seat has {} fault lines",
+                    stated.faults,
+                    faults.len()
+                );
+                return Err(diverged(line, why));
+            }
+        }
         Ok(())
     }
 
@@ -1011,9 +1077,10 @@ fn rules_text(rules: &Rules, seating_draw: bool) -> String {
             parts.push("discard keep-highest".into());
         }
     }
-    parts.push(match rules.mordienne_run {
-        Some(run) => format!("mordienne run {run}"),
-        None => "mordienne off".into(),
+    parts.push(if rules.mordienne {
+        format!("mordienne run {}", rules.mordienne_run)
+    } else {
+        "mordienne off".into()
     });
     parts.push(match rules.length {
         MatchLength::Deals(n) => plural(n.into(), "deal"),
@@ -1208,13 +1275,8 @@ mod tests {
             }
         }
         let outcome = game.outcome().unwrap();
-        lines.push(footer(
-            "complete",
-            outcome.score,
-            outcome.winner.map(|t| t.index() as u8),
-            None,
-            outcome.deals,
-        ));
+        let winner = outcome.winner.map(|t| t.index() as u8);
+        lines.push(footer(&lines, "complete", outcome.score, winner, None, outcome.deals));
         lines
     }
 
@@ -1246,20 +1308,43 @@ mod tests {
         }))
     }
 
+    /// A footer after `lines`, with their statistics as records.md defines them.
     fn footer(
+        lines: &[RecordLine],
         status: &str,
         score: [u16; 2],
         winner: Option<u8>,
         forfeit: Option<u8>,
         deals: u16,
     ) -> RecordLine {
+        let mut stats = vec![SeatStats::default(); 4];
+        for line in lines {
+            match line {
+                RecordLine::Vote { seat, us, auto: false, .. }
+                | RecordLine::Opening { seat, us, auto: false, .. }
+                | RecordLine::Discard { seat, us, auto: false, .. }
+                | RecordLine::Play { seat, us, auto: false, .. } => {
+                    let s = &mut stats[usize::from(*seat)];
+                    s.answers += 1;
+                    s.think_us += us;
+                    s.max_us = s.max_us.max(*us);
+                }
+                RecordLine::Fault(f) => {
+                    let s = &mut stats[usize::from(f.seat)];
+                    s.faults += 1;
+                    s.strikes = f.strikes;
+                    s.replaced |= f.penalty == Penalty::Replaced;
+                }
+                _ => {}
+            }
+        }
         RecordLine::Footer(Box::new(Footer {
             status: status.into(),
             score,
             winner,
             forfeit,
             deals,
-            stats: vec![SeatStats::default(); 4],
+            stats,
             duration_ms: 1234,
         }))
     }
@@ -1604,7 +1689,7 @@ mod tests {
         };
         let mut record = lines[..end].to_vec();
         record.push(RecordLine::Fault(fault.clone()));
-        record.push(footer("complete", score, Some(0), Some(1), 1));
+        record.push(footer(&record, "complete", score, Some(0), Some(1), 1));
         let replay = replay_str(&text(&record)).unwrap();
         assert_eq!(replay.faults, vec![fault.clone()]);
         assert_eq!(replay.score, score);
@@ -1623,18 +1708,66 @@ mod tests {
 
         // The wrong team, and anything but the footer after the forfeit, diverge.
         let n = record.len();
-        record[n - 1] = footer("complete", score, Some(1), Some(0), 1);
+        record[n - 1] = footer(&record[..n - 1], "complete", score, Some(1), Some(0), 1);
         assert_eq!(diverged_at(replay_str(&text(&record))).0, n);
         record[n - 1] = lines[end].clone();
         assert_eq!(diverged_at(replay_str(&text(&record))).0, n);
 
         // Connection-time forfeit, before any deal.
-        let record = vec![
-            lines[0].clone(),
-            RecordLine::Fault(fault),
-            footer("complete", [0, 0], Some(0), Some(1), 0),
-        ];
+        let mut record = vec![lines[0].clone(), RecordLine::Fault(fault)];
+        record.push(footer(&record, "complete", [0, 0], Some(0), Some(1), 0));
         assert_eq!(replay_str(&text(&record)).unwrap().score, [0, 0]);
+    }
+
+    /// Issue 12: a footer counted an answer refused for a false signal, which has no line, and
+    /// nothing noticed. The statistics are the lines' own, so every change to them diverges.
+    #[test]
+    fn footer_statistics_are_those_of_the_lines() {
+        let lines = record_game(default_rules(), 14);
+        assert!(replay_str(&text(&lines)).is_ok());
+        let n = lines.len();
+        let RecordLine::Footer(f) = lines[n - 1].clone() else { unreachable!() };
+        type Change = fn(&mut SeatStats);
+        let changes: [(&str, Change); 6] = [
+            ("answers", |s| s.answers += 1),
+            ("think_us", |s| s.think_us += 1),
+            ("max_us", |s| s.max_us += 1),
+            ("strikes", |s| s.strikes += 1),
+            ("replaced", |s| s.replaced = true),
+            ("nothing", |_| {}),
+        ];
+        for (field, change) in changes {
+            let mut changed = f.clone();
+            change(&mut changed.stats[2]);
+            let mut record = lines.clone();
+            record[n - 1] = RecordLine::Footer(changed);
+            if field == "nothing" {
+                assert!(replay_str(&text(&record)).is_ok());
+                continue;
+            }
+            let (line, message) = diverged_at(replay_str(&text(&record)));
+            assert_eq!(line, n, "{message}");
+            assert!(message.contains(&format!("statistics of seat 2 says {field} ")), "{message}");
+        }
+        // A fault line the footer does not count.
+        let mut record = lines[..n - 1].to_vec();
+        record.push(RecordLine::Fault(FaultRecord {
+            seat: 1,
+            deal: None,
+            trick: None,
+            kind: FaultKind::StaleId,
+            detail: "id 3 was answered already".into(),
+            raw: Some("{}".into()),
+            action: "line ignored".into(),
+            penalty: Penalty::Ignored,
+            strikes: 0,
+        }));
+        let mut uncounted = f.clone();
+        uncounted.stats[1].faults = 0;
+        record.push(RecordLine::Footer(uncounted));
+        let (line, message) = diverged_at(replay_str(&text(&record)));
+        assert_eq!(line, n + 1, "{message}");
+        assert!(message.contains("says 0 faults, but the seat has 1 fault lines"), "{message}");
     }
 
     #[test]
@@ -1648,7 +1781,7 @@ mod tests {
         let RecordLine::DealOver { score, .. } = lines[deal_over] else { unreachable!() };
         let end = index_of(&lines, deal_over, |l| matches!(l, RecordLine::Play { .. })) + 1;
         let mut aborted = lines[..end].to_vec();
-        aborted.push(footer("aborted", score, None, None, 1));
+        aborted.push(footer(&aborted, "aborted", score, None, None, 1));
         let replay = replay_str(&text(&aborted)).unwrap();
         assert!(
             replay
@@ -1659,10 +1792,11 @@ mod tests {
         );
         // A complete footer before the end of the game.
         let k = aborted.len();
-        aborted[k - 1] = footer("complete", score, None, None, 1);
+        aborted[k - 1] = footer(&aborted[..k - 1], "complete", score, None, None, 1);
         assert_eq!(diverged_at(replay_str(&text(&aborted))).0, k);
         // A wrong final score.
-        lines[n - 1] = footer("complete", [f.score[0] + 1, f.score[1]], f.winner, None, f.deals);
+        let wrong_score = [f.score[0] + 1, f.score[1]];
+        lines[n - 1] = footer(&lines[..n - 1], "complete", wrong_score, f.winner, None, f.deals);
         assert_eq!(diverged_at(replay_str(&text(&lines))).0, n);
         // Nothing may follow the footer.
         lines[n - 1] = RecordLine::Footer(f);

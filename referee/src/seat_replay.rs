@@ -28,7 +28,7 @@ use crate::replay::{self, ReplayError};
 use crate::shutdown::{self, Trigger};
 use protocol::codec::decode_line;
 use protocol::msg::{FromBot, ToBot};
-use protocol::record::{FaultKind, FaultRecord, Footer, Header, RecordLine, SeatInfo};
+use protocol::record::{FaultKind, FaultRecord, Footer, Header, Penalty, RecordLine, SeatInfo};
 use serde_json::Value;
 use std::future::Future;
 use std::io::IsTerminal;
@@ -287,8 +287,9 @@ fn scripts(game: &Recorded) -> [Script; 4] {
             }
             if policy::is_ignorable(f.kind) {
                 ignored[i].extend(f.raw.clone());
-            } else if f.kind == FaultKind::BadSignal {
-                // About an accepted answer's signals: re-derived from the answer itself.
+            } else if f.kind == FaultKind::BadSignal && f.penalty != Penalty::Forfeit {
+                // About an accepted answer's signals: re-derived from the answer itself. An
+                // answer whose signal forfeited the game has no line; its fault keeps it.
             } else if found_on_write(f) {
                 match s.steps.last_mut() {
                     Some(step) => step.then_close = true,

@@ -84,8 +84,11 @@ pub struct Rules {
     pub discard: DiscardRule,
     /// All tricks spoiled.
     pub all_spoiled: AllSpoiled,
-    /// Mordienne's minimum run, `None` when mordienne is off.
-    pub mordienne_run: Option<u8>,
+    /// Whether a mordienne scores 2.
+    pub mordienne: bool,
+    /// Mordienne's minimum run, 2 or 3. It is kept when mordienne is off, like
+    /// `signal_leak_ppm` under other deliveries, so a record's rules say what the organiser set.
+    pub mordienne_run: u8,
     /// Match length.
     pub length: MatchLength,
     /// Level match at its end.
@@ -107,7 +110,8 @@ impl Default for Rules {
             chant_second: ChantSecond::Dealer,
             discard: DiscardRule::Free,
             all_spoiled: AllSpoiled::Nothing,
-            mordienne_run: Some(2),
+            mordienne: true,
+            mordienne_run: 2,
             length: MatchLength::Deals(5),
             on_tie: OnTie::Draw,
             signals: SignalDelivery::Partner,

@@ -39,10 +39,10 @@ pub fn score_deal(winners: &[Option<Seat>; 9], rules: &Rules) -> DealScore {
         .filter(|s| tricks[s.index()] == most)
         .min_by_key(|s| reached[s.index()])
         .unwrap_or(Seat::ALL[0]);
-    let mordienne = rules.mordienne_run.is_some_and(|min_run| {
+    let mordienne = rules.mordienne && {
         let run = winners.iter().rev().take_while(|w| **w == Some(winner)).count();
-        run >= min_run as usize && run == most as usize
-    });
+        run >= usize::from(rules.mordienne_run) && run == most as usize
+    };
     DealScore { tricks, winner: Some(winner), points: if mordienne { 2 } else { 1 }, mordienne }
 }
 
@@ -89,8 +89,8 @@ mod tests {
 
     #[test]
     fn mordienne_options() {
-        let off = Rules { mordienne_run: None, ..Rules::default() };
-        let run3 = Rules { mordienne_run: Some(3), ..Rules::default() };
+        let off = Rules { mordienne: false, ..Rules::default() };
+        let run3 = Rules { mordienne_run: 3, ..Rules::default() };
         // West wins 3: a run of 3 counts under both lengths.
         assert_eq!(score_deal(&parse("SXENXSWWW"), &off).points, 1);
         assert_eq!(score_deal(&parse("SXENXSWWW"), &run3).points, 2);

@@ -26,9 +26,8 @@ fn rules_from(options: &[&str]) -> Rules {
             ("chant-second", "partner") => rules.chant_second = ChantSecond::Partner,
             ("discard", "free") => rules.discard = DiscardRule::Free,
             ("discard", "keep-highest") => rules.discard = DiscardRule::KeepHighest,
-            ("mordienne", "off") => rules.mordienne_run = None,
-            ("mordienne", "on") => {}
-            ("mordienne-run", n) => rules.mordienne_run = Some(n.parse().unwrap()),
+            ("mordienne", v) => rules.mordienne = v == "on",
+            ("mordienne-run", n) => rules.mordienne_run = n.parse().unwrap(),
             _ => panic!("unknown option {opt}"),
         }
     }

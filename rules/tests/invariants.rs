@@ -18,7 +18,8 @@ fn random_rules(rng: &mut SplitMix64) -> Rules {
         chant_second: if pick(rng, 2) == 0 { ChantSecond::Dealer } else { ChantSecond::Partner },
         discard: if pick(rng, 2) == 0 { DiscardRule::Free } else { DiscardRule::KeepHighest },
         all_spoiled: if pick(rng, 2) == 0 { AllSpoiled::Nothing } else { AllSpoiled::Redeal },
-        mordienne_run: [None, Some(2), Some(3)][pick(rng, 3) as usize],
+        mordienne: pick(rng, 3) != 0,
+        mordienne_run: 2 + pick(rng, 2) as u8,
         length: if pick(rng, 3) == 0 {
             MatchLength::Target(1 + pick(rng, 5) as u16)
         } else {
