@@ -815,8 +815,8 @@ mod tests {
         }
         let d = walk.decision().expect("five swept deal sets decide at these bounds");
         assert!(decided_at.unwrap() < entries.len() - 1, "decided before the last set");
-        for g in 11..=20 {
-            let u = (g + 1) / 2;
+        for g in 11..=20u64 {
+            let u = g.div_ceil(2);
             let mut e = entry(g, u, if g % 2 == 1 { 1 } else { 2 }, None, &[]);
             e.status = EntryStatus::NotNeeded;
             entries.push(e);
