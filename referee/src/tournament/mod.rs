@@ -169,9 +169,8 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
     let done: HashSet<u64> = entries.iter().map(|e| e.game).collect();
     let pending: Vec<Job> = mine.iter().filter(|j| !done.contains(&j.index)).copied().collect();
     check_programs(&cfg, &out, &pending, &entries)?;
-    if args.resume {
-        // The folder's plan stays as the first run wrote it: the resume was checked against it.
-    } else {
+    // Only a first run writes the plan; a resume was checked against it and leaves it as it is.
+    if !args.resume {
         record_io::prepare_dir(&records)?;
         journal::write_plan(&out, &plan)?;
     }
