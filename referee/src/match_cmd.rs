@@ -1,7 +1,7 @@
 //! `referee match`: four bots, N games on the same processes, records, and a readable account.
 
 use crate::bot::tcp::Lobby;
-use crate::bot::{Bot, BotSpec, ConnectConfig};
+use crate::bot::{Bot, BotSpec, ConnectConfig, preflight};
 use crate::cli::MatchArgs;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, game_seed, run_game};
 use crate::record_io::{self, Recorder};
@@ -84,6 +84,8 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     } else {
         Some(args.records.clone().unwrap_or_else(|| PathBuf::from(format!("records/seed-{seed}"))))
     };
+    // Held until the match ends: a second referee on this folder is refused before it writes.
+    let _lock = dir.as_deref().map(record_io::lock_dir).transpose()?;
     if let Some(d) = &dir {
         record_io::prepare_dir(d)?;
     }
@@ -99,6 +101,14 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     let lobby = open_lobby(&players, &args.net, &connect, args.json).await?;
     let wait = Duration::from_millis(args.net.connect_wait_ms);
     let mut bots = connect_all(&players, &connect, dir.as_deref(), lobby.as_ref(), wait).await;
+    // The first game's bots are the start-up check: a program that cannot play stops the match.
+    let who: Vec<String> = (0..bots.len()).map(|p| format!("player {p}")).collect();
+    if let Some(r) = preflight::refusal(who.iter().map(String::as_str).zip(&bots), dir.as_deref()) {
+        for b in bots {
+            b.close("a bot of this match cannot play", BYE_GRACE).await;
+        }
+        return Err(r.line());
+    }
     for (p, bot) in bots.iter().enumerate() {
         if let Some((kind, detail)) = &bot.dead {
             // The game goes on with the fallback in that seat; say so where a person sees it.

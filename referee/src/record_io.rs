@@ -1,10 +1,14 @@
 //! Writing and reading record files: whole lines only, never overwriting, so a crash leaves a
-//! record that is cut short but never torn inside a line.
+//! record that is cut short but never torn inside a line; and one referee per records folder.
 
 use protocol::record::RecordLine;
-use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
+
+/// The lock file of a folder a referee writes into (a `match` records folder, a tournament's
+/// output folder). It holds the pid of the referee that holds it.
+pub(crate) const LOCK_FILE: &str = "referee.lock";
 
 /// Collects a game's record lines and writes them in batches of complete lines.
 #[derive(Debug)]
@@ -92,4 +96,76 @@ pub(crate) fn prepare_dir(dir: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A folder held by this referee: while it lives, no other referee can take the folder. The
+/// lock is the kernel's (`flock` on [`LOCK_FILE`]), tied to the open file, so it goes with the
+/// process however the process ends (a `kill -9` included) and never needs cleaning up.
+#[derive(Debug)]
+pub(crate) struct DirLock {
+    _file: File,
+}
+
+/// Takes `dir` for this referee, creating it if needed, before anything is written into it. A
+/// folder another referee holds is refused at once with one line naming that referee's pid:
+/// two referees on one folder would interleave their games and journal lines.
+pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join(LOCK_FILE);
+    // Opened without truncating: a referee that is refused must not erase the holder's pid.
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            let _ = file.read_to_string(&mut text);
+            // The holder writes its pid just after taking the lock; a refusal in between
+            // finds the file empty.
+            let holder = match text.trim().parse::<u32>() {
+                Ok(pid) => format!("pid {pid}"),
+                Err(_) => "its pid is not written yet".into(),
+            };
+            return Err(format!(
+                "{} is in use by another referee ({holder}); wait for it to end, or stop it first",
+                dir.display()
+            ));
+        }
+        Err(TryLockError::Error(e)) => {
+            return Err(format!("cannot lock {}: {e}", path.display()));
+        }
+    }
+    let pid = format!("{}\n", std::process::id());
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| file.write_all(pid.as_bytes()))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(DirLock { _file: file })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_locked_folder_is_refused_with_the_holders_pid_and_freed_on_drop() {
+        let dir = std::env::temp_dir().join(format!("lock-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let held = lock_dir(&dir).unwrap();
+        let text = std::fs::read_to_string(dir.join(LOCK_FILE)).unwrap();
+        assert_eq!(text, format!("{}\n", std::process::id()));
+        // A second open file description conflicts with the first, even in the same process.
+        let e = lock_dir(&dir).unwrap_err();
+        assert!(e.contains(&format!("pid {}", std::process::id())), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        drop(held);
+        let again = lock_dir(&dir).unwrap();
+        drop(again);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Scratch, quoted, referee_fails, referee_ok, root, rust_bot};
+use common::{Scratch, quoted, referee_fails, referee_ok, root, rust_bot, s};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -81,12 +81,14 @@ fn normalised(lines: &[Value]) -> Vec<Value> {
     lines
 }
 
-/// Every file of a folder with its contents.
+/// Every file of a folder with its contents, but the lock file (it names the last referee that
+/// held the folder, so it changes with every run).
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .expect("read the folder")
-        .map(|e| {
-            let p = e.expect("directory entry").path();
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| !p.ends_with("referee.lock"))
+        .map(|p| {
             let bytes = std::fs::read(&p).expect("read the file");
             (p, bytes)
         })
@@ -294,6 +296,143 @@ fn a_records_folder_is_never_reused() {
     assert!(line.contains("already holds records"), "{line}");
     // Nothing was started, so not even the bots' stderr logs were touched.
     assert_eq!(snapshot(&dir), before, "the second run changed the first run's files");
+}
+
+/// Programs that can never play, each with a word of what the stopping line must say.
+fn unplayable(tmp: &Scratch) -> Vec<(&'static str, String, &'static str)> {
+    use std::os::unix::fs::PermissionsExt;
+    let no_run_bit = tmp.write("no_run_bit.sh", "#!/bin/sh\nexit 0\n");
+    std::fs::set_permissions(&no_run_bit, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refuses = tmp.write(
+        "refuses.py",
+        "import sys\nsys.stdin.readline()\nprint('{\"type\":\"hello\",\"id\":1,\"protocol\":99,\"name\":\"x\",\"version\":\"1\"}', flush=True)\nsys.stdin.read()\n",
+    );
+    vec![
+        ("missing", "/nonexistent/aluette-bot --level 2".into(), "(no_start: cannot start"),
+        ("no-run-bit", quoted(&no_run_bit), "(no_start: cannot start"),
+        (
+            "exits",
+            "sh -c 'echo gone >&2; exit 3'".into(),
+            "(handshake_refused: exited: exit code 3)",
+        ),
+        ("refuses", format!("python3 {}", quoted(&refuses)), "speaks protocol 99"),
+    ]
+}
+
+#[test]
+fn a_bot_that_cannot_start_stops_the_match_before_any_game() {
+    let tmp = Scratch::new("cannot-start");
+    for (case, bot, want) in unplayable(&tmp) {
+        let dir = tmp.join(case);
+        let args = ["match", "--games", "3", "--handshake-ms", "20000", "--records", s(&dir)];
+        let mut args = args.to_vec();
+        args.extend(["--bot", "builtin:random", "--bot", &bot]);
+        let line = referee_fails(&args);
+        assert!(line.contains("player 1 cannot play"), "{case}: {line}");
+        assert!(line.contains(want), "{case}: want {want:?} in {line}");
+        assert!(line.contains("no game was played"), "{case}: {line}");
+        assert!(records(&dir).is_empty(), "{case}: a game was recorded");
+        if case == "exits" {
+            // What the bot said before dying is where the line says.
+            let log = dir.join("player1.stderr.log");
+            assert!(line.ends_with(&format!("its stderr is in {}", log.display())), "{line}");
+            assert_eq!(std::fs::read_to_string(&log).unwrap(), "gone\n");
+        }
+    }
+    // With --json, stdout holds no document: the match never began.
+    let out = common::referee(&["match", "--json", "--no-records", "--bot", "/nonexistent/bot"]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "{}", common::text(&out.stdout));
+}
+
+#[test]
+fn a_bot_that_cannot_be_started_again_later_is_a_recorded_fault() {
+    // It plays game 1 and exits on reading game_over (charged to game 2); its second start, for
+    // game 3, exits at once. The start-up check passed, so that failure is game 3's fault.
+    let tmp = Scratch::new("restart-fails");
+    let crash = root().join("sample-bots/hostile/crash_between_games.py");
+    let once = tmp.write(
+        "once.sh",
+        &format!(
+            "#!/bin/sh\nif [ -e \"$1\" ]; then exit 5; fi\n: > \"$1\"\nexec python3 {} \"$1.pids\"\n",
+            quoted(&crash)
+        ),
+    );
+    let bot = format!("sh {} {}", quoted(&once), quoted(&tmp.join("started")));
+    let dir = tmp.join("records");
+    referee_ok(&[
+        "match",
+        "--seed",
+        "1",
+        "--games",
+        "3",
+        "--handshake-ms",
+        "20000",
+        "--records",
+        s(&dir),
+        "--bot",
+        &bot,
+        "--bot",
+        "builtin:random",
+        "--bot",
+        "builtin:random",
+        "--bot",
+        "builtin:random",
+    ]);
+    let files = records(&dir);
+    assert_eq!(files.len(), 3);
+    assert!(check_record(&files[0]).iter().all(|l| l["type"] != "fault"), "game 1 was clean");
+    let faults: Vec<Value> =
+        check_record(&files[2]).into_iter().filter(|l| l["type"] == "fault").collect();
+    assert_eq!(faults.len(), 1, "{faults:#?}");
+    assert_eq!((&faults[0]["seat"], &faults[0]["kind"]), (&0.into(), &"handshake_refused".into()));
+    assert!(faults[0]["detail"].as_str().is_some_and(|d| d.contains("exit code 5")), "{faults:#?}");
+}
+
+/// A bot command that waits for the file `gate` before starting `command`.
+fn gated(tmp: &Scratch, gate: &Path, command: &str) -> String {
+    let script = tmp.write(
+        "gate.sh",
+        "#!/bin/sh\ngate=$1; shift\nwhile [ ! -e \"$gate\" ]; do sleep 0.05; done\nexec \"$@\"\n",
+    );
+    format!("sh {} {} {command}", quoted(&script), quoted(gate))
+}
+
+#[test]
+fn a_second_match_on_a_records_folder_is_refused_while_the_first_holds_it() {
+    let tmp = Scratch::new("lock");
+    let dir = tmp.join("records");
+    // The first referee waits for its bot's hello, which the gate holds back.
+    let bot = gated(&tmp, &tmp.join("gate"), &py_random());
+    let mut first = common::referee_cmd(&[
+        "match",
+        "--handshake-ms",
+        "60000",
+        "--records",
+        s(&dir),
+        "--bot",
+        &bot,
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .expect("the referee starts");
+    let pid = first.id().to_string();
+    let lock = dir.join("referee.lock");
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.trim() == pid) {
+        assert!(start.elapsed() < common::RUN_LIMIT, "the first referee never took the folder");
+        assert!(first.try_wait().expect("wait").is_none(), "the first referee ended too soon");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let line = referee_fails(&["match", "--records", s(&dir)]);
+    assert!(line.contains(&format!("in use by another referee (pid {pid})")), "{line}");
+    assert!(records(&dir).is_empty());
+    // Killed outright, it cannot unlock; the kernel does, and the folder is free again.
+    first.kill().expect("SIGKILL the referee");
+    first.wait().expect("reap the referee");
+    referee_ok(&["match", "--seed", "3", "--records", s(&dir)]);
+    assert_eq!(records(&dir).len(), 1);
 }
 
 /// The tee wrapper's byte-exact log: its JSON log's path plus `.raw`.

@@ -243,6 +243,45 @@ fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Outcome {
     Outcome { games, pids, peak_kb }
 }
 
+/// Runs a match (seed 1) with `bots` in seats 0..3 whose seat-0 bot can never play, and checks
+/// the start-up check's answer: a non-zero exit before any game, one line on stderr naming
+/// player 0 and why, no record, bounded memory, and no bot process alive once the referee is
+/// gone. Returns that line and the pids the bots wrote.
+fn refused(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> (String, Vec<u32>) {
+    let records = s.dir.join("records");
+    let mut args = vec!["match", "--seed", "1", "--records", records.to_str().unwrap()];
+    for (flag, value) in CLOCKS {
+        if !extra.contains(&flag) {
+            args.extend([flag, value]);
+        }
+    }
+    for b in bots {
+        args.extend(["--bot", b]);
+    }
+    args.extend(extra);
+    let (status, peak_kb) = run(&args, &s.dir.join("match"));
+    assert!(peak_kb < MAX_HWM_KB, "referee peak memory reached {peak_kb} kB");
+    assert!(!status.success(), "referee match should stop before game 1; see {}", s.dir.display());
+    let stderr = std::fs::read_to_string(s.dir.join("match.err")).unwrap();
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line on stderr: {stderr}");
+    assert!(lines[0].starts_with("referee: player 0 cannot play: "), "{}", lines[0]);
+    assert!(!records.join("game-000001.jsonl").exists(), "no game is played");
+    let pids: Vec<u32> = std::fs::read_to_string(s.pidfile())
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let deadline = Instant::now() + REAP;
+    for &pid in &pids {
+        while alive(pid) {
+            assert!(Instant::now() < deadline, "bot process {pid} outlived the referee");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    (lines[0].to_string(), pids)
+}
+
 /// True while `pid` runs and is still one of the hostile bots (a zombie has ended; a reused pid
 /// is someone else's).
 fn alive(pid: u32) -> bool {
@@ -272,25 +311,18 @@ fn not_executable_is_no_start() {
     std::fs::copy(repo().join("sample-bots/hostile/not_executable.sh"), &program).unwrap();
     std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o644)).unwrap();
     let bot = format!("'{}' '{}'", program.display(), s.pidfile().display());
-    let game = play(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "no_start", "replaced", 1);
-    assert!(game.plays(0).iter().all(|p| auto(p)));
-    assert!(game.pids.is_empty(), "the program never ran");
+    let (line, pids) = refused(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
+    assert!(line.contains("(no_start: cannot start"), "{line}");
+    assert!(pids.is_empty(), "the program never ran");
 }
 
 #[test]
 fn exit_127_before_hello_is_refused() {
     let s = Scratch::new("exit-127");
-    let game = play(&s, [&s.shell("exit_127"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
+    let (line, pids) = refused(&s, [&s.shell("exit_127"), RANDOM, RANDOM, RANDOM], &[]);
     // The process started, so it is not no_start; it never gave a hello answer.
-    assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
-    assert!(detail(faults[0]).contains("exit code 127"), "{}", faults[0]);
-    assert!(game.plays(0).iter().all(|p| auto(p)));
-    assert_eq!(game.pids.len(), 1);
+    assert!(line.contains("(handshake_refused: exited: exit code 127)"), "{line}");
+    assert_eq!(pids.len(), 1);
 }
 
 // ---- Crashes at each phase ----
@@ -298,12 +330,8 @@ fn exit_127_before_hello_is_refused() {
 #[test]
 fn crash_during_handshake_is_refused() {
     let s = Scratch::new("crash-handshake");
-    let game = play(&s, [&s.hostile("crash_handshake"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
-    assert!(detail(faults[0]).contains("exit code 1"), "{}", faults[0]);
-    assert!(game.plays(0).iter().all(|p| auto(p)));
+    let (line, _) = refused(&s, [&s.hostile("crash_handshake"), RANDOM, RANDOM, RANDOM], &[]);
+    assert!(line.contains("(handshake_refused: exited: exit code 1)"), "{line}");
 }
 
 #[test]
@@ -380,12 +408,9 @@ fn hang_at_handshake_is_refused() {
     let s = Scratch::new("hang-handshake");
     // The other seats are built in, so a short handshake limit is safe here.
     let bots = [&s.hostile("hang_handshake"), RANDOM, RANDOM, RANDOM];
-    let game = play(&s, bots, &["--handshake-ms", "1500"]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
-    assert!(game.plays(0).iter().all(|p| auto(p)));
-    assert_eq!(game.pids.len(), 1, "started once");
+    let (line, pids) = refused(&s, bots, &["--handshake-ms", "1500"]);
+    assert!(line.contains("(handshake_refused: timeout: no answer within 1500 ms)"), "{line}");
+    assert_eq!(pids.len(), 1, "started once");
 }
 
 #[test]
@@ -491,11 +516,8 @@ fn endless_flood_at_handshake_is_refused() {
     // The other seats are built in, so the handshake limit only has to leave the flood time
     // to show whether memory grows with it (the bot floods for 10 s at most).
     let bots = [&s.hostile("flood_handshake"), RANDOM, RANDOM, RANDOM];
-    let game = play(&s, bots, &["--handshake-ms", "5000"]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "handshake_refused", "replaced", 1);
-    assert!(game.plays(0).iter().all(|p| auto(p)));
+    let (line, _) = refused(&s, bots, &["--handshake-ms", "5000"]);
+    assert!(line.contains("(handshake_refused: timeout"), "{line}");
 }
 
 #[test]

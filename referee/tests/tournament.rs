@@ -302,11 +302,16 @@ fn shards_merge_to_the_standings_of_one_run() {
 #[test]
 fn a_disqualified_entrant_plays_no_more() {
     let sc = Scratch::new("disqualify");
+    // It starts and answers its hello (a program that cannot stops the tournament before it
+    // begins), then exits at its 3rd play question of every game: one fault per seat and game,
+    // two a game, so the third game against H passes the threshold of five.
+    let script = root().join("referee/tests/bots/misbehave.py");
+    let broken = format!("python3 '{}' exit '{}'", script.display(), sc.join("pids").display());
     let config = sc.write(
         "dq.toml",
         &format!(
-            "seed = 3\nformat = \"round-robin\"\ngames = 3\nconcurrency = 1\ndisqualify = {{ max-faults = 3 }}\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("broken", "false"), ("R", "builtin:random")])
+            "seed = 3\nformat = \"round-robin\"\ngames = 3\nconcurrency = 1\ndisqualify = {{ max-faults = 5 }}\n\n[clock]\nhandshake-ms = 20000\n\n{}",
+            entrants(&[("H", "builtin:heuristic"), ("broken", &broken), ("R", "builtin:random")])
         ),
     );
     let out = sc.join("out");
@@ -314,7 +319,7 @@ fn a_disqualified_entrant_plays_no_more() {
     let st = read_json(&out.join("standings.json"));
     let broken = row(&st, "broken");
     assert_eq!(broken["disqualified"], true);
-    assert!(n(&broken["faults"]["crashes"]) > 3, "{broken}");
+    assert!(n(&broken["faults"]["crashes"]) > 5, "{broken}");
     assert_eq!(n(&broken["not_played"]), 3, "its games against R are not played: {broken}");
     assert_eq!(n(&broken["rank"]), 3, "disqualified entrants rank last");
     let journal = jsonl(&out.join("journal.jsonl"));
@@ -336,14 +341,261 @@ fn sprt_stops_a_lopsided_match() {
         ),
     );
     let out = sc.join("out");
-    let stdout = referee_ok(&["tournament", s(&config), "--out", s(&out)]);
+    let run = referee(&["tournament", s(&config), "--out", s(&out)]);
+    let (stdout, stderr) = (common::text(&run.stdout), common::text(&run.stderr));
+    assert!(run.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("H1 accepted"), "{stdout}");
     let st = read_json(&out.join("standings.json"));
-    assert_eq!(st["sprt"]["verdict"], "h1");
-    assert_eq!(st["sprt"]["model"], "pentanomial");
+    let sprt = &st["sprt"];
+    assert_eq!(sprt["verdict"], "h1");
+    assert_eq!(sprt["model"], "pentanomial");
     let played = n(&st["tournament"]["played"]);
     assert!(played < 200, "stopped early: {played} games");
-    assert_eq!(played + n(&st["tournament"]["not_played"]), 1000);
+    assert_eq!(played + n(&st["tournament"]["not_needed"]), 1000);
+    assert_eq!(n(&st["tournament"]["not_played"]), 0, "no game was cut for a disqualification");
+    // One LLR: the stop message gives the one the standings report.
+    let llr = sprt["llr"].as_f64().expect("an LLR");
+    let told = format!("referee: the SPRT accepted H1 (LLR {llr:.2})");
+    assert!(stderr.contains(&told), "want {told:?} in:\n{stderr}");
+    assert!(
+        stdout.contains(&format!("LLR {llr:.2} after {} deal sets", sprt["units"])),
+        "{stdout}"
+    );
+    assert!(llr >= sprt["upper"].as_f64().unwrap());
+    let counted: u64 = sprt["counts"].as_array().unwrap().iter().map(n).sum();
+    assert_eq!(counted, n(&sprt["units"]));
+    // Whole deal sets only: every set begun was finished, in both rooms.
+    let journal = jsonl(&out.join("journal.jsonl"));
+    let mut rooms: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for e in journal.iter().filter(|e| e["status"] == "played") {
+        rooms.entry(n(&e["unit"])).or_default().push(n(&e["room"]));
+    }
+    for (unit, r) in &rooms {
+        assert_eq!(r.len(), 2, "deal set {unit} was cut in half: rooms {r:?}");
+    }
+    assert_eq!(rooms.len() as u64, n(&sprt["units"]) + n(&sprt["units_after_decision"]));
+    let h = row(&st, "H");
+    assert_eq!(n(&h["won"]) + n(&h["drawn"]) + n(&h["lost"]), played);
+    assert_eq!(played % 2, 0);
+    // The games the SPRT made unnecessary say so, and are not "not played".
+    for e in journal.iter().filter(|e| e["status"] != "played") {
+        assert_eq!(e["status"], "not_needed", "{e}");
+        assert!(e["reason"].as_str().unwrap().starts_with("the SPRT accepted H1"), "{e}");
+    }
+    assert_eq!(n(&sprt["games_not_needed"]), 1000 - played);
+    assert!(stdout.contains(&format!("{} not needed (the SPRT had decided)", 1000 - played)));
+    assert!(stdout.contains("The match stopped on the SPRT's decision"), "{stdout}");
+    assert!(!stdout.contains(" not played)"), "{stdout}");
+    // The progress ends at the games played, not at the schedule's 1000 (stderr is a pipe
+    // here, so the progress comes as plain lines).
+    let last = stderr.lines().rfind(|l| l.starts_with("referee: tournament: "));
+    let want = format!("referee: tournament: {played}/{played} games");
+    assert!(last.is_some_and(|l| l.starts_with(&want)), "want {want:?}, got {last:?}\n{stderr}");
+}
+
+/// Programs that can never play, each with a word of what the stopping line must say.
+fn unplayable(sc: &Scratch) -> Vec<(&'static str, String, &'static str)> {
+    use std::os::unix::fs::PermissionsExt;
+    let no_run_bit = sc.write("no_run_bit.sh", "#!/bin/sh\nexit 0\n");
+    std::fs::set_permissions(&no_run_bit, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refuses = sc.write(
+        "refuses.py",
+        "import sys\nsys.stdin.readline()\nprint('{\"type\":\"hello\",\"id\":1,\"protocol\":99,\"name\":\"x\",\"version\":\"1\"}', flush=True)\nsys.stdin.read()\n",
+    );
+    vec![
+        ("missing", "/nonexistent/aluette-bot --level 2".into(), "(no_start: cannot start"),
+        ("no-run-bit", format!("'{}'", no_run_bit.display()), "(no_start: cannot start"),
+        ("exits", "sh -c 'exit 3'".into(), "(handshake_refused: exited: exit code 3)"),
+        ("refuses", format!("python3 '{}'", refuses.display()), "speaks protocol 99"),
+    ]
+}
+
+#[test]
+fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
+    let sc = Scratch::new("cannot-start");
+    for (case, command, want) in unplayable(&sc) {
+        let config = sc.write(
+            &format!("{case}.toml"),
+            &format!(
+                "seed = 1\ngames = 2\n\n[clock]\nhandshake-ms = 20000\n\n{}",
+                entrants(&[("good", "builtin:heuristic"), ("bad", &command)])
+            ),
+        );
+        let out = sc.join(case);
+        let line = referee_fails(&["tournament", s(&config), "--out", s(&out)]);
+        assert!(line.contains("entrant \"bad\" cannot play"), "{case}: {line}");
+        assert!(line.contains(want), "{case}: want {want:?} in {line}");
+        assert!(line.contains("no game was played"), "{case}: {line}");
+        for file in ["tournament.json", "journal.jsonl", "records", "standings.json"] {
+            assert!(!out.join(file).exists(), "{case}: {file} was written");
+        }
+        if case == "missing" {
+            // Nothing is left that blocks the folder: with the bot fixed, it starts afresh.
+            let fixed = sc.write(
+                "fixed.toml",
+                &format!(
+                    "seed = 1\ngames = 1\n\n{}",
+                    entrants(&[("good", "builtin:heuristic"), ("bad", "builtin:random")])
+                ),
+            );
+            referee_ok(&["tournament", s(&fixed), "--out", s(&out)]);
+        }
+    }
+}
+
+/// A resumable tournament with a program entrant, and the config text for it with `top` keys,
+/// `python` arguments and `sections` added.
+fn resumable(top: &str, python: &str, sections: &str) -> String {
+    let bot = root().join("sample-bots/python/random_bot.py");
+    let command = format!("python3 '{}'{python}", bot.display());
+    format!(
+        "seed = 4\ngames = 2\nconcurrency = 1\n{top}\n{}[clock]\nhandshake-ms = 20000\n{sections}",
+        entrants(&[("H", "builtin:heuristic"), ("P", &command)])
+    )
+}
+
+#[test]
+fn resume_refuses_a_config_that_changes_the_games_and_never_rewrites_the_plan() {
+    let sc = Scratch::new("resume-changed");
+    let config = sc.write("t.toml", &resumable("", "", ""));
+    let out = sc.join("out");
+    referee_ok(&["tournament", s(&config), "--out", s(&out)]);
+    let plan = std::fs::read(out.join("tournament.json")).unwrap();
+    let journal = std::fs::read(out.join("journal.jsonl")).unwrap();
+    let changes = [
+        ("command", resumable("", " --seed 2", ""), "entrant \"P\" has the command"),
+        ("rules", resumable("", "", "[rules]\ndeals = 3\n"), "rules.deals is 3"),
+        ("clock", resumable("", "", "answer-ms = 900\n"), "clock.answer_ms is 900"),
+        ("policy", resumable("", "", "[faults]\non-fault = \"forfeit\"\n"), "policy.on_fault"),
+        (
+            "limits",
+            resumable("", "", "[limits]\nmax-line-bytes = 100000\n"),
+            "limits.max_line_bytes is 100000",
+        ),
+        ("memory", resumable("", "", "[limits]\nbot-memory-mib = 512\n"), "limits.bot_memory_mib"),
+        ("net", resumable("", "", "[net]\nconnect-wait-ms = 5\n"), "net.connect_wait_ms"),
+        ("format", resumable("format = \"round-robin\"", "", ""), "format is round-robin"),
+        ("games", resumable("games = 3", "", "").replacen("games = 2\n", "", 1), "games is 3"),
+        ("seed", resumable("", "", "").replacen("seed = 4", "seed = 5", 1), "seed"),
+        ("sprt", resumable("sprt = { elo0 = 0, elo1 = 50 }", "", ""), "sprt is"),
+        ("disqualify", resumable("disqualify = { max-faults = 9 }", "", ""), "disqualify is"),
+    ];
+    for (what, text, want) in changes {
+        let changed = sc.write(&format!("{what}.toml"), &text);
+        let line = referee_fails(&["tournament", s(&changed), "--out", s(&out), "--resume"]);
+        assert!(line.contains(want), "{what}: want {want:?} in {line}");
+        assert!(line.contains("cannot resume"), "{what}: {line}");
+        assert_eq!(std::fs::read(out.join("tournament.json")).unwrap(), plan, "{what}");
+        assert_eq!(std::fs::read(out.join("journal.jsonl")).unwrap(), journal, "{what}");
+    }
+    // What changes no game may change: the output, the tables, the stderr cap.
+    let same = sc.write(
+        "same.toml",
+        &resumable("concurrency = 2", "", "[limits]\nstderr-cap = 4096\n").replacen(
+            "concurrency = 1\n",
+            "",
+            1,
+        ),
+    );
+    let stdout = referee_ok(&["tournament", s(&same), "--out", s(&out), "--resume"]);
+    assert!(stdout.contains("Resuming: 4 games settled, 0 to play"), "{stdout}");
+    assert_eq!(std::fs::read(out.join("tournament.json")).unwrap(), plan, "a resume rewrote it");
+}
+
+/// A bot command that waits for the file GATE before it starts `command`, from its
+/// `skip`-th start on (counted in GATE.starts): the start-up check gets through, the games wait.
+fn gated(sc: &Scratch, gate: &Path, skip: u32, command: &str) -> String {
+    let script = sc.write(
+        "gate.sh",
+        "#!/bin/sh\n# gate.sh GATE SKIP CMD...: from the SKIP-th start on, wait for GATE.\ngate=$1; skip=$2; shift 2\necho x >> \"$gate.starts\"\nif [ \"$(wc -l < \"$gate.starts\")\" -gt \"$skip\" ]; then\n  while [ ! -e \"$gate\" ]; do sleep 0.05; done\nfi\nexec \"$@\"\n",
+    );
+    format!("sh '{}' '{}' {skip} {command}", script.display(), gate.display())
+}
+
+/// Waits until `path` exists and holds `want` (a pid), failing after [`RUN_LIMIT`].
+fn wait_for(path: &Path, want: &str, child: &mut std::process::Child) {
+    let start = Instant::now();
+    while !std::fs::read_to_string(path).is_ok_and(|t| t.contains(want)) {
+        assert!(start.elapsed() < RUN_LIMIT, "{} never held {want:?}", path.display());
+        assert!(child.try_wait().expect("wait").is_none(), "the first referee ended too soon");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_second_referee_on_the_folder_is_refused_and_resume_works_after_kill_9() {
+    let sc = Scratch::new("lock");
+    let gate = sc.join("gate");
+    let python = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
+    let config = sc.write(
+        "lock.toml",
+        &format!(
+            "seed = 2\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 60000\n\n{}",
+            entrants(&[("H", "builtin:heuristic"), ("P", &gated(&sc, &gate, 1, &python))])
+        ),
+    );
+    let out = sc.join("out");
+    let mut first = referee_cmd(&["tournament", s(&config), "--out", s(&out)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the referee starts");
+    let pid = first.id().to_string();
+    // Its first game waits at the gate: the folder is held, the plan and the run are written.
+    wait_for(&out.join("referee.lock"), &pid, &mut first);
+    wait_for(&out.join("runs.jsonl"), "\"run\":1", &mut first);
+    for args in [
+        vec!["tournament", s(&config), "--out", s(&out), "--resume"],
+        vec!["tournament", s(&config), "--out", s(&out)],
+    ] {
+        let line = referee_fails(&args);
+        assert!(line.contains(&format!("in use by another referee (pid {pid})")), "{line}");
+    }
+    assert_eq!(jsonl(&out.join("runs.jsonl")).len(), 1, "the refused referees wrote nothing");
+    assert!(!out.join("records/unfinished").exists(), "nothing was moved aside");
+    first.kill().expect("SIGKILL the referee");
+    first.wait().expect("reap the referee");
+    std::fs::write(&gate, "").unwrap();
+    // The kernel dropped the dead referee's lock: the resume takes the folder.
+    referee_ok(&["tournament", s(&config), "--out", s(&out), "--resume"]);
+    let games: Vec<u64> = jsonl(&out.join("journal.jsonl")).iter().map(|e| n(&e["game"])).collect();
+    assert_eq!(games.len(), 4, "{games:?}");
+    let lock = std::fs::read_to_string(out.join("referee.lock")).unwrap();
+    assert_ne!(lock.trim(), pid, "the lock file names its last holder");
+}
+
+#[test]
+fn a_clean_sweep_is_an_infinite_elo_in_every_file() {
+    let sc = Scratch::new("sweep");
+    // Under the forfeit policy its first card not held loses the game: it loses every game.
+    let script = root().join("referee/tests/bots/misbehave.py");
+    let loser =
+        format!("python3 '{}' illegal-always '{}'", script.display(), sc.join("pids").display());
+    let config = sc.write(
+        "sweep.toml",
+        &format!(
+            "seed = 8\nformat = \"round-robin\"\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 20000\n[faults]\non-fault = \"forfeit\"\n\n{}",
+            entrants(&[("H", "builtin:heuristic"), ("L", &loser)])
+        ),
+    );
+    let out = sc.join("out");
+    let stdout = referee_ok(&["tournament", s(&config), "--out", s(&out)]);
+    assert!(stdout.contains("H vs L: 2 games, +2 =0 -0 (100.0%)"), "{stdout}");
+    assert!(stdout.contains("Elo +inf over 2 games"), "{stdout}");
+    let st = read_json(&out.join("standings.json"));
+    assert_eq!(st["pairs"][0]["elo"], "+inf", "{}", st["pairs"][0]);
+    let pairs = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
+    let pair = pairs.lines().nth(1).unwrap();
+    assert!(pair.starts_with("H,L,") && pair.ends_with(",+inf,+inf,+inf"), "{pair}");
+    // The ratings are finite (the fit's virtual draw): numbers in both files.
+    assert!(row(&st, "H")["elo"].as_f64().is_some_and(|e| e > 0.0));
+    let csv = std::fs::read_to_string(out.join("standings.csv")).unwrap();
+    let mut lines = csv.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = lines.next().unwrap();
+    let elo = header.iter().position(|&h| h == "elo").unwrap();
+    for r in lines {
+        assert!(r[elo].parse::<f64>().is_ok_and(f64::is_finite), "{csv}");
+    }
 }
 
 #[test]

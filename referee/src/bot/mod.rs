@@ -3,6 +3,7 @@
 
 pub(crate) mod builtin;
 pub(crate) mod conn;
+pub(crate) mod preflight;
 pub(crate) mod process;
 pub(crate) mod shell;
 pub(crate) mod tcp;

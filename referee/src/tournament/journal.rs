@@ -102,8 +102,10 @@ pub(crate) struct DealPoints {
 #[serde(rename_all = "snake_case")]
 pub(crate) enum EntryStatus {
     Played,
-    /// Settled without play: an entrant was disqualified, or the SPRT stopped the match.
+    /// Settled without play: an entrant was disqualified.
     NotPlayed,
+    /// Settled without play because the SPRT had decided: the match needed no more games.
+    NotNeeded,
 }
 
 /// One journal line: a settled game, from the point of view of its pairing's entrants `a`
@@ -200,8 +202,13 @@ impl Entry {
         }
     }
 
-    /// The line of a game settled without play.
-    pub(crate) fn not_played(job: &Job, names: &[String], reason: String) -> Entry {
+    /// The line of a game settled without play (`status` says why; `reason` says it in words).
+    pub(crate) fn unplayed(
+        job: &Job,
+        names: &[String],
+        status: EntryStatus,
+        reason: String,
+    ) -> Entry {
         Entry {
             game: job.index,
             unit: job.unit,
@@ -210,7 +217,7 @@ impl Entry {
             round: job.round,
             room: job.room,
             a_team: job.a_team.index() as u8,
-            status: EntryStatus::NotPlayed,
+            status,
             reason: Some(reason),
             record: None,
             seed: job.seed,
@@ -300,6 +307,15 @@ impl Plan {
                 "rules": crate::convert::rules_wire(&gc.rules, gc.seating_draw),
                 "clock": gc.clock,
                 "policy": { "on_fault": gc.policy.on_fault.as_str(), "max_strikes": gc.policy.max_strikes },
+                // What a bot may send and use decides faults; how long a TCP seat waits for its
+                // bot decides whether its game starts with one. The stderr cap and the network
+                // address change no game.
+                "limits": {
+                    "max_line_bytes": cfg.table.max_line_bytes,
+                    "bot_memory_mib": cfg.table.bot_memory_mib,
+                    "bot_cpu_seconds": cfg.table.bot_cpu_seconds,
+                },
+                "net": { "connect_wait_ms": cfg.net.connect_wait_ms },
             }),
             scheduled,
             shard,
@@ -312,30 +328,89 @@ impl Plan {
         self.entrants.iter().map(|e| e.name.clone()).collect()
     }
 
-    /// Whether `other` describes the same tournament (the same games with the same settings),
-    /// and if not, what differs. Commands may differ: a bot may live at another path on
-    /// another machine, or be fixed between runs.
-    pub(crate) fn same_tournament(&self, other: &Plan) -> Result<(), String> {
-        let differs = if self.seed != other.seed {
-            Some(format!("seed {} instead of {}", other.seed, self.seed))
-        } else if self.format != other.format {
-            Some(format!("format {} instead of {}", other.format.as_str(), self.format.as_str()))
-        } else if self.games != other.games {
-            Some(format!("games {} instead of {}", other.games, self.games))
-        } else if self.gauntlet != other.gauntlet {
-            Some("another gauntlet".into())
-        } else if self.names() != other.names() {
-            Some(format!("entrants {:?} instead of {:?}", other.names(), self.names()))
-        } else if self.settings != other.settings {
-            Some("other rules, clocks or fault policy".into())
-        } else {
-            None
-        };
-        match differs {
-            Some(d) => Err(d),
-            None => Ok(()),
+    /// What `now` changes of this plan that the games depend on, named for a person, or `None`
+    /// when it describes the same tournament. `commands` says whether the entrants' commands
+    /// count: they do for a resume (another program under an entrant's name would play its
+    /// remaining games), not for merging shards, whose machines may keep a bot at another path.
+    pub(crate) fn change(&self, now: &Plan, commands: bool) -> Option<String> {
+        let (old, new) = (self, now);
+        if old.seed != new.seed {
+            return Some(format!("the seed is {}, the tournament's is {}", new.seed, old.seed));
         }
+        if old.format != new.format {
+            return Some(format!(
+                "the format is {}, the tournament's is {}",
+                new.format.as_str(),
+                old.format.as_str()
+            ));
+        }
+        if old.games != new.games {
+            return Some(format!("games is {}, the tournament's is {}", new.games, old.games));
+        }
+        if old.gauntlet != new.gauntlet {
+            return Some(format!(
+                "the gauntlet is {:?}, the tournament's is {:?}",
+                new.gauntlet, old.gauntlet
+            ));
+        }
+        if old.names() != new.names() {
+            return Some(format!(
+                "the entrants are {:?}, the tournament's are {:?}",
+                new.names(),
+                old.names()
+            ));
+        }
+        if commands
+            && let Some((o, n)) =
+                old.entrants.iter().zip(&new.entrants).find(|(o, n)| o.command != n.command)
+        {
+            return Some(format!(
+                "entrant {:?} has the command {:?}, the tournament's is {:?}",
+                n.name, n.command, o.command
+            ));
+        }
+        if let Some(d) = first_difference("", &old.settings, &new.settings) {
+            return Some(d);
+        }
+        if old.sprt != new.sprt {
+            return Some(format!(
+                "sprt is {}, the tournament's is {}",
+                json(&new.sprt),
+                json(&old.sprt)
+            ));
+        }
+        if old.disqualify != new.disqualify {
+            return Some(format!(
+                "disqualify is {}, the tournament's is {}",
+                json(&new.disqualify),
+                json(&old.disqualify)
+            ));
+        }
+        None
     }
+}
+
+fn json(v: &impl Serialize) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// The first setting (as a dotted path) whose value differs between two plans' settings.
+fn first_difference(path: &str, old: &Value, new: &Value) -> Option<String> {
+    let (Value::Object(o), Value::Object(n)) = (old, new) else {
+        return (old != new).then(|| format!("{path} is {new}, the tournament's is {old}"));
+    };
+    let keys: std::collections::BTreeSet<&String> = o.keys().chain(n.keys()).collect();
+    keys.into_iter().find_map(|k| {
+        let here = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+        match (o.get(k), n.get(k)) {
+            (Some(a), Some(b)) => first_difference(&here, a, b),
+            (Some(a), None) => Some(format!("{here} is not set, the tournament's is {a}")),
+            (None, Some(b)) => {
+                Some(format!("{here} is {b}, the tournament's tournament.json has none"))
+            }
+            (None, None) => None,
+        }
+    })
 }
 
 pub(crate) fn read_plan(dir: &Path) -> Result<Plan, String> {
@@ -500,7 +575,7 @@ mod tests {
         let job = crate::tournament::schedule::build(Format::RoundRobin, 2, None, 1, 1)[0];
         let names = vec!["x".to_string(), "y".to_string()];
         let mut j = Journal::open(&dir).unwrap();
-        j.append(&[Entry::not_played(&job, &names, "test".into())]).unwrap();
+        j.append(&[Entry::unplayed(&job, &names, EntryStatus::NotPlayed, "test".into())]).unwrap();
         drop(j);
         let mut f = OpenOptions::new().append(true).open(dir.join(JOURNAL)).unwrap();
         f.write_all(b"{\"game\":2,\"un").unwrap();

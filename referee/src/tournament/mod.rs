@@ -7,26 +7,27 @@
 //! and draws the progress. Ctrl-C and SIGTERM are heard on a small runtime of its own.
 //!
 //! Module map: config.rs (the file), schedule.rs (what game N is), journal.rs (the output
-//! folder's bookkeeping), table.rs (playing), stats.rs (pure statistics), standings.rs (tables
-//! of results), progress.rs (the bar).
+//! folder's bookkeeping), table.rs (playing), stats.rs (pure statistics), sprt.rs (the SPRT's
+//! walk over the journal), standings.rs (tables of results), progress.rs (the bar).
 
 mod config;
 mod journal;
 mod progress;
 mod schedule;
+mod sprt;
 mod standings;
 mod stats;
 mod table;
 
-use crate::bot::BotSpec;
 use crate::bot::tcp::Lobby;
+use crate::bot::{BotSpec, preflight};
 use crate::game_runner::{GameSummary, Status};
 use crate::pin;
 use crate::record_io;
 use crate::shutdown;
 use clap::Args;
-use config::{Config, Format};
-use journal::{Entry, Journal, Plan};
+use config::Config;
+use journal::{Entry, EntryStatus, Journal, Plan};
 use progress::Progress;
 use schedule::{Job, Shard};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -92,8 +93,15 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
     let records = out.join("records");
     let shown = out.display();
 
-    let (seed, entries) = if args.resume {
-        let old = journal::read_plan(&out).map_err(|e| format!("cannot resume: {e}"))?;
+    // A resume looks for the folder's tournament first, so a mistyped folder is not created.
+    let old_plan = if args.resume {
+        Some(journal::read_plan(&out).map_err(|e| format!("cannot resume: {e}"))?)
+    } else {
+        None
+    };
+    // Held until the referee exits; taken before anything is written into the folder.
+    let _lock = record_io::lock_dir(&out)?;
+    let (seed, entries) = if let Some(old) = old_plan {
         if cfg.seed.is_some_and(|s| s != old.seed) {
             return Err(format!(
                 "cannot resume {shown}: the config's seed differs from the tournament's ({})",
@@ -112,9 +120,11 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
         }
         no_sprt_in_shards(shard)?;
         let now = Plan::new(&cfg, old.seed, old.scheduled, shard);
-        old.same_tournament(&now).map_err(|d| {
-            format!("cannot resume {shown}: the config describes another tournament ({d})")
-        })?;
+        if let Some(change) = old.change(&now, true) {
+            return Err(format!(
+                "cannot resume {shown}: the config changes what its games depend on: {change}"
+            ));
+        }
         (old.seed, journal::read_journal(&out, true)?)
     } else {
         if out.join(journal::PLAN).exists() || out.join(journal::JOURNAL).exists() {
@@ -136,7 +146,6 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
                 records.display()
             ));
         }
-        record_io::prepare_dir(&records)?;
         (cfg.seed.unwrap_or_else(crate::entropy::random_seed), Vec::new())
     };
     let logs = out.join("logs");
@@ -156,7 +165,15 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
             ));
         }
     }
-    journal::write_plan(&out, &plan)?;
+    let mine: Vec<Job> = all.iter().filter(|j| in_shard(j)).copied().collect();
+    let done: HashSet<u64> = entries.iter().map(|e| e.game).collect();
+    let pending: Vec<Job> = mine.iter().filter(|j| !done.contains(&j.index)).copied().collect();
+    check_programs(&cfg, &out, &pending, &entries)?;
+    // Only a first run writes the plan; a resume was checked against it and leaves it as it is.
+    if !args.resume {
+        record_io::prepare_dir(&records)?;
+        journal::write_plan(&out, &plan)?;
+    }
     let concurrency = args
         .concurrency
         .map(|c| c as usize)
@@ -173,9 +190,6 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
         }),
     )?;
 
-    let mine: Vec<Job> = all.iter().filter(|j| in_shard(j)).copied().collect();
-    let done: HashSet<u64> = entries.iter().map(|e| e.game).collect();
-    let pending: Vec<Job> = mine.iter().filter(|j| !done.contains(&j.index)).copied().collect();
     let mut moved = 0;
     for j in &pending {
         if journal::move_aside(&records, &record_io::game_file_name(j.index), run_no)? {
@@ -239,6 +253,42 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Starts each entrant's program once before any game (bot/preflight.rs): one that cannot play
+/// stops the tournament, naming the entrant. Only entrants with games left are checked.
+fn check_programs(
+    cfg: &Config,
+    out: &Path,
+    pending: &[Job],
+    entries: &[Entry],
+) -> Result<(), String> {
+    let out_of_play: HashSet<&str> =
+        entries.iter().flat_map(|e| e.disqualified.iter().map(String::as_str)).collect();
+    let names: Vec<String> = cfg.entrants.iter().map(|e| e.name.clone()).collect();
+    let programs: Vec<preflight::Program> = cfg
+        .entrants
+        .iter()
+        .zip(slugs(&names))
+        .enumerate()
+        .filter(|(i, (e, _))| {
+            pending.iter().any(|j| j.involves(*i)) && !out_of_play.contains(e.name.as_str())
+        })
+        .map(|(_, (e, slug))| preflight::Program {
+            who: format!("entrant {:?}", e.name),
+            spec: e.spec.clone(),
+            log_stem: format!("{slug}-check"),
+        })
+        .collect();
+    if !programs.iter().any(|p| matches!(p.spec, BotSpec::Command(_))) {
+        return Ok(());
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let connect = cfg.table.connect_config();
+    rt.block_on(preflight::check(&programs, &connect, Some(&out.join("logs"))))
 }
 
 /// Plays the queue on `tables` tables; returns the games played and the referee's own error,
@@ -417,17 +467,10 @@ struct Book {
     disqualified: BTreeSet<usize>,
     strikes: Vec<u64>,
     games: Vec<u64>,
-    sprt: Option<SprtTracker>,
-    format: Format,
-}
-
-/// The SPRT's counts, kept up to date game by game.
-struct SprtTracker {
-    params: stats::SprtParams,
-    counts: Vec<u64>,
-    /// Duplicate: the first room's score of deal sets waiting for their second room.
-    half: HashMap<u64, f64>,
-    stopped: Option<String>,
+    sprt: Option<sprt::SprtWalk>,
+    /// The SPRT's decision has been announced (and the games it made unnecessary settled).
+    sprt_told: bool,
+    rooms: u64,
 }
 
 impl Book {
@@ -439,26 +482,24 @@ impl Book {
         journal: Journal,
         total: u64,
     ) -> Book {
-        let settled = entries.len() as u64;
         let n = names.len();
+        let unplayed = entries.iter().filter(|e| !e.is_played()).count() as u64;
+        let played = entries.len() as u64 - unplayed;
         let mut book = Book {
-            sprt: cfg.sprt.map(|params| SprtTracker {
-                params,
-                counts: vec![0; if cfg.format == Format::Duplicate { 5 } else { 3 }],
-                half: HashMap::new(),
-                stopped: None,
-            }),
+            sprt: cfg.sprt.map(|params| sprt::SprtWalk::new(params, cfg.format)),
+            sprt_told: false,
             plan,
             names,
             entries: Vec::new(),
             journal,
-            progress: Progress::new(total, settled.min(total)),
+            // The bar counts the games to play: those settled without play are not among them.
+            progress: Progress::new(total.saturating_sub(unplayed), played),
             total,
             disqualify: cfg.disqualify,
             disqualified: BTreeSet::new(),
             strikes: vec![0; n],
             games: vec![0; n],
-            format: cfg.format,
+            rooms: cfg.format.rooms(),
         };
         for e in entries {
             book.absorb(&e);
@@ -487,18 +528,8 @@ impl Book {
                 self.games[i] += 1;
             }
         }
-        let format = self.format;
-        if let Some(t) = self.sprt.as_mut() {
-            let x = e.score_a();
-            match format {
-                Format::RoundRobin => t.counts[(x * 2.0).round() as usize] += 1,
-                Format::Duplicate => match t.half.remove(&e.unit) {
-                    Some(first) => t.counts[((first + x) * 2.0).round() as usize] += 1,
-                    None => {
-                        t.half.insert(e.unit, x);
-                    }
-                },
-            }
+        if let Some(walk) = self.sprt.as_mut() {
+            walk.absorb(e);
         }
     }
 
@@ -557,39 +588,39 @@ impl Book {
         Ok((counted, error))
     }
 
-    /// Journals as not played the queued games that must not be played: those of disqualified
-    /// entrants, and all of them once the SPRT has decided.
+    /// Journals as settled without play the queued games that must not be played: those of
+    /// disqualified entrants, and once the SPRT has decided, every one not needed to complete
+    /// a deal set already begun (in duplicate, a stop never leaves half a deal set).
     fn settle_unplayable(&mut self, queue: &Queue) -> Result<(), String> {
-        if let Some(t) = self.sprt.as_mut()
-            && t.stopped.is_none()
-        {
-            let llr = t.params.llr(&t.counts);
-            if let Some(v) = t.params.verdict(llr) {
-                let what = match v {
-                    stats::Verdict::H1 => "H1",
-                    stats::Verdict::H0 => "H0",
-                };
-                let reason = format!("the SPRT accepted {what} (LLR {llr:.2})");
-                self.progress.say(&format!("referee: {reason}; the match stops here"));
-                t.stopped = Some(reason);
-            }
-        }
         let mut settled = Vec::new();
-        if let Some(reason) = self.sprt.as_ref().and_then(|t| t.stopped.clone()) {
-            for j in queue.remove_if(|_| true) {
-                settled.push((j, reason.clone()));
+        if let Some(d) = self.sprt.as_ref().and_then(|w| w.decision()) {
+            if !self.sprt_told {
+                self.sprt_told = true;
+                self.progress.say(&format!(
+                    "referee: {}; no new deal sets start, the games under way finish",
+                    d.reason()
+                ));
+            }
+            for j in queue.remove_untouched_units(self.rooms) {
+                settled.push((j, EntryStatus::NotNeeded, d.reason()));
             }
         }
         for &i in &self.disqualified {
             for j in queue.remove_if(|j| j.involves(i)) {
-                settled.push((j, format!("{} was disqualified", self.names[i])));
+                settled.push((
+                    j,
+                    EntryStatus::NotPlayed,
+                    format!("{} was disqualified", self.names[i]),
+                ));
             }
         }
-        settled.sort_by_key(|(j, _)| j.index);
-        let lines: Vec<Entry> =
-            settled.into_iter().map(|(j, why)| Entry::not_played(&j, &self.names, why)).collect();
+        settled.sort_by_key(|(j, _, _)| j.index);
+        let lines: Vec<Entry> = settled
+            .into_iter()
+            .map(|(j, status, why)| Entry::unplayed(&j, &self.names, status, why))
+            .collect();
         self.journal.append(&lines)?;
-        self.progress.advance(lines.len() as u64);
+        self.progress.skip(lines.len() as u64);
         self.entries.extend(lines);
         Ok(())
     }
@@ -602,13 +633,13 @@ pub(crate) fn standings(args: StandingsArgs) -> Result<(), String> {
     for (k, dir) in args.dirs.iter().enumerate() {
         let p = journal::read_plan(dir)?;
         if let Some(first) = &plan {
-            first.same_tournament(&p).map_err(|d| {
-                format!(
+            if let Some(d) = first.change(&p, false) {
+                return Err(format!(
                     "{} holds another tournament than {} ({d})",
                     dir.display(),
                     args.dirs[0].display()
-                )
-            })?;
+                ));
+            }
         } else {
             plan = Some(p);
         }

@@ -20,7 +20,7 @@ pub(crate) struct Progress {
 }
 
 impl Progress {
-    /// `done` of `total` games are settled already.
+    /// `done` of the `total` games to play are played already.
     pub(crate) fn new(total: u64, done: u64) -> Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
@@ -49,9 +49,25 @@ impl Progress {
         format!("{rate:.1} games/s, about {} left", human(left))
     }
 
-    /// `n` more games settled.
+    /// `n` more games played.
     pub(crate) fn advance(&mut self, n: u64) {
         self.done = (self.done + n).min(self.total);
+        self.draw();
+    }
+
+    /// `n` games will not be played after all (the SPRT decided, an entrant was disqualified):
+    /// the total shrinks, so the bar ends at the games played and the pace counts only them.
+    pub(crate) fn skip(&mut self, n: u64) {
+        if n > 0 {
+            self.total = self.total.saturating_sub(n).max(self.done);
+            if let Some(bar) = &self.bar {
+                bar.set_length(self.total);
+            }
+            self.draw();
+        }
+    }
+
+    fn draw(&mut self) {
         match &self.bar {
             Some(bar) => {
                 bar.set_position(self.done);

@@ -3,8 +3,9 @@
 //! ratings, each pair's results, faults and think times; as text, JSON and CSV.
 
 use crate::tournament::config::Format;
-use crate::tournament::journal::{Entry, FaultCounts, Plan};
+use crate::tournament::journal::{Entry, EntryStatus, FaultCounts, Plan};
 use crate::tournament::schedule::pairings;
+use crate::tournament::sprt::SprtWalk;
 use crate::tournament::stats::{self, EloEstimate, SprtParams, Unit, Verdict};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,6 +15,7 @@ use std::path::Path;
 /// What the rating and paired columns mean, written into the JSON so a reader of the file
 /// alone knows.
 const METHOD: &str = "Ratings: Bradley-Terry (logistic Elo) maximum-likelihood fit, centred on 0, with a 95% sandwich interval computed from the spread of the results. \
+An Elo value is a number, \"+inf\" or \"-inf\" when one side won every unit (or an interval end is unbounded), and null when there is no unit to estimate it from. \
 A unit of result is a game in a round robin and a deal set (both rooms, averaged) in duplicate. \
 Paired deal score (duplicate): for each deal played in both rooms, the entrant's points minus its opponent's, summed over the two rooms (-4..+4): the two partnerships compared on the same cards in the same seats.";
 
@@ -38,7 +40,10 @@ pub(crate) struct Overview {
     /// Games in the whole tournament.
     pub(crate) scheduled: u64,
     pub(crate) played: u64,
+    /// Games settled without play because an entrant was disqualified.
     pub(crate) not_played: u64,
+    /// Games settled without play because the SPRT had decided.
+    pub(crate) not_needed: u64,
     /// Games neither played nor settled yet (stopped, or left to other shards).
     pub(crate) pending: u64,
 }
@@ -54,8 +59,11 @@ pub(crate) struct EntrantRow {
     pub(crate) not_played: u64,
     /// Mean game score (win 1, draw 1/2).
     pub(crate) score: Option<f64>,
+    #[serde(serialize_with = "elo_json")]
     pub(crate) elo: Option<f64>,
+    #[serde(serialize_with = "elo_json")]
     pub(crate) elo_low: Option<f64>,
+    #[serde(serialize_with = "elo_json")]
     pub(crate) elo_high: Option<f64>,
     pub(crate) points_for: u64,
     pub(crate) points_against: u64,
@@ -88,9 +96,13 @@ pub(crate) struct PairRow {
     pub(crate) paired_deals: u64,
     /// Mean paired deal score of a.
     pub(crate) paired_deal_score: Option<f64>,
-    /// Elo of a over b, from the units (trinomial or pentanomial interval).
+    /// Elo of a over b, from the units (trinomial or pentanomial interval); infinite when one
+    /// side won every unit, `None` without units.
+    #[serde(serialize_with = "elo_json")]
     pub(crate) elo: Option<f64>,
+    #[serde(serialize_with = "elo_json")]
     pub(crate) elo_low: Option<f64>,
+    #[serde(serialize_with = "elo_json")]
     pub(crate) elo_high: Option<f64>,
 }
 
@@ -101,12 +113,21 @@ pub(crate) struct SprtRow {
     pub(crate) model: &'static str,
     #[serde(flatten)]
     pub(crate) params: SprtParams,
-    /// Units by score: loss, draw, win (trinomial) or 0, 1/4, 1/2, 3/4, 1 (pentanomial).
+    /// Units by score: loss, draw, win (trinomial) or 0, 1/4, 1/2, 3/4, 1 (pentanomial), as
+    /// the test counted them: up to its decision.
     pub(crate) counts: Vec<u64>,
+    /// The LLR of `counts`: the decision's, once there is one.
     pub(crate) llr: f64,
     pub(crate) lower: f64,
     pub(crate) upper: f64,
     pub(crate) verdict: Option<Verdict>,
+    /// The units (games, or whole deal sets in duplicate) in `counts`.
+    pub(crate) units: u64,
+    /// Units completed after the decision: their games were under way when it came, and count
+    /// in the results but not in the test.
+    pub(crate) units_after_decision: u64,
+    /// Games the decision made unnecessary (settled without play).
+    pub(crate) games_not_needed: u64,
 }
 
 /// The paired deal scores of entrant a over one deal set: for each deal number counted in both
@@ -177,7 +198,7 @@ pub(crate) fn compute(plan: &Plan, entries: &[Entry]) -> Standings {
         .collect();
     let mut units: Vec<Unit> = Vec::new();
     let mut disqualified = BTreeSet::new();
-    let (mut played, mut not_played) = (0, 0);
+    let (mut played, mut not_played, mut not_needed) = (0, 0, 0);
     let mut rooms: BTreeMap<u64, [Option<&Entry>; 2]> = BTreeMap::new();
     for e in &sorted {
         disqualified.extend(e.disqualified.iter().cloned());
@@ -185,6 +206,10 @@ pub(crate) fn compute(plan: &Plan, entries: &[Entry]) -> Standings {
             continue;
         };
         let Some(&p) = pair_of.get(&(a, b)) else { continue };
+        if e.status == EntryStatus::NotNeeded {
+            not_needed += 1;
+            continue;
+        }
         if !e.is_played() {
             not_played += 1;
             acc[a].row.not_played += 1;
@@ -304,19 +329,25 @@ pub(crate) fn compute(plan: &Plan, entries: &[Entry]) -> Standings {
         .collect();
     let sprt = plan.sprt.filter(|_| pair_list.len() == 1).map(|params| {
         let (a, b) = pair_list[0];
-        let counts = sprt_counts(plan.format, &units);
-        let llr = params.llr(&counts);
+        // In the journal's order, as the scheduler saw the games: the same walk, the same LLR.
+        let mut walk = SprtWalk::new(params, plan.format);
+        for e in entries {
+            walk.absorb(e);
+        }
         let (lower, upper) = params.bounds();
         SprtRow {
             a: names[a].clone(),
             b: names[b].clone(),
             model: if plan.format == Format::Duplicate { "pentanomial" } else { "trinomial" },
             params,
-            counts,
-            llr: round(llr, 4),
+            counts: walk.counts().to_vec(),
+            llr: round(walk.llr(), 4),
             lower: round(lower, 4),
             upper: round(upper, 4),
-            verdict: params.verdict(llr),
+            verdict: walk.decision().map(|d| d.verdict),
+            units: walk.counts().iter().sum(),
+            units_after_decision: walk.units_after(),
+            games_not_needed: not_needed,
         }
     });
     let scheduled = plan.scheduled;
@@ -330,26 +361,14 @@ pub(crate) fn compute(plan: &Plan, entries: &[Entry]) -> Standings {
             scheduled,
             played,
             not_played,
-            pending: scheduled.saturating_sub(played + not_played),
+            not_needed,
+            pending: scheduled.saturating_sub(played + not_played + not_needed),
         },
         method: METHOD.into(),
         entrants: rows,
         pairs,
         sprt,
     }
-}
-
-/// Units of a one-pairing tournament by score: trinomial for games, pentanomial for deal sets.
-pub(crate) fn sprt_counts(format: Format, units: &[Unit]) -> Vec<u64> {
-    let k = match format {
-        Format::RoundRobin => 2.0,
-        Format::Duplicate => 4.0,
-    };
-    let mut counts = vec![0u64; k as usize + 1];
-    for u in units {
-        counts[(u.x * k).round() as usize] += 1;
-    }
-    counts
 }
 
 /// `x` rounded to `decimals` places (dividing by a power of ten gives the closest double).
@@ -359,28 +378,39 @@ fn round(x: f64, decimals: i32) -> f64 {
     (x * scale).round() / scale + 0.0
 }
 
-fn signed(x: Option<f64>, unbounded: &str) -> String {
+/// An Elo value for a person: signed and rounded, `+inf`/`-inf`, or `-` without data.
+fn signed(x: Option<f64>) -> String {
     match x.map(f64::round) {
+        None => "-".into(),
         Some(0.0) => "0".into(),
+        Some(v) if v.is_infinite() => if v > 0.0 { "+inf" } else { "-inf" }.into(),
         Some(v) => format!("{v:+}"),
-        None => unbounded.to_string(),
     }
 }
 
-/// An Elo value that is absent because the score is 0% or 100% reads as infinite.
-fn elo_or_inf(elo: Option<f64>, score: Option<f64>) -> String {
-    match score {
-        Some(s) if elo.is_none() && s >= 1.0 => "+inf".into(),
-        Some(s) if elo.is_none() && s <= 0.0 => "-inf".into(),
-        _ => signed(elo, "-"),
-    }
-}
-
-/// An Elo value and its interval; no interval when the value itself is infinite.
-fn with_interval(shown: String, elo: Option<f64>, low: Option<f64>, high: Option<f64>) -> String {
+/// An Elo value and its interval; no interval when the value itself is infinite or absent.
+fn with_interval(elo: Option<f64>, low: Option<f64>, high: Option<f64>) -> String {
     match elo {
-        Some(_) => format!("{shown} [{}, {}]", signed(low, "-inf"), signed(high, "+inf")),
-        None => shown,
+        Some(v) if v.is_finite() => format!("{} [{}, {}]", signed(elo), signed(low), signed(high)),
+        _ => signed(elo),
+    }
+}
+
+/// An Elo value in the JSON file: a number, "+inf" or "-inf" (JSON has no infinity, and
+/// serde_json would write `null`, the value of "no data"), or null without data.
+fn elo_json<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        None => s.serialize_none(),
+        Some(v) if v.is_infinite() => s.serialize_str(if *v > 0.0 { "+inf" } else { "-inf" }),
+        Some(v) => s.serialize_f64(*v),
+    }
+}
+
+/// An Elo value in a CSV file: a number, `+inf` or `-inf`, or empty without data.
+fn elo_csv(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_infinite() => if v > 0.0 { "+inf" } else { "-inf" }.into(),
+        other => opt(other),
     }
 }
 
@@ -401,11 +431,12 @@ pub(crate) fn text(s: &Standings) -> String {
         t.gauntlet.as_ref().map(|g| format!(", gauntlet of {g}")).unwrap_or_default(),
         t.seed
     );
-    let _ = writeln!(
-        out,
-        "{} of {} games played, {} not played, {} pending",
-        t.played, t.scheduled, t.not_played, t.pending
-    );
+    let mut settled =
+        format!("{} of {} games played, {} not played", t.played, t.scheduled, t.not_played);
+    if t.not_needed > 0 {
+        let _ = write!(settled, ", {} not needed (the SPRT had decided)", t.not_needed);
+    }
+    let _ = writeln!(out, "{settled}, {} pending", t.pending);
     let width = s.entrants.iter().map(|r| r.name.chars().count()).max().unwrap_or(5).max(7);
     let _ = writeln!(
         out,
@@ -413,7 +444,7 @@ pub(crate) fn text(s: &Standings) -> String {
         "entrant"
     );
     for r in &s.entrants {
-        let ci = with_interval(elo_or_inf(r.elo, r.score), r.elo, r.elo_low, r.elo_high);
+        let ci = with_interval(r.elo, r.elo_low, r.elo_high);
         let think = match r.think_mean_ms {
             Some(m) => format!("{m:.2}/{:.1}", r.think_max_ms),
             None => "-".into(),
@@ -459,11 +490,7 @@ pub(crate) fn text(s: &Standings) -> String {
             pct(p.a_score),
             p.a_points,
             p.b_points,
-            if p.units == 0 {
-                "-".into()
-            } else {
-                with_interval(elo_or_inf(p.elo, p.a_score), p.elo, p.elo_low, p.elo_high)
-            },
+            with_interval(p.elo, p.elo_low, p.elo_high),
             p.units,
             if t.format == Format::Duplicate { "deal sets" } else { "games" }
         );
@@ -485,18 +512,37 @@ pub(crate) fn text(s: &Standings) -> String {
             }
             None => "no decision yet".into(),
         };
+        let unit = if sp.model == "pentanomial" { "deal sets" } else { "games" };
         let _ = writeln!(
             out,
-            "\nSPRT [{}, {}] alpha {} beta {} ({} GSPRT): LLR {:.2} in ({:.2}, {:.2}): {verdict}",
+            "\nSPRT [{}, {}] alpha {} beta {} ({} GSPRT): LLR {:.2} after {} {unit}, bounds ({:.2}, {:.2}): {verdict}",
             sp.params.elo0,
             sp.params.elo1,
             sp.params.alpha,
             sp.params.beta,
             sp.model,
             sp.llr,
+            sp.units,
             sp.lower,
             sp.upper
         );
+        if sp.verdict.is_some() {
+            let mut line = format!(
+                "The match stopped on the SPRT's decision: {} games not needed",
+                sp.games_not_needed
+            );
+            match sp.units_after_decision {
+                0 => {}
+                n => {
+                    let what = if n == 1 { unit.trim_end_matches('s') } else { unit };
+                    let _ = write!(
+                        line,
+                        "; {n} {what} under way at the decision finished, and count in the results above but not in the test",
+                    );
+                }
+            }
+            let _ = writeln!(out, "{line}");
+        }
     }
     let _ = writeln!(
         out,
@@ -536,9 +582,9 @@ pub(crate) fn write_files(dir: &Path, s: &Standings) -> Result<(), String> {
             r.lost,
             r.not_played,
             opt(r.score),
-            opt(r.elo),
-            opt(r.elo_low),
-            opt(r.elo_high),
+            elo_csv(r.elo),
+            elo_csv(r.elo_low),
+            elo_csv(r.elo_high),
             r.points_for,
             r.points_against,
             r.deals_won,
@@ -575,9 +621,9 @@ pub(crate) fn write_files(dir: &Path, s: &Standings) -> Result<(), String> {
             p.units,
             p.paired_deals,
             opt(p.paired_deal_score),
-            opt(p.elo),
-            opt(p.elo_low),
-            opt(p.elo_high)
+            elo_csv(p.elo),
+            elo_csv(p.elo_low),
+            elo_csv(p.elo_high)
         );
     }
     for (name, text) in
@@ -698,5 +744,97 @@ mod tests {
         assert_eq!(s.sprt.as_ref().unwrap().counts, vec![1, 0, 3]);
         let csv_ok = text(&s).contains("A vs B: 4 games, +3 =0 -1 (75.0%)");
         assert!(csv_ok, "{}", text(&s));
+    }
+
+    /// The files of `s`, written and read back.
+    fn files(s: &Standings, name: &str) -> (serde_json::Value, String, String) {
+        let dir = std::env::temp_dir().join(format!("standings-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        write_files(&dir, s).unwrap();
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+        let out = (
+            serde_json::from_str(&read("standings.json")).unwrap(),
+            read("standings.csv"),
+            read("pairs.csv"),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        out
+    }
+
+    #[test]
+    fn a_clean_sweep_is_infinite_and_no_units_is_no_data_in_every_file() {
+        let sweep: Vec<Entry> = (1..=3).map(|g| entry(g, g, 0, Some("A"), &[(1, 1, 0)])).collect();
+        let s = compute(&plan(Format::RoundRobin, 3), &sweep);
+        let (json, _, pairs) = files(&s, "sweep");
+        assert_eq!(json["pairs"][0]["elo"], "+inf");
+        assert_eq!(json["pairs"][0]["elo_high"], "+inf");
+        let row = pairs.lines().nth(1).unwrap();
+        assert!(row.ends_with(",+inf,+inf,+inf"), "{row}");
+        assert!(text(&s).contains("Elo +inf over 3 games"), "{}", text(&s));
+        // The other way round.
+        let lost: Vec<Entry> = (1..=3).map(|g| entry(g, g, 0, Some("B"), &[(1, 0, 1)])).collect();
+        let s = compute(&plan(Format::RoundRobin, 3), &lost);
+        let (json, _, pairs) = files(&s, "lost");
+        assert_eq!(json["pairs"][0]["elo"], "-inf");
+        assert!(pairs.lines().nth(1).unwrap().ends_with(",-inf,-inf,-inf"), "{pairs}");
+        // Ratings stay finite (the fit's virtual draw): numbers in both files.
+        assert!(json["entrants"][0]["elo"].as_f64().is_some_and(f64::is_finite), "{json}");
+        // Nothing played at all: null and empty, never an infinity.
+        let s = compute(&plan(Format::RoundRobin, 3), &[]);
+        let (json, entrants, pairs) = files(&s, "none");
+        assert_eq!(json["pairs"][0]["elo"], serde_json::Value::Null);
+        assert_eq!(json["entrants"][0]["elo"], serde_json::Value::Null);
+        assert!(pairs.lines().nth(1).unwrap().ends_with(",,,"), "{pairs}");
+        let row = entrants.lines().nth(1).unwrap();
+        assert!(!row.contains("inf"), "{row}");
+        // Duplicate with only half a deal set: a won game, but no unit: no data, not +inf.
+        let half = [entry(1, 1, 1, Some("A"), &[(1, 1, 0)])];
+        let s = compute(&plan(Format::Duplicate, 1), &half);
+        assert_eq!(s.pairs[0].elo, None);
+        assert!(!text(&s).contains("inf"), "{}", text(&s));
+    }
+
+    #[test]
+    fn the_standings_say_the_sprt_stopped_the_match() {
+        // Five deal sets swept by A; in journal order the decision comes at the fourth, the
+        // fifth was under way; the rest were not needed.
+        let mut p = plan(Format::Duplicate, 10);
+        p.sprt = Some(SprtParams { elo0: 0.0, elo1: 200.0, alpha: 0.2, beta: 0.2 });
+        let mut entries = Vec::new();
+        for u in 1..=5 {
+            entries.push(entry(2 * u - 1, u, 1, Some("A"), &[(1, 1, 0)]));
+            entries.push(entry(2 * u, u, 2, Some("A"), &[(1, 1, 0)]));
+        }
+        let mut walk = SprtWalk::new(p.sprt.unwrap(), Format::Duplicate);
+        let mut decided_at = None;
+        for (k, e) in entries.iter().enumerate() {
+            walk.absorb(e);
+            if decided_at.is_none() && walk.decision().is_some() {
+                decided_at = Some(k);
+            }
+        }
+        let d = walk.decision().expect("five swept deal sets decide at these bounds");
+        assert!(decided_at.unwrap() < entries.len() - 1, "decided before the last set");
+        for g in 11..=20u64 {
+            let u = g.div_ceil(2);
+            let mut e = entry(g, u, if g % 2 == 1 { 1 } else { 2 }, None, &[]);
+            e.status = EntryStatus::NotNeeded;
+            entries.push(e);
+        }
+        let s = compute(&p, &entries);
+        let sp = s.sprt.as_ref().unwrap();
+        assert_eq!(sp.verdict, Some(Verdict::H1));
+        assert_eq!(sp.llr, round(d.llr, 4), "the decision's LLR, not the final counts'");
+        assert_eq!(sp.units, d.units);
+        assert_eq!(sp.units + sp.units_after_decision, 5);
+        assert_eq!(sp.games_not_needed, 10);
+        assert_eq!((s.tournament.played, s.tournament.not_played), (10, 0));
+        assert_eq!((s.tournament.not_needed, s.tournament.pending), (10, 0));
+        assert_eq!(s.entrants[0].not_played, 0, "games not needed are not 'not played'");
+        let t = text(&s);
+        assert!(t.contains("10 not needed (the SPRT had decided)"), "{t}");
+        assert!(t.contains(&format!("LLR {:.2} after {} deal sets", d.llr, d.units)), "{t}");
+        assert!(t.contains("The match stopped on the SPRT's decision: 10 games not needed"), "{t}");
+        assert!(!t.contains("(10 not played)"), "{t}");
     }
 }

@@ -16,9 +16,16 @@ pub(crate) const Z95: f64 = 1.959_963_984_540_054;
 /// Natural log of 10 over 400: the slope of the logistic Elo curve's exponent.
 const C: f64 = std::f64::consts::LN_10 / 400.0;
 
-/// The Elo difference whose expected score is `score` (logistic model); `None` at 0% and 100%.
-pub(crate) fn elo_from_score(score: f64) -> Option<f64> {
-    (score > 0.0 && score < 1.0).then(|| -400.0 * (1.0 / score - 1.0).log10())
+/// The Elo difference whose expected score is `score` (logistic model): infinite at 0% and
+/// 100% (and beyond, where an interval's end can fall), a result no finite difference explains.
+pub(crate) fn elo_from_score(score: f64) -> f64 {
+    if score <= 0.0 {
+        f64::NEG_INFINITY
+    } else if score >= 1.0 {
+        f64::INFINITY
+    } else {
+        -400.0 * (1.0 / score - 1.0).log10()
+    }
 }
 
 /// The expected score of an Elo difference (logistic model).
@@ -37,8 +44,8 @@ pub(crate) fn mean_var(xs: &[f64]) -> Option<(f64, f64)> {
     Some((mean, var))
 }
 
-/// An Elo value with its 95% interval; `None` marks an unbounded end (a score of 0% or 100%
-/// is within reach) or no estimate at all.
+/// An Elo value with its 95% interval. `None` means no estimate at all (no units); an infinite
+/// value is a score of 0% or 100%, and an infinite end one within reach of the interval.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct EloEstimate {
     pub(crate) elo: Option<f64>,
@@ -54,9 +61,9 @@ pub(crate) fn elo_estimate(scores: &[f64]) -> EloEstimate {
     let Some((mean, var)) = mean_var(scores) else { return EloEstimate::default() };
     let se = (var / scores.len() as f64).sqrt();
     EloEstimate {
-        elo: elo_from_score(mean),
-        low: elo_from_score(mean - Z95 * se),
-        high: elo_from_score(mean + Z95 * se),
+        elo: Some(elo_from_score(mean)),
+        low: Some(elo_from_score(mean - Z95 * se)),
+        high: Some(elo_from_score(mean + Z95 * se)),
     }
 }
 
@@ -390,10 +397,11 @@ mod tests {
 
     #[test]
     fn a_75_percent_score_is_190_8_elo() {
-        assert!(close(elo_from_score(0.75).unwrap(), 190.8485, 1e-3));
+        assert!(close(elo_from_score(0.75), 190.8485, 1e-3));
         assert!(close(score_from_elo(190.848_501_887_865), 0.75, 1e-12));
-        assert_eq!(elo_from_score(1.0), None);
-        assert_eq!(elo_from_score(0.5), Some(0.0));
+        assert_eq!(elo_from_score(1.0), f64::INFINITY);
+        assert_eq!(elo_from_score(0.0), f64::NEG_INFINITY);
+        assert_eq!(elo_from_score(0.5), 0.0);
     }
 
     #[test]
@@ -408,7 +416,17 @@ mod tests {
         assert!(close(e.high.unwrap(), 218.2518, 1e-3), "{e:?}");
         // Three wins and a loss: the upper end is unbounded.
         let e = elo_estimate(&[1.0, 1.0, 1.0, 0.0]);
-        assert_eq!(e.high, None);
+        assert_eq!(e.high, Some(f64::INFINITY));
+        assert!(e.elo.unwrap().is_finite());
+    }
+
+    #[test]
+    fn a_clean_sweep_is_infinite_and_no_units_is_no_estimate() {
+        let sweep = elo_estimate(&[1.0; 5]);
+        assert_eq!((sweep.elo, sweep.high), (Some(f64::INFINITY), Some(f64::INFINITY)));
+        let lost = elo_estimate(&[0.0; 5]);
+        assert_eq!((lost.elo, lost.low), (Some(f64::NEG_INFINITY), Some(f64::NEG_INFINITY)));
+        assert_eq!(elo_estimate(&[]), EloEstimate { elo: None, low: None, high: None });
     }
 
     #[test]
@@ -465,7 +483,7 @@ mod tests {
         let units = vec![Unit { i: 0, j: 1, x: 1.0 }; 10];
         let r = bradley_terry(2, &units);
         // Ten wins and one virtual draw: a mean of 10.5/11.
-        let want = elo_from_score(10.5 / 11.0).unwrap();
+        let want = elo_from_score(10.5 / 11.0);
         assert!(close(r[0].unwrap().elo - r[1].unwrap().elo, want, 1e-6), "{r:?}");
     }
 

@@ -77,6 +77,20 @@ impl Queue {
         out
     }
 
+    /// Takes out the games of the units none of whose `rooms` games has left the queue, so a
+    /// stop never cuts a deal set that a table has begun.
+    pub(crate) fn remove_untouched_units(&self, rooms: u64) -> Vec<Job> {
+        let mut st = self.lock();
+        let mut queued: HashMap<u64, u64> = HashMap::new();
+        for j in &st.pending {
+            *queued.entry(j.unit).or_default() += 1;
+        }
+        let (out, keep): (Vec<Job>, Vec<Job>) =
+            st.pending.drain(..).partition(|j| queued[&j.unit] == rooms);
+        st.pending = keep.into();
+        out
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.lock().pending.len()
     }
