@@ -327,7 +327,7 @@ impl Table<'_> {
         let reply =
             self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
         for (kind, detail, raw) in ignored.kept {
-            self.fault(seat, kind, detail, Some(raw), "line ignored".into());
+            self.fault(seat, kind, detail, Some(raw.into_bytes()), "line ignored".into());
         }
         // Beyond the kept lines a flood is only counted, so the statistics stay exact.
         let more = u32::try_from(ignored.more).unwrap_or(u32::MAX);
@@ -344,7 +344,7 @@ impl Table<'_> {
                     Some((msg, us, raw))
                 }
                 Err((kind, detail)) => {
-                    self.fault(seat, kind, detail, Some(raw), fallback());
+                    self.fault(seat, kind, detail, Some(raw.into_bytes()), fallback());
                     None
                 }
             },
@@ -377,7 +377,7 @@ impl Table<'_> {
         seat: Seat,
         kind: FaultKind,
         detail: String,
-        raw: Option<String>,
+        raw: Option<Vec<u8>>,
         action: String,
     ) {
         let i = seat.index();
@@ -424,17 +424,19 @@ impl Table<'_> {
             }
             Penalty::Forfeit => "your partnership forfeits the game".to_string(),
         };
-        let record = FaultRecord {
+        let mut record = FaultRecord {
             seat: seat_no(seat),
             deal: in_deal.then_some(view.deal),
             trick: (self.asking_play == Some(seat)).then_some(view.trick),
             kind,
             detail: detail.clone(),
-            raw,
+            raw: None,
+            raw_b64: None,
             action: action.clone(),
             penalty,
             strikes: st.strikes,
         };
+        record.keep_raw(raw);
         tracing::debug!(seat = i, kind = kind.as_str(), "{detail}");
         self.rec.line(&RecordLine::Fault(record.clone()));
         self.rec.checkpoint();

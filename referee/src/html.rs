@@ -274,9 +274,10 @@ fn fault_data(f: &FaultRecord, e: &mut Map<String, Value>) {
     e.insert("action".into(), json!(f.action));
     e.insert("penalty".into(), json!(f.penalty));
     e.insert("strikes".into(), json!(f.strikes));
-    if let Some(raw) = &f.raw {
-        // The bot's own line; long ones are cut so one fault cannot bloat the page.
-        let cut: String = raw.chars().take(300).collect();
+    if let Some(raw) = f.raw_bytes() {
+        // The bot's own line, its bytes that are not UTF-8 shown as U+FFFD; long ones are cut
+        // so one fault cannot bloat the page.
+        let cut: String = String::from_utf8_lossy(raw).chars().take(300).collect();
         e.insert("raw".into(), json!(cut));
     }
 }

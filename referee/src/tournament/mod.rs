@@ -53,7 +53,7 @@ pub(crate) struct TournamentArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) out: Option<PathBuf>,
     /// Tables playing at once (instead of the config's `concurrency`; default: the CPUs).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::cli::whole::<u64>(1, 1024))]
     pub(crate) concurrency: Option<u64>,
     /// Do not pin each table (its thread and its bots) to one CPU.
     #[arg(long)]
