@@ -375,7 +375,7 @@ impl RawBytes {
     pub fn from_base64(text: &str) -> Result<RawBytes, String> {
         let bad = || format!("{text:?} is not canonical base64");
         let bytes = text.as_bytes();
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return Err(bad());
         }
         let mut out = Vec::with_capacity(bytes.len() / 4 * 3);

@@ -277,7 +277,7 @@ pub(crate) struct ReplayArgs {
     pub(crate) bot: Option<String>,
     /// With --bot: stop before the question at this deal and trick (e.g. 3.5, or 3 for the
     /// deal's first question) and keep the bot running for a debugger.
-    #[arg(long, value_name = "DEAL[.TRICK]", requires = "bot")]
+    #[arg(long, value_name = "DEAL[.TRICK]", requires = "bot", allow_hyphen_values = true)]
     pub(crate) until: Option<String>,
     /// Write a self-contained HTML viewer of the game to this file.
     #[arg(long, value_name = "OUT.html")]

@@ -238,12 +238,16 @@ fn a_negative_number_for_a_flag_names_the_flag_and_its_range() {
             "{args:?}: {line}"
         );
     }
+    // Flags whose values are numbers in a text (DEAL.TRICK, K/N) reach their own checks too.
+    let line = referee_fails(&["replay", "x.jsonl", "--seat", "1", "--bot", "b", "--until", "-3"]);
+    assert!(line.contains("--until \"-3\": expected DEAL or DEAL.TRICK"), "{line}");
+    let dir = Scratch::new("shard-negative");
+    let two = "[[entrants]]\nname = \"a\"\ncommand = \"builtin:random\"\n[[entrants]]\nname = \"b\"\ncommand = \"builtin:random\"\n";
+    let config = dir.write("t.toml", &format!("seed = 1\n{two}"));
+    let line = referee_fails(&["tournament", s(&config), "--shard", "-1/2"]);
+    assert!(line.contains("--shard \"-1/2\": give K/N with 1 <= K <= N"), "{line}");
     // A tournament config goes through the same definitions.
-    let dir = Scratch::new("config-negative");
-    let config = dir.write(
-        "t.toml",
-        "[[entrants]]\nname = \"a\"\ncommand = \"builtin:random\"\n[[entrants]]\nname = \"b\"\ncommand = \"builtin:random\"\n[clock]\nanswer-ms = -5\n",
-    );
+    let config = dir.write("t2.toml", &format!("{two}[clock]\nanswer-ms = -5\n"));
     let line = referee_fails(&["tournament", s(&config), "--out", s(&dir.join("out"))]);
     assert!(line.contains("answer-ms") && line.contains("from 0 to 86400000"), "{line}");
 }

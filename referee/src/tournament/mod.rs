@@ -47,7 +47,7 @@ pub(crate) struct TournamentArgs {
     pub(crate) resume: bool,
     /// Play only part K of N of the schedule (deal sets whose number is K modulo N), to share
     /// a tournament between machines; `referee standings` merges the parts.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
     pub(crate) shard: Option<String>,
     /// Output folder (instead of the config's `output`; default tournaments/CONFIG-NAME).
     #[arg(long, value_name = "DIR")]
