@@ -1,25 +1,22 @@
 //! The line codec: one JSON object per `\n`-terminated line, bounded in length, synchronous.
 //!
-//! [`LineFramer`] cuts a byte stream into lines without ever holding more than
-//! [`MAX_LINE_BYTES`] of one line, so a peer that never sends a newline cannot make the reader
-//! allocate without bound. The async side only moves bytes into it.
+//! [`LineFramer`] cuts a byte stream into lines without ever holding more than its limit of one
+//! line, so a peer that never sends a newline cannot make the reader allocate without bound. The
+//! async side only moves bytes into it. The framer is where the one line limit lives: the
+//! organiser's `--max-line-bytes` (default [`MAX_LINE_BYTES`]) reaches it, and [`decode_line`]
+//! checks no limit of its own, so a second, fixed limit can never contradict the configured one.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
 
-/// Default maximum length of one line, newline excluded.
+/// Default maximum length of one line, newline excluded; the organiser may set another.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// Why a line is not a valid message. This is about syntax only; whether a valid message is a
 /// legal move is the rules' business.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DecodeError {
-    /// The line is longer than the limit (the excess was dropped unread).
-    TooLong {
-        /// The limit in bytes.
-        max: usize,
-    },
     /// The line is not UTF-8.
     NotUtf8,
     /// The line is not a JSON object of a known message type with the right fields.
@@ -29,7 +26,6 @@ pub enum DecodeError {
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DecodeError::TooLong { max } => write!(f, "line longer than {max} bytes"),
             DecodeError::NotUtf8 => f.write_str("line is not valid UTF-8"),
             DecodeError::Json(e) => write!(f, "invalid message: {e}"),
         }
@@ -56,13 +52,11 @@ pub fn encode_into<T: Serialize>(msg: &T, buf: &mut Vec<u8>) {
     buf.push(b'\n');
 }
 
-/// Decodes one line (with or without its `\n`; a `\r` before it is tolerated).
+/// Decodes one line (with or without its `\n`; a `\r` before it is tolerated), whatever its
+/// length: bounding lines is the framer's job, with the limit in force.
 pub fn decode_line<T: DeserializeOwned>(line: &[u8]) -> Result<T, DecodeError> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    if line.len() > MAX_LINE_BYTES {
-        return Err(DecodeError::TooLong { max: MAX_LINE_BYTES });
-    }
     let text = std::str::from_utf8(line).map_err(|_| DecodeError::NotUtf8)?;
     serde_json::from_str(text).map_err(|e| DecodeError::Json(e.to_string()))
 }
@@ -205,6 +199,23 @@ mod tests {
             assert!(decode_line::<FromBot>(line).is_err(), "{:?}", String::from_utf8_lossy(line));
         }
         assert_eq!(decode_line::<FromBot>(b"\xff"), Err(DecodeError::NotUtf8));
+    }
+
+    /// Issue 12: a fixed 64 KiB check here overrode a larger `--max-line-bytes`. The decoder
+    /// takes any line the framer let through; the framer alone applies the limit in force.
+    #[test]
+    fn decode_has_no_limit_of_its_own() {
+        let pad = " ".repeat(MAX_LINE_BYTES + 10_000);
+        let line = format!(r#"{{"type":"play","id":3,"card":"3o"{pad}}}"#);
+        assert!(matches!(decode_line::<FromBot>(line.as_bytes()), Ok(FromBot::Play { id: 3, .. })));
+        let mut framer = LineFramer::new(line.len());
+        framer.push(line.as_bytes());
+        framer.push(b"\n");
+        assert_eq!(framer.next_line(), Some(Frame::Line(line.as_bytes())));
+        let mut framer = LineFramer::new(line.len() - 1);
+        framer.push(line.as_bytes());
+        framer.push(b"\n");
+        assert_eq!(framer.next_line(), Some(Frame::TooLong));
     }
 
     #[test]

@@ -273,6 +273,12 @@ impl ToBot {
 
 /// A bot's answer. Its `type` is the type of the question it answers and its `id` echoes it.
 ///
+/// An `id` may be any JSON number: an integer from 1 to 2^64 − 1, written without sign,
+/// fraction or exponent, names the question with that id; every other number (`0`, `-1`, `-0`,
+/// `18446744073709551616`, `3.0`, `3e0`) names no question the referee can ask, and decodes as
+/// [`NO_QUESTION`]. So an answer to "a question never asked" is always a valid message with an
+/// id the referee never gave out (`unknown_id` in records), never a malformed line.
+///
 /// `Deserialize` is written by hand (see the `de` module below) to the exact behaviour of
 /// `#[derive(Deserialize)]` with these attributes, without serde's buffering of every field.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -330,8 +336,12 @@ pub enum FromBot {
     },
 }
 
+/// The id an answer carries when its `id` was a number that no question can have (see
+/// [`FromBot`]). Questions are numbered from 1, so this one is never asked.
+pub const NO_QUESTION: u64 = 0;
+
 impl FromBot {
-    /// The echoed id.
+    /// The echoed id; [`NO_QUESTION`] when it was a number that names no question.
     pub fn id(&self) -> u64 {
         match self {
             FromBot::Hello { id, .. }
@@ -504,6 +514,7 @@ mod de {
             FromBot, "internally tagged enum FromBot", lenient: false, other: [],
             container: [serde(deny_unknown_fields)],
             Hello = "hello", "struct variant FromBot::Hello with 6 elements" {
+                #[serde(deserialize_with = "answer_id")]
                 id: u64,
                 name: String,
                 version: String,
@@ -515,6 +526,7 @@ mod de {
                 token: Option<String>,
             }
             Opening = "opening", "struct variant FromBot::Opening with 3 elements" {
+                #[serde(deserialize_with = "answer_id")]
                 id: u64,
                 #[serde(default)]
                 accept: Option<bool>,
@@ -522,6 +534,7 @@ mod de {
                 signals: Vec<String>,
             }
             Discard = "discard", "struct variant FromBot::Discard with 3 elements" {
+                #[serde(deserialize_with = "answer_id")]
                 id: u64,
                 #[serde(deserialize_with = "cards")]
                 cards: Vec<CardCode>,
@@ -529,6 +542,7 @@ mod de {
                 signals: Vec<String>,
             }
             Play = "play", "struct variant FromBot::Play with 3 elements" {
+                #[serde(deserialize_with = "answer_id")]
                 id: u64,
                 #[serde(deserialize_with = "card")]
                 card: CardCode,
@@ -652,6 +666,37 @@ mod de {
             Bye = "bye", "struct variant ToBot::Bye with 1 element" {
                 reason: String,
             }
+        }
+    }
+
+    /// An answer's `id` (see [`FromBot`]): any JSON number. serde_json hands a visitor a `u64`
+    /// only for an integer written without sign, fraction or exponent that fits; a negative
+    /// integer comes as `i64`, and everything else (fractions, exponents, `-0`, integers beyond
+    /// 2^64 − 1) as `f64`. Those name no question. A number beyond the range of a double
+    /// (`1e999`) is an error of serde_json itself, as everywhere else in a line.
+    pub(super) fn answer_id<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        d.deserialize_any(AnswerIdVisitor)
+    }
+
+    struct AnswerIdVisitor;
+
+    impl<'de> Visitor<'de> for AnswerIdVisitor {
+        type Value = u64;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an integer id")
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            Ok(u64::try_from(v).unwrap_or(super::NO_QUESTION))
+        }
+
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<u64, E> {
+            Ok(super::NO_QUESTION)
         }
     }
 
@@ -1124,6 +1169,7 @@ mod tests {
         #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
         pub(super) enum FromBot {
             Hello {
+                #[serde(deserialize_with = "crate::msg::de::answer_id")]
                 id: u64,
                 name: String,
                 version: String,
@@ -1135,6 +1181,7 @@ mod tests {
                 token: Option<String>,
             },
             Opening {
+                #[serde(deserialize_with = "crate::msg::de::answer_id")]
                 id: u64,
                 #[serde(default, skip_serializing_if = "Option::is_none")]
                 accept: Option<bool>,
@@ -1142,12 +1189,14 @@ mod tests {
                 signals: Vec<String>,
             },
             Discard {
+                #[serde(deserialize_with = "crate::msg::de::answer_id")]
                 id: u64,
                 cards: Vec<CardCode>,
                 #[serde(default, skip_serializing_if = "Vec::is_empty")]
                 signals: Vec<String>,
             },
             Play {
+                #[serde(deserialize_with = "crate::msg::de::answer_id")]
                 id: u64,
                 card: CardCode,
                 #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -1308,6 +1357,47 @@ mod tests {
 
     use std::fmt;
 
+    /// Issue 12: `-1` and `-0` were malformed lines (a strike), although spec 6.1 makes an id
+    /// never asked an ignored `unknown_id`. Every number that cannot be a question's id decodes,
+    /// in every spelling of the message, to the one id no question has.
+    #[test]
+    fn ids_no_question_can_have_decode_as_no_question() {
+        let never = [
+            "-1",
+            "-0",
+            "-0.0",
+            "-9223372036854775809",
+            "18446744073709551616",
+            "123456789012345678901234567890",
+            "3.0",
+            "3.5",
+            "3e0",
+            "0.3e1",
+            "1E2",
+            "0",
+        ];
+        for id in never {
+            for line in [
+                format!(r#"{{"type":"play","id":{id},"card":"3o"}}"#),
+                format!(r#"{{"card":"3o","id":{id},"type":"play"}}"#),
+                format!(r#"["play",{id},"3o"]"#),
+                format!(r#"{{"type":"hello","id":{id},"name":"b","version":"1"}}"#),
+                format!(r#"{{"type":"opening","id":{id}}}"#),
+                format!(r#"{{"id":{id},"type":"discard","cards":[]}}"#),
+            ] {
+                let value = from_bot(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
+                assert_eq!(value["id"], NO_QUESTION, "{line}");
+                let msg: FromBot = serde_json::from_str(&line).unwrap();
+                assert_eq!(msg.id(), NO_QUESTION, "{line}");
+            }
+        }
+        for (id, want) in [("1", 1), ("18446744073709551615", u64::MAX), ("42", 42)] {
+            let line = format!(r#"{{"type":"play","id":{id},"card":"3o"}}"#);
+            assert_eq!(serde_json::from_str::<FromBot>(&line).unwrap().id(), want, "{line}");
+            assert_eq!(crate::codec::decode_line::<FromBot>(line.as_bytes()).unwrap().id(), want);
+        }
+    }
+
     #[test]
     fn from_bot_decodes_as_the_derive() {
         let ok = [
@@ -1386,17 +1476,20 @@ mod tests {
             (r#"{"id":3,"type":"play","id":4,"card":"3o"}"#, "duplicate field `id`"),
             (r#"{"type":"play","id":3,"card":"Zz"}"#, "\"Zz\" is not a card code"),
             (r#"{"type":"play","id":3,"card":null}"#, "invalid type: null, expected a string"),
-            (r#"{"type":"play","id":null,"card":"3o"}"#, "invalid type: null, expected u64"),
-            (r#"{"type":"play","id":-1,"card":"3o"}"#, "invalid value: integer `-1`, expected u64"),
             (
-                r#"{"type":"play","id":3.0,"card":"3o"}"#,
-                "invalid type: floating point `3.0`, expected u64",
+                r#"{"type":"play","id":null,"card":"3o"}"#,
+                "invalid type: null, expected an integer id",
             ),
             (
-                r#"{"type":"play","id":18446744073709551616,"card":"3o"}"#,
-                "invalid type: floating point",
+                r#"{"type":"play","id":"3","card":"3o"}"#,
+                "invalid type: string \"3\", expected an integer id",
             ),
-            (r#"{"type":"play","id":"3","card":"3o"}"#, "invalid type: string \"3\", expected u64"),
+            (
+                r#"{"type":"play","id":true,"card":"3o"}"#,
+                "invalid type: boolean `true`, expected an integer id",
+            ),
+            (r#"{"type":"play","id":[3],"card":"3o"}"#, "invalid type: sequence"),
+            (r#"{"type":"play","id":1e999,"card":"3o"}"#, "number out of range"),
             (
                 r#"{"type":"play","id":3,"card":"3o","signals":null}"#,
                 "invalid type: null, expected a sequence",

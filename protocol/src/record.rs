@@ -308,15 +308,112 @@ pub struct FaultRecord {
     /// What happened, for people.
     pub detail: String,
     /// The offending line exactly as received, when the fault is about a line that was kept
-    /// (never for `line_too_long`).
+    /// (never for `line_too_long`) and that line is UTF-8. Set with [`FaultRecord::keep_raw`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
+    /// The offending line's bytes, when it is not UTF-8 (in place of `raw`, which could only
+    /// hold it with its bad bytes replaced, and then not reproduce it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_b64: Option<RawBytes>,
     /// What the referee did instead, as told to the bot in its `error` message.
     pub action: String,
     /// What it cost.
     pub penalty: Penalty,
     /// Strikes of this seat after this fault.
     pub strikes: u32,
+}
+
+impl FaultRecord {
+    /// Keeps the offending line losslessly: as `raw` when it is UTF-8, as `raw_b64` otherwise
+    /// (and neither for `None`).
+    pub fn keep_raw(&mut self, line: Option<Vec<u8>>) {
+        (self.raw, self.raw_b64) = match line.map(String::from_utf8) {
+            None => (None, None),
+            Some(Ok(text)) => (Some(text), None),
+            Some(Err(e)) => (None, Some(RawBytes(e.into_bytes()))),
+        };
+    }
+
+    /// The offending line's bytes exactly as received, from whichever field keeps them.
+    pub fn raw_bytes(&self) -> Option<&[u8]> {
+        match (&self.raw, &self.raw_b64) {
+            (Some(text), _) => Some(text.as_bytes()),
+            (None, Some(RawBytes(bytes))) => Some(bytes),
+            (None, None) => None,
+        }
+    }
+}
+
+/// Bytes that are not UTF-8, kept in a record as standard base64 with padding (RFC 4648
+/// section 4): JSON strings hold only text, and a lossy conversion would make the record lie
+/// about what a bot sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawBytes(pub Vec<u8>);
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+impl RawBytes {
+    /// The base64 text.
+    pub fn to_base64(&self) -> String {
+        let mut out = String::with_capacity(self.0.len().div_ceil(3) * 4);
+        for chunk in self.0.chunks(3) {
+            let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+            let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(char::from(B64[(n >> (18 - 6 * i) & 63) as usize]));
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    /// Reads base64 text; only the canonical spelling [`RawBytes::to_base64`] writes is
+    /// accepted, so a record has one way to say one line.
+    pub fn from_base64(text: &str) -> Result<RawBytes, String> {
+        let bad = || format!("{text:?} is not canonical base64");
+        let bytes = text.as_bytes();
+        if !bytes.len().is_multiple_of(4) {
+            return Err(bad());
+        }
+        let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+        for (k, quad) in bytes.chunks(4).enumerate() {
+            let last = (k + 1) * 4 == bytes.len();
+            let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+            if pad > 2 || (pad > 0 && !last) {
+                return Err(bad());
+            }
+            let mut n = 0u32;
+            for &c in &quad[..4 - pad] {
+                let v = B64.iter().position(|&x| x == c).ok_or_else(bad)?;
+                n = n << 6 | v as u32;
+            }
+            n <<= 6 * pad as u32;
+            let got = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            out.extend_from_slice(&got[..3 - pad]);
+        }
+        let decoded = RawBytes(out);
+        // Non-zero bits after the last byte would be a second spelling of the same bytes.
+        if decoded.to_base64() != text {
+            return Err(bad());
+        }
+        Ok(decoded)
+    }
+}
+
+impl Serialize for RawBytes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_base64())
+    }
+}
+
+impl<'de> Deserialize<'de> for RawBytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RawBytes, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        RawBytes::from_base64(&text).map_err(serde::de::Error::custom)
+    }
 }
 
 /// The record's last line.
@@ -356,4 +453,62 @@ pub struct SeatStats {
     pub strikes: u32,
     /// True when the bot was replaced by the fallback.
     pub replaced: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips_and_is_canonical() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"", ""),
+            (b"f", "Zg=="),
+            (b"fo", "Zm8="),
+            (b"foo", "Zm9v"),
+            (b"foob", "Zm9vYg=="),
+            (b"\xff\xfe\x00", "//4A"),
+            (b"ma\xffdame", "bWH/ZGFtZQ=="),
+        ];
+        for (bytes, text) in cases {
+            assert_eq!(RawBytes(bytes.to_vec()).to_base64(), *text);
+            assert_eq!(RawBytes::from_base64(text), Ok(RawBytes(bytes.to_vec())));
+        }
+        let every: Vec<u8> = (0..=255).collect();
+        let text = RawBytes(every.clone()).to_base64();
+        assert_eq!(RawBytes::from_base64(&text).unwrap().0, every);
+        for bad in ["Zg", "Zg=", "Zh==", "Z===", "Zg==Zg==", "Zm9v\n", "Zm 9", "Zm9-", "=Zm9"] {
+            assert!(RawBytes::from_base64(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn a_fault_keeps_any_line_losslessly() {
+        let mut f = FaultRecord {
+            seat: 1,
+            deal: None,
+            trick: None,
+            kind: FaultKind::Malformed,
+            detail: String::new(),
+            raw: None,
+            raw_b64: None,
+            action: String::new(),
+            penalty: Penalty::Fallback,
+            strikes: 1,
+        };
+        for line in [&b"plain"[..], b"", b"\xff", "é".as_bytes(), b"{\"signals\":[\"ma\xffdame\"]}"]
+        {
+            f.keep_raw(Some(line.to_vec()));
+            assert_eq!(f.raw_bytes(), Some(line));
+            assert_eq!(f.raw.is_some(), std::str::from_utf8(line).is_ok());
+            let json = serde_json::to_string(&f).unwrap();
+            let back: FaultRecord = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, f, "{json}");
+            assert_eq!(back.raw_bytes(), Some(line));
+        }
+        f.keep_raw(None);
+        assert_eq!((f.raw_bytes(), &f.raw, &f.raw_b64), (None, &None, &None));
+        let bad = r#"{"seat":1,"kind":"malformed","detail":"","raw_b64":"Zg","action":"","penalty":"fallback","strikes":1}"#;
+        assert!(serde_json::from_str::<FaultRecord>(bad).is_err());
+    }
 }

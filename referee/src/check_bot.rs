@@ -18,6 +18,7 @@ use crate::bot::builtin::{self, Builtin};
 use crate::bot::conn::{Incoming, LineConn};
 use crate::bot::process::{self, BotProcess, Limits, SpawnSpec};
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
+use crate::cli::{MAX_MS, line_limit, whole};
 use crate::convert::{code, codes, rules_wire, seat_no, table_card};
 use crate::game_runner::{GameConfig, GameSetup, game_seed, run_game};
 use crate::policy::{self, OnFault, Policy};
@@ -28,7 +29,7 @@ use clap::Args;
 use protocol::codec::{decode_line, encode_line};
 use protocol::msg::{Clock, FromBot, SeatNo, TableCard, ToBot, VoteCast};
 use protocol::record::FaultKind;
-use protocol::{CardCode, FEATURES, MAX_LINE_BYTES, PROTOCOL_VERSION};
+use protocol::{CardCode, FEATURES, PROTOCOL_VERSION};
 use rules::{
     Action, Card, CardSet, ChantSecond, Deck, DiscardRule, Event, Game, MatchLength, Rules, Seat,
     Signal, SignalDelivery, Turn, derive_seed,
@@ -48,11 +49,14 @@ pub(crate) struct CheckBotArgs {
     #[arg(value_name = "CMD")]
     pub(crate) command: String,
     /// Time allowed for each answer, in milliseconds.
-    #[arg(long, default_value_t = 2_000, value_name = "MS")]
+    #[arg(long, default_value_t = 2_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     pub(crate) answer_ms: u64,
     /// Time allowed for the hello answer, in milliseconds.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    #[arg(long, default_value_t = 10_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     pub(crate) handshake_ms: u64,
+    /// Longest line accepted from the bot, in bytes (as in a match).
+    #[arg(long, default_value_t = protocol::MAX_LINE_BYTES, value_name = "BYTES", allow_negative_numbers = true, value_parser = line_limit())]
+    pub(crate) max_line_bytes: usize,
     /// Print the checks as one JSON array of {check, pass, detail} instead of lines.
     #[arg(long)]
     pub(crate) json: bool,
@@ -143,6 +147,8 @@ struct Checker {
     spec: BotSpec,
     answer: Duration,
     handshake_limit: Duration,
+    /// `--max-line-bytes`: the one limit on the bot's lines, as in a match.
+    max_line: usize,
     stderr: Option<PathBuf>,
     wire: Option<LineConn>,
     process: Option<BotProcess>,
@@ -171,6 +177,7 @@ impl Checker {
             spec,
             answer: Duration::from_millis(args.answer_ms),
             handshake_limit: Duration::from_millis(args.handshake_ms),
+            max_line: args.max_line_bytes,
             stderr: args.stderr.clone(),
             wire: None,
             process: None,
@@ -228,7 +235,7 @@ impl Checker {
     fn connect_config(&self) -> ConnectConfig {
         ConnectConfig {
             handshake: self.handshake_limit,
-            max_line: MAX_LINE_BYTES,
+            max_line: self.max_line,
             stderr_cap: 1 << 20,
             limits: Limits::default(),
         }
@@ -261,15 +268,15 @@ impl Checker {
                 };
                 let (proc_, stdin, stdout) =
                     process::spawn(&spawn).map_err(|e| format!("cannot start {}: {e}", argv[0]))?;
-                let conn = LineConn::new(Box::new(stdout), Box::new(stdin), MAX_LINE_BYTES);
+                let conn = LineConn::new(Box::new(stdout), Box::new(stdin), self.max_line);
                 self.wire = Some(conn);
                 self.process = Some(proc_);
             }
             BotSpec::Builtin(kind) => {
                 let (ours, theirs) = tokio::io::duplex(64 * 1024);
                 let (r, w) = tokio::io::split(ours);
-                self.wire = Some(LineConn::new(Box::new(r), Box::new(w), MAX_LINE_BYTES));
-                self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, MAX_LINE_BYTES)));
+                self.wire = Some(LineConn::new(Box::new(r), Box::new(w), self.max_line));
+                self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, self.max_line)));
             }
             BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_) => {
                 return Err("check-bot cannot start a TCP bot".into());
@@ -355,7 +362,7 @@ impl Checker {
                 }
                 Incoming::TooLong => {
                     break Some(Got::Bad(
-                        format!("a line longer than {MAX_LINE_BYTES} bytes"),
+                        format!("a line longer than {} bytes", wire.max_line()),
                         String::new(),
                     ));
                 }
@@ -1355,8 +1362,10 @@ fn fault_list(faults: &[&protocol::record::FaultRecord]) -> String {
                 (Some(d), None) => format!(" in deal {d}"),
                 _ => String::new(),
             };
-            let line =
-                f.raw.as_deref().map(|r| format!("; line: {}", shorten(r))).unwrap_or_default();
+            let line = f
+                .raw_bytes()
+                .map(|r| format!("; line: {}", shorten(&String::from_utf8_lossy(r))))
+                .unwrap_or_default();
             format!("{}{at}: {}{line}", f.kind.as_str(), f.detail)
         })
         .collect();

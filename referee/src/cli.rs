@@ -5,7 +5,6 @@ use crate::bot::ConnectConfig;
 use crate::bot::process::Limits;
 use crate::game_runner::GameConfig;
 use crate::policy::{OnFault, Policy};
-use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use protocol::msg::Clock;
 use rules::{
@@ -50,10 +49,10 @@ pub(crate) struct MatchArgs {
     #[arg(long = "bot", value_name = "CMD")]
     pub(crate) bots: Vec<String>,
     /// Number of games; the same bot processes play them all.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u64>(1, u64::MAX))]
     pub(crate) games: u64,
     /// Match seed; every deck derives from it. Default: random, and printed.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(0, u64::MAX))]
     pub(crate) seed: Option<u64>,
     /// Folder for records and bot stderr logs. Default: records/seed-S.
     #[arg(long, value_name = "DIR")]
@@ -79,31 +78,31 @@ pub(crate) struct TableArgs {
     #[command(flatten)]
     pub(crate) rules: RulesArgs,
     /// Time for the handshake answer, in milliseconds.
-    #[arg(long, default_value_t = 10_000, value_name = "MS", help_heading = "Clock")]
+    #[arg(long, default_value_t = 10_000, value_name = "MS", help_heading = "Clock", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     pub(crate) handshake_ms: u64,
     /// Time for each answer, in milliseconds.
-    #[arg(long, default_value_t = 1_000, value_name = "MS", help_heading = "Clock")]
+    #[arg(long, default_value_t = 1_000, value_name = "MS", help_heading = "Clock", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     pub(crate) answer_ms: u64,
     /// Bank per seat and game that absorbs overruns, in milliseconds.
-    #[arg(long, default_value_t = 5_000, value_name = "MS", help_heading = "Clock")]
+    #[arg(long, default_value_t = 5_000, value_name = "MS", help_heading = "Clock", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     pub(crate) bank_ms: u64,
     /// What a fault costs.
     #[arg(long, value_enum, default_value_t = OnFaultArg::Fallback, help_heading = "Faults")]
     pub(crate) on_fault: OnFaultArg,
     /// Strikes after which a bot is replaced by the fallback for the rest of the game.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Faults")]
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true, value_parser = whole::<u32>(1, u32::MAX.into()), help_heading = "Faults")]
     pub(crate) max_strikes: u32,
     /// Longest line accepted from a bot, in bytes.
-    #[arg(long, default_value_t = protocol::MAX_LINE_BYTES, value_parser = clap::value_parser!(u64).range(64..=16_777_216).map(|v| v as usize), help_heading = "Limits")]
+    #[arg(long, default_value_t = protocol::MAX_LINE_BYTES, value_name = "BYTES", allow_negative_numbers = true, value_parser = line_limit(), help_heading = "Limits")]
     pub(crate) max_line_bytes: usize,
     /// Bytes of each bot's stderr kept in its log.
-    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES", help_heading = "Limits")]
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES", help_heading = "Limits", allow_negative_numbers = true, value_parser = whole::<u64>(0, u64::MAX))]
     pub(crate) stderr_cap: u64,
     /// Address-space limit per bot process, in MiB (off by default).
-    #[arg(long, value_name = "MIB", help_heading = "Limits")]
+    #[arg(long, value_name = "MIB", help_heading = "Limits", allow_negative_numbers = true, value_parser = whole::<u64>(1, MAX_MIB))]
     pub(crate) bot_memory_mib: Option<u64>,
     /// CPU-time limit per bot process, in seconds (off by default).
-    #[arg(long, value_name = "SECONDS", help_heading = "Limits")]
+    #[arg(long, value_name = "SECONDS", help_heading = "Limits", allow_negative_numbers = true, value_parser = whole::<u64>(1, u32::MAX.into()))]
     pub(crate) bot_cpu_seconds: Option<u64>,
 }
 
@@ -116,10 +115,10 @@ pub(crate) struct NetArgs {
     #[arg(long, default_value = "127.0.0.1:0", value_name = "ADDR")]
     pub(crate) listen: String,
     /// How long the first game waits for TCP bots to connect, in milliseconds.
-    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    #[arg(long, default_value_t = 60_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     pub(crate) connect_wait_ms: u64,
     /// Connections allowed to wait for their handshake at once; more are refused.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=10_000).map(|v| v as usize))]
+    #[arg(long, default_value_t = 16, allow_negative_numbers = true, value_parser = whole::<usize>(1, 10_000))]
     pub(crate) max_pending: usize,
 }
 
@@ -158,13 +157,13 @@ pub(crate) struct RulesArgs {
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub(crate) mordienne: OnOff,
     /// Shortest run that makes mordienne.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
+    #[arg(long, default_value_t = 2, allow_negative_numbers = true, value_parser = whole::<u8>(2, 3))]
     pub(crate) mordienne_run: u8,
     /// Deals in a game.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true, value_parser = whole::<u16>(1, u16::MAX.into()))]
     pub(crate) deals: u16,
     /// Play to this many points instead of a number of deals.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u16>(1, u16::MAX.into()))]
     pub(crate) target: Option<u16>,
     /// A level score at the end.
     #[arg(long, value_enum, default_value_t = OnTieArg::Draw)]
@@ -173,17 +172,47 @@ pub(crate) struct RulesArgs {
     #[arg(long, value_enum, default_value_t = SignalsArg::Partner)]
     pub(crate) signals: SignalsArg,
     /// Probability that each opponent sees a signal under --signals leaky.
-    #[arg(long, default_value_t = 0.25, value_parser = probability)]
+    #[arg(long, default_value_t = 0.25, allow_negative_numbers = true, value_parser = probability)]
     pub(crate) signal_leak: f64,
     /// Whether card signals must be true.
     #[arg(long, value_enum, default_value_t = SignalTruthArg::Truthful)]
     pub(crate) signal_truth: SignalTruthArg,
 }
 
+/// The longest time any clock flag takes, in milliseconds: a day. Beyond it the referee's
+/// microsecond arithmetic could overflow, and no game needs more.
+pub(crate) const MAX_MS: u64 = 86_400_000;
+/// The largest `--bot-memory-mib`: 16 TiB, far below what overflows a byte count.
+const MAX_MIB: u64 = 1 << 24;
+
+/// The value parser of every integer flag of every command (a tournament config's options go
+/// through these flags too): a whole number from `lo` to `hi`. A negative value, one out of
+/// range and one that is no number get the same message naming the range, and clap names the
+/// flag; flags using it take `allow_negative_numbers`, or clap would call `-5` an unknown flag.
+pub(crate) fn whole<T>(lo: u64, hi: u64) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    move |text: &str| {
+        let bad = || format!("expected a whole number from {lo} to {hi}");
+        let n = text.parse::<u64>().map_err(|_| bad())?;
+        if n < lo || n > hi {
+            return Err(bad());
+        }
+        T::try_from(n).map_err(|_| bad())
+    }
+}
+
+/// `--max-line-bytes`, shared by every command that reads bots' lines.
+pub(crate) fn line_limit() -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync {
+    whole::<usize>(64, 16_777_216)
+}
+
+/// The value parser of every probability flag.
 fn probability(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err(format!("{s:?} is not a probability between 0 and 1")),
+        _ => Err("expected a probability from 0 to 1".to_string()),
     }
 }
 
@@ -240,7 +269,7 @@ pub(crate) struct ReplayArgs {
     pub(crate) quiet: bool,
     /// Show exactly the lines this seat received and sent, in order, with times. With --html:
     /// show only what this seat could see.
-    #[arg(long, value_parser = clap::value_parser!(u8).range(0..4))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u8>(0, 3))]
     pub(crate) seat: Option<u8>,
     /// Re-drive this bot with the seat's recorded conversation and show where its answers
     /// differ (needs --seat).
@@ -248,7 +277,7 @@ pub(crate) struct ReplayArgs {
     pub(crate) bot: Option<String>,
     /// With --bot: stop before the question at this deal and trick (e.g. 3.5, or 3 for the
     /// deal's first question) and keep the bot running for a debugger.
-    #[arg(long, value_name = "DEAL[.TRICK]", requires = "bot")]
+    #[arg(long, value_name = "DEAL[.TRICK]", requires = "bot", allow_hyphen_values = true)]
     pub(crate) until: Option<String>,
     /// Write a self-contained HTML viewer of the game to this file.
     #[arg(long, value_name = "OUT.html")]
@@ -326,5 +355,68 @@ impl TableArgs {
                 cpu_seconds: self.bot_cpu_seconds,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory as _;
+    use std::any::TypeId;
+
+    /// Issue 12: `--answer-ms -5` said "unexpected argument '-5' found". Every numeric flag of
+    /// every command, present and future, takes the shared parsers: a negative value reaches
+    /// them, and the message names the flag and the range.
+    #[test]
+    fn every_numeric_flag_names_itself_and_its_range_for_a_negative_value() {
+        let numeric = [
+            TypeId::of::<u8>(),
+            TypeId::of::<u16>(),
+            TypeId::of::<u32>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<usize>(),
+            TypeId::of::<f64>(),
+        ];
+        let cli = Cli::command();
+        let mut checked = 0;
+        for sub in cli.get_subcommands() {
+            let positionals: Vec<&str> =
+                sub.get_positionals().filter(|a| a.is_required_set()).map(|_| "x").collect();
+            for arg in sub.get_arguments() {
+                let Some(long) = arg.get_long() else { continue };
+                if !numeric.iter().any(|t| arg.get_value_parser().type_id() == *t) {
+                    continue;
+                }
+                assert!(arg.is_allow_negative_numbers_set(), "--{long} of {}", sub.get_name());
+                let mut argv = vec!["referee", sub.get_name()];
+                argv.extend(&positionals);
+                let flag = format!("--{long}");
+                argv.extend([flag.as_str(), "-5"]);
+                let error = Cli::try_parse_from(&argv).expect_err(&argv.join(" ")).to_string();
+                let first = error.lines().next().unwrap_or_default();
+                assert!(
+                    first.starts_with(&format!("error: invalid value '-5' for '{flag}"))
+                        && first.contains("from ")
+                        && first.contains(" to "),
+                    "{}: {first}",
+                    argv.join(" ")
+                );
+                checked += 1;
+            }
+        }
+        // Sixteen of match, one of replay, three of check-bot, one of tournament: the walk
+        // really sees the flags, or this test proves nothing.
+        assert!(checked >= 21, "only {checked} numeric flags found");
+    }
+
+    #[test]
+    fn whole_numbers_are_checked_against_their_range() {
+        let p = whole::<u8>(2, 3);
+        assert_eq!(p("2"), Ok(2));
+        assert_eq!(p("3"), Ok(3));
+        for bad in ["1", "4", "-2", "2.0", "", "x", "256", "99999999999999999999"] {
+            assert_eq!(p(bad), Err("expected a whole number from 2 to 3".to_string()), "{bad:?}");
+        }
+        assert_eq!(whole::<u64>(0, u64::MAX)("18446744073709551615"), Ok(u64::MAX));
     }
 }

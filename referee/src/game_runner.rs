@@ -329,7 +329,7 @@ impl Table<'_> {
         let reply =
             self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
         for (kind, detail, raw) in ignored.kept {
-            self.fault(seat, kind, detail, Some(raw), String::new());
+            self.fault(seat, kind, detail, Some(raw.into_bytes()), String::new());
         }
         // Beyond the kept lines a flood is only counted, so the statistics stay exact.
         let more = u32::try_from(ignored.more).unwrap_or(u32::MAX);
@@ -344,7 +344,7 @@ impl Table<'_> {
                     Some((msg, us, raw))
                 }
                 Err((kind, detail)) => {
-                    self.fault(seat, kind, detail, Some(raw), fallback());
+                    self.fault(seat, kind, detail, Some(raw.into_bytes()), fallback());
                     None
                 }
             },
@@ -378,7 +378,7 @@ impl Table<'_> {
         seat: Seat,
         kind: FaultKind,
         detail: String,
-        raw: Option<String>,
+        raw: Option<Vec<u8>>,
         done: String,
     ) {
         let i = seat.index();
@@ -415,17 +415,19 @@ impl Table<'_> {
         let in_deal =
             matches!(self.game.to_act(), Some(Turn::Vote(_) | Turn::Discard(_) | Turn::Play(_)));
         let action = policy::action_text(penalty, &done);
-        let record = FaultRecord {
+        let mut record = FaultRecord {
             seat: seat_no(seat),
             deal: in_deal.then_some(view.deal),
             trick: (self.asking_play == Some(seat)).then_some(view.trick),
             kind,
             detail: detail.clone(),
-            raw,
+            raw: None,
+            raw_b64: None,
             action: action.clone(),
             penalty,
             strikes: st.strikes,
         };
+        record.keep_raw(raw);
         tracing::debug!(seat = i, kind = kind.as_str(), "{}", crate::text::Shown(&detail));
         self.rec.line(&RecordLine::Fault(record.clone()));
         self.rec.checkpoint();
@@ -482,7 +484,7 @@ impl Table<'_> {
     /// record when the fault forfeits the game.
     fn refuse_signal(&mut self, seat: Seat, detail: String, raw: &str) {
         let done = policy::SIGNAL_DROPPED.to_string();
-        self.fault(seat, FaultKind::BadSignal, detail, Some(raw.to_string()), done);
+        self.fault(seat, FaultKind::BadSignal, detail, Some(raw.as_bytes().to_vec()), done);
     }
 
     /// The coin flips of a delivered signal, for the opponent on the sender's left and then the

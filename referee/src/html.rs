@@ -20,23 +20,38 @@ const STYLE: &str = include_str!("html/viewer.css");
 const SCRIPT: &str = include_str!("html/viewer.js");
 
 /// Writes the viewer for the record `args.file`, which the caller has already verified.
+/// `cut_short` is the last complete line of a record without its footer (a killed referee):
+/// such a game is still worth watching as far as it went, so the page is written, and says
+/// so on every step.
 pub(crate) fn write(
     replay: &crate::replay::Replay,
     args: &crate::cli::ReplayArgs,
+    cut_short: Option<usize>,
 ) -> Result<(), String> {
     let out = args.html.as_ref().ok_or("--html needs an output file")?;
-    let text = std::fs::read_to_string(&args.file)
+    let bytes = std::fs::read(&args.file)
         .map_err(|e| format!("{}: cannot read the record: {e}", args.file.display()))?;
+    // Only a cut can leave bytes that are not UTF-8, inside the half-written last line, which
+    // is dropped below.
+    let text = String::from_utf8_lossy(&bytes);
     let lines = parse_lines(&text).map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let data = view_data(replay, &lines, args.seat);
+    let data = view_data(replay, &lines, args.seat, cut_short);
     let page = render_page(&data, &replay.header, args.seat);
     std::fs::write(out, page).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
     if !args.quiet {
-        println!(
-            "Record consistent with the rules: game {}; viewer written to {}",
-            replay.header.game,
-            out.display()
-        );
+        match cut_short {
+            None => println!(
+                "Record consistent with the rules: game {}; viewer written to {}",
+                replay.header.game,
+                out.display()
+            ),
+            Some(line) => println!(
+                "Record cut short after line {line} (no footer), consistent with the rules as far \
+                 as it goes: game {}; viewer written to {}, marked cut short",
+                replay.header.game,
+                out.display()
+            ),
+        }
     }
     Ok(())
 }
@@ -61,7 +76,12 @@ fn parse_lines(text: &str) -> Result<Vec<RecordLine>, String> {
 }
 
 /// What the page shows: the whole game, or what `view` could know of it.
-fn view_data(replay: &crate::replay::Replay, lines: &[RecordLine], view: Option<SeatNo>) -> Value {
+fn view_data(
+    replay: &crate::replay::Replay,
+    lines: &[RecordLine],
+    view: Option<SeatNo>,
+    cut_short: Option<usize>,
+) -> Value {
     let mut events = Vec::new();
     let mut footer = None;
     for line in lines {
@@ -82,6 +102,11 @@ fn view_data(replay: &crate::replay::Replay, lines: &[RecordLine], view: Option<
     if view.is_none() {
         // The line count would tell a seat how many lines it was not shown.
         data.insert("verified".into(), json!({ "lines": replay.lines, "score": replay.score }));
+    }
+    if let Some(line) = cut_short {
+        // Likewise: a seat learns that the record stops, not after how many lines.
+        let cut = if view.is_none() { json!({ "after_line": line }) } else { json!({}) };
+        data.insert("cut_short".into(), cut);
     }
     Value::Object(data)
 }
@@ -274,9 +299,10 @@ fn fault_data(f: &FaultRecord, e: &mut Map<String, Value>) {
     e.insert("action".into(), json!(f.action));
     e.insert("penalty".into(), json!(f.penalty));
     e.insert("strikes".into(), json!(f.strikes));
-    if let Some(raw) = &f.raw {
-        // The bot's own line; long ones are cut so one fault cannot bloat the page.
-        let cut: String = raw.chars().take(300).collect();
+    if let Some(raw) = f.raw_bytes() {
+        // The bot's own line, its bytes that are not UTF-8 shown as U+FFFD; long ones are cut
+        // so one fault cannot bloat the page.
+        let cut: String = String::from_utf8_lossy(raw).chars().take(300).collect();
         e.insert("raw".into(), json!(cut));
     }
 }

@@ -90,7 +90,7 @@ fn runtime(mut builder: tokio::runtime::Builder) -> Result<tokio::runtime::Runti
 
 fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
     match replay::replay_file(&args.file) {
-        Ok(r) if args.html.is_some() => html::write(&r, &args),
+        Ok(r) if args.html.is_some() => html::write(&r, &args, None),
         Ok(r) => {
             if !args.quiet {
                 print!("{}", text::printable(&r.account));
@@ -104,6 +104,9 @@ fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
                 );
             }
             Ok(())
+        }
+        Err(replay::ReplayError::CutShort { lines, replay }) if args.html.is_some() => {
+            html::write(&replay, &args, Some(lines))
         }
         Err(replay::ReplayError::CutShort { lines, replay }) => {
             if !args.quiet {

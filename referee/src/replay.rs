@@ -772,6 +772,17 @@ impl Replayer {
     fn fault(&mut self, fault: FaultRecord, line: usize) -> Result<(), ReplayError> {
         let what = format!("fault of seat {}", fault.seat);
         let seat = self.seat(fault.seat, &what, line)?;
+        // One line, one spelling: as text when it is UTF-8, as base64 only when it is not.
+        if fault
+            .raw_b64
+            .as_ref()
+            .is_some_and(|b| fault.raw.is_some() || std::str::from_utf8(&b.0).is_ok())
+        {
+            return Err(corrupt(
+                line,
+                "a fault keeps its line in `raw` when the line is UTF-8, and in `raw_b64` only when it is not",
+            ));
+        }
         if fault.penalty == Penalty::Forfeit {
             self.forfeits.push(seat);
         }
@@ -1683,6 +1694,7 @@ mod tests {
             kind: FaultKind::Exited,
             detail: "exit status 1".into(),
             raw: None,
+            raw_b64: None,
             action: "your partnership forfeits the game".into(),
             penalty: Penalty::Forfeit,
             strikes: 1,
@@ -1758,6 +1770,7 @@ mod tests {
             kind: FaultKind::StaleId,
             detail: "id 3 was answered already".into(),
             raw: Some("{}".into()),
+            raw_b64: None,
             action: "line ignored".into(),
             penalty: Penalty::Ignored,
             strikes: 0,
@@ -1768,6 +1781,40 @@ mod tests {
         let (line, message) = diverged_at(replay_str(&text(&record)));
         assert_eq!(line, n + 1, "{message}");
         assert!(message.contains("says 0 faults, but the seat has 1 fault lines"), "{message}");
+    }
+
+    /// A malformed line that is not UTF-8 is kept as base64; a record that spells a line both
+    /// ways, or base64 for text, is not a record the referee writes.
+    #[test]
+    fn a_faulty_line_is_kept_one_way() {
+        use protocol::record::RawBytes;
+        let lines = record_game(default_rules(), 12);
+        let mut fault = FaultRecord {
+            seat: 1,
+            deal: None,
+            trick: None,
+            kind: FaultKind::Malformed,
+            detail: "line is not valid UTF-8".into(),
+            raw: None,
+            raw_b64: None,
+            action: "voted for you".into(),
+            penalty: Penalty::Fallback,
+            strikes: 1,
+        };
+        let with = |f: &FaultRecord| {
+            let mut record = lines.clone();
+            record.insert(1, RecordLine::Fault(f.clone()));
+            replay_str(&text(&record))
+        };
+        fault.keep_raw(Some(b"{\"type\":\"opening\",\"id\":2,\"signals\":[\"\xff\"]}".to_vec()));
+        assert!(fault.raw.is_none() && fault.raw_b64.is_some());
+        assert!(with(&fault).is_ok());
+        let mut both = fault.clone();
+        both.raw = Some("x".into());
+        assert!(matches!(with(&both), Err(ReplayError::Corrupt { line: 2, .. })));
+        let mut text_as_b64 = fault.clone();
+        text_as_b64.raw_b64 = Some(RawBytes(b"plain".to_vec()));
+        assert!(matches!(with(&text_as_b64), Err(ReplayError::Corrupt { line: 2, .. })));
     }
 
     #[test]

@@ -177,8 +177,9 @@ impl Recorded {
 enum Move {
     /// The recorded answer, sent exactly `us` microseconds after the question.
     Answer { raw: String, us: u64 },
-    /// A faulty line (malformed, wrong answer, illegal card, wrong discard), sent at once.
-    Line(String),
+    /// A faulty line (malformed, wrong answer, illegal card, wrong discard), sent at once, byte
+    /// for byte as the record keeps it (it need not be UTF-8).
+    Line(Vec<u8>),
     /// A line over the length limit; its bytes are not recorded.
     TooLong,
     /// Nothing: the question times out.
@@ -194,7 +195,7 @@ struct Step {
     kind: Option<&'static str>,
     /// Lines the referee read and ignored while this question was open (stale or unknown ids),
     /// sent before the move.
-    ignored: Vec<String>,
+    ignored: Vec<Vec<u8>>,
     mv: Move,
     /// The fault the record charges to this question, if any.
     fault: Option<FaultKind>,
@@ -228,11 +229,12 @@ struct Script {
 /// Faults found while writing to a bot rather than reading it: the question never reached it.
 fn found_on_write(f: &FaultRecord) -> bool {
     match f.kind {
+        // Records of earlier versions called a closed stdin `closed_stdout`.
         FaultKind::ClosedStdout => {
             f.detail.starts_with("closed its stdin") || f.detail.starts_with("connection closed:")
         }
         FaultKind::Disconnected => f.detail.starts_with("the connection failed:"),
-        FaultKind::Timeout => f.detail == "stopped reading its input",
+        FaultKind::Timeout => f.detail.starts_with("stopped reading its input"),
         _ => false,
     }
 }
@@ -268,7 +270,7 @@ fn scripts(game: &Recorded) -> [Script; 4] {
             close_first: false,
         }
     });
-    let mut ignored: [Vec<String>; 4] = Default::default();
+    let mut ignored: [Vec<Vec<u8>>; 4] = Default::default();
     // A question fault waits for its seat's `auto` action line, which names the question.
     let mut open_fault = [false; 4];
     let mut dealt = false;
@@ -286,7 +288,7 @@ fn scripts(game: &Recorded) -> [Script; 4] {
                 continue;
             }
             if policy::is_ignorable(f.kind) {
-                ignored[i].extend(f.raw.clone());
+                ignored[i].extend(f.raw_bytes().map(<[u8]>::to_vec));
             } else if f.kind == FaultKind::BadSignal && f.penalty != Penalty::Forfeit {
                 // About an accepted answer's signals: re-derived from the answer itself. An
                 // answer whose signal forfeited the game has no line; its fault keeps it.
@@ -302,7 +304,7 @@ fn scripts(game: &Recorded) -> [Script; 4] {
                     FaultKind::Exited | FaultKind::ClosedStdout | FaultKind::Disconnected => {
                         Move::Close
                     }
-                    _ => f.raw.clone().map_or(Move::Silent, Move::Line),
+                    _ => f.raw_bytes().map_or(Move::Silent, |line| Move::Line(line.to_vec())),
                 };
                 s.steps.push(Step {
                     kind: None,
@@ -658,7 +660,7 @@ fn line_limit(game: &Recorded) -> usize {
             | RecordLine::Opening { raw, .. }
             | RecordLine::Discard { raw, .. }
             | RecordLine::Play { raw, .. } => raw.as_ref().map(String::len),
-            RecordLine::Fault(f) => f.raw.as_ref().map(String::len),
+            RecordLine::Fault(f) => f.raw_bytes().map(<[u8]>::len),
             _ => None,
         })
         .chain(game.header.seats.iter().filter_map(|s| s.hello.as_ref().map(String::len)))
@@ -819,7 +821,7 @@ async fn playback(
             ));
         }
         for raw in &step.ignored {
-            send(&mut w, raw.as_bytes(), &tape).await?;
+            send(&mut w, raw, &tape).await?;
         }
         if !perform(&mut w, &step.mv, id, &tape, &shared).await? || step.then_close {
             return Ok(());
@@ -852,7 +854,7 @@ async fn perform(
             }
             at_after(Duration::from_micros(*us), send(w, raw.as_bytes(), tape)).await?;
         }
-        Move::Line(raw) => send(w, raw.as_bytes(), tape).await?,
+        Move::Line(raw) => send(w, raw, tape).await?,
         Move::TooLong => {
             let mut line = vec![b'x'; shared.max_line + 1];
             line.push(b'\n');
@@ -999,7 +1001,8 @@ fn bot_command(text: &str) -> Result<Vec<String>, String> {
 #[derive(Clone, Debug, PartialEq)]
 enum Said {
     Answer(FromBot),
-    Malformed(String),
+    /// A line that is not a bot message, as its bytes.
+    Malformed(Vec<u8>),
     TooLong,
     Nothing,
     Ended,
@@ -1007,16 +1010,17 @@ enum Said {
 }
 
 impl Said {
-    fn of_line(raw: &str) -> Said {
-        match decode_line::<FromBot>(raw.as_bytes()) {
+    fn of_line(raw: &[u8]) -> Said {
+        match decode_line::<FromBot>(raw) {
             Ok(m) => Said::Answer(m),
-            Err(_) => Said::Malformed(raw.to_string()),
+            Err(_) => Said::Malformed(raw.to_vec()),
         }
     }
 
     fn of_move(mv: &Move) -> Said {
         match mv {
-            Move::Answer { raw, .. } | Move::Line(raw) => Said::of_line(raw),
+            Move::Answer { raw, .. } => Said::of_line(raw.as_bytes()),
+            Move::Line(raw) => Said::of_line(raw),
             Move::TooLong => Said::TooLong,
             Move::Silent => Said::Nothing,
             Move::Close => Said::Ended,
@@ -1082,6 +1086,7 @@ impl Said {
                 t
             }
             Said::Malformed(raw) => {
+                let raw = String::from_utf8_lossy(raw);
                 let cut: String = raw.chars().take(60).collect();
                 let more = if cut.len() < raw.len() { "..." } else { "" };
                 format!("the malformed line {cut:?}{more}")
@@ -1148,18 +1153,15 @@ impl Driven {
         let deadline = Instant::now() + limit;
         loop {
             match self.conn.next(deadline).await {
-                Incoming::Line(line) => {
-                    let raw = String::from_utf8_lossy(&line).into_owned();
-                    match decode_line::<FromBot>(&line) {
-                        Ok(m) if m.id() == id => return Said::Answer(m),
-                        Ok(m) => say!(
-                            "  (the bot sent a {} answer with id {} while question {id} was open: ignored)",
-                            m.kind(),
-                            m.id()
-                        ),
-                        Err(_) => return Said::Malformed(raw),
-                    }
-                }
+                Incoming::Line(line) => match decode_line::<FromBot>(&line) {
+                    Ok(m) if m.id() == id => return Said::Answer(m),
+                    Ok(m) => say!(
+                        "  (the bot sent a {} answer with id {} while question {id} was open: ignored)",
+                        m.kind(),
+                        m.id()
+                    ),
+                    Err(_) => return Said::Malformed(line),
+                },
                 Incoming::TooLong => return Said::TooLong,
                 Incoming::Deadline => return Said::Nothing,
                 Incoming::Eof { .. } | Incoming::Error(_) => {
@@ -1386,12 +1388,12 @@ mod tests {
     #[test]
     fn answers_compare_by_meaning() {
         let a =
-            Said::of_line(r#"{"type":"discard","id":5,"cards":["Ao","2o","3o","4o","5o","6o"]}"#);
+            Said::of_line(br#"{"type":"discard","id":5,"cards":["Ao","2o","3o","4o","5o","6o"]}"#);
         let b =
-            Said::of_line(r#"{"id":5,"type":"discard","cards":["6o","5o","4o","3o","2o","Ao"]}"#);
+            Said::of_line(br#"{"id":5,"type":"discard","cards":["6o","5o","4o","3o","2o","Ao"]}"#);
         assert!(a.same(&b));
-        let c = Said::of_line(r#"{"type":"play","id":5,"card":"Kc","signals":["madame"]}"#);
-        let d = Said::of_line(r#"{"type":"play","id":5,"card":"Kc"}"#);
+        let c = Said::of_line(br#"{"type":"play","id":5,"card":"Kc","signals":["madame"]}"#);
+        let d = Said::of_line(br#"{"type":"play","id":5,"card":"Kc"}"#);
         assert!(!c.same(&d));
         assert_eq!(d.text("play"), "Kc");
         assert_eq!(c.text("play"), "Kc, signals madame");

@@ -301,6 +301,16 @@ fn text(element: &str) -> String {
 /// Runs headless Chromium on a page with a URL hash and returns the DOM after the page's
 /// script ran; with `screenshot`, the same run also saves a 1200×800 picture of the page.
 fn chromium(page: &Path, hash: &str, screenshot: Option<&Path>) -> String {
+    browse(page, hash, screenshot, None)
+}
+
+/// [`chromium`] in a window of the given width and height.
+fn browse(
+    page: &Path,
+    hash: &str,
+    screenshot: Option<&Path>,
+    window: Option<(u32, u32)>,
+) -> String {
     let profile = fixture().dir.join(format!(
         "profile-{}",
         PROFILE_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
@@ -310,7 +320,10 @@ fn chromium(page: &Path, hash: &str, screenshot: Option<&Path>) -> String {
     cmd.args(CHROMIUM_FLAGS).arg(format!("--user-data-dir={}", profile.display()));
     if let Some(png) = screenshot {
         let _ = std::fs::remove_file(png);
-        cmd.arg(format!("--screenshot={}", png.display())).arg("--window-size=1200,800");
+        cmd.arg(format!("--screenshot={}", png.display()));
+    }
+    if let Some((w, h)) = window.or(screenshot.map(|_| (1200, 800))) {
+        cmd.arg(format!("--window-size={w},{h}"));
     }
     let out = run(cmd.arg("--dump-dom").arg(&url));
     let _ = std::fs::remove_dir_all(&profile);
@@ -570,4 +583,159 @@ fn the_page_steps_through_the_game_in_headless_chromium() {
     assert_eq!(cards_in(element(d, "trick")), want.trick);
     assert!(text(element(d, "title")).contains("seat 1"));
     eprintln!("screenshots: {} and {}", shot.display(), seat_shot.display());
+}
+
+/// The fixture's record with its last lines cut off, as a killed referee leaves it: no footer,
+/// and half of the line it was writing.
+fn cut_short_record() -> (PathBuf, usize) {
+    let f = fixture();
+    let text = read(&f.dir.join("records/game-000001.jsonl"));
+    let lines: Vec<&str> = text.lines().collect();
+    let kept = lines.len() * 2 / 3;
+    let mut cut = lines[..kept].join("\n");
+    cut.push('\n');
+    cut.push_str(&lines[kept][..lines[kept].len() / 2]);
+    let path = f.dir.join("cut-short.jsonl");
+    std::fs::write(&path, cut).expect("write the cut record");
+    (path, kept)
+}
+
+/// Issue 12: `replay --html` of a record cut short wrote nothing and exited 1, while `--seat`
+/// worked on it. The page is written, with the game as far as it goes, and says so.
+#[test]
+fn a_cut_short_record_gets_a_page_that_says_so() {
+    let (record, kept) = cut_short_record();
+    let dir = &fixture().dir;
+    let (page, seat_page) = (dir.join("cut-short.html"), dir.join("cut-short-seat2.html"));
+    let out = referee(&["replay", record.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("cut short after line {kept}")), "{said}");
+    let data = embedded_data(&read(&page));
+    assert_eq!(data["cut_short"]["after_line"], kept);
+    assert_eq!(
+        data["events"].as_array().unwrap().len(),
+        kept - 1,
+        "every whole line but the header"
+    );
+    assert!(data["footer"].is_null());
+    let args =
+        ["replay", record.to_str().unwrap(), "--seat", "2", "--html", seat_page.to_str().unwrap()];
+    referee(&args);
+    let seat_data = embedded_data(&read(&seat_page));
+    assert!(seat_data["cut_short"].is_object(), "a seat's page says so too");
+    assert!(seat_data["cut_short"].get("after_line").is_none(), "without the line count");
+
+    // In the browser: the banner is shown at the start and at the end.
+    ensure_chromium();
+    let last = kept - 1;
+    for hash in ["step=0".to_string(), format!("step={last}")] {
+        let dom = chromium(&page, &hash, None);
+        let banner = element(&dom, "cut-short");
+        assert!(attr(banner, "hidden").is_none(), "the banner is shown at {hash}: {banner}");
+        assert!(text(banner).contains(&format!("Cut short: this record ends after line {kept}")));
+        if hash != "step=0" {
+            assert!(text(element(&dom, "banner")).contains("cut short here"), "{hash}");
+        }
+    }
+    // A complete record's page has the banner hidden.
+    let dom = chromium(&fixture().full, "step=0", None);
+    assert!(attr(element(&dom, "cut-short"), "hidden").is_some());
+}
+
+/// Issue 12: at 1280 px the faults table was wider than its panel, and its penalty column was
+/// cut off. Measured in the browser: every cell of every side-panel table ends inside its
+/// panel, no panel scrolls sideways, nothing in the side or the table's corners is drawn wider
+/// than its box, and the page does not scroll sideways.
+#[test]
+fn the_side_panels_fit_a_1280_px_window() {
+    ensure_chromium();
+    let f = fixture();
+    let record = read(&f.dir.join("records/game-000001.jsonl"));
+    let mut lines: Vec<String> = record.lines().map(str::to_string).collect();
+    // Faults as real runs write them, long unbroken excerpts of bots' lines included.
+    let line = r#"{"type":"play","id":4,"card":"3c","signals":["monsieur","madame","aces:4"],"x":"0123456789abcdef"}"#;
+    let faults = [
+        ("malformed", format!("invalid message: unknown field `x` in line {line:?}"), "fallback"),
+        (
+            "handshake_refused",
+            "hello answer needs a name of 1 to 64 bytes and a version of at most 64".into(),
+            "replaced",
+        ),
+        (
+            "unknown_id",
+            format!(
+                "play answer with id 18446744073709551615 that was never asked{}",
+                "!".repeat(60)
+            ),
+            "ignored",
+        ),
+        (
+            "bad_signal",
+            format!("{}: not a signal of the vocabulary", "z".repeat(150)),
+            "signal_dropped",
+        ),
+    ];
+    for (i, (kind, detail, penalty)) in faults.into_iter().enumerate() {
+        let fault = serde_json::json!({
+            "type": "fault", "seat": i % 4, "deal": 1, "trick": 2, "kind": kind, "detail": detail,
+            "raw": line, "action": "played 6b for you", "penalty": penalty, "strikes": 2,
+        });
+        lines.insert(2, fault.to_string());
+    }
+    let path = f.dir.join("faults.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write the record");
+    let page = f.dir.join("faults.html");
+    referee(&["replay", path.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    // The page with a script that measures it, after the viewer's own script has drawn it.
+    let measure = r##"<script>
+(function () {
+  const r = (x) => Math.round(x * 10) / 10;
+  const out = ["viewport:" + window.innerWidth + ":" + document.documentElement.scrollWidth];
+  for (const panel of document.querySelectorAll(".side .panel")) {
+    const cells = [...panel.querySelectorAll("td, th")].map((c) => c.getBoundingClientRect().right);
+    const box = panel.getBoundingClientRect();
+    out.push(panel.id + ":" + r(box.right) + ":" + panel.clientWidth + ":" + panel.scrollWidth +
+      ":" + r(Math.max(0, ...cells)) + ":" + cells.length);
+  }
+  // Anything else drawn wider than its box: a log line, a corner of the table.
+  const wide = [...document.querySelectorAll(".side, .side *, .corner, .corner *")]
+    .filter((e) => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+    .map((e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : ""));
+  out.push("wide:" + wide.join(","));
+  document.body.setAttribute("data-measure", out.join(" "));
+})();
+</script>
+</body>"##;
+    let measured = f.dir.join("faults-measured.html");
+    std::fs::write(&measured, read(&page).replace("</body>", measure)).expect("write the page");
+    let last = lines.len() - 1;
+    let dom = browse(&measured, &format!("step={last}"), None, Some((1280, 800)));
+    let body = &dom[dom.find("<body").expect("a body")..];
+    let measure = attr(body, "data-measure").expect("the measuring script ran");
+    let mut parts = measure.split(' ');
+    let viewport: Vec<f64> =
+        parts.next().unwrap().split(':').skip(1).map(|n| n.parse().unwrap()).collect();
+    assert_eq!(viewport[0], 1280.0, "{measure}");
+    assert!(viewport[1] <= viewport[0], "the page scrolls sideways: {measure}");
+    let mut faults_cells = 0.0;
+    let mut parts: Vec<&str> = parts.collect();
+    let wide = parts.pop().expect("the wide elements").strip_prefix("wide:").unwrap();
+    assert!(wide.is_empty(), "drawn wider than their box: {wide}");
+    for panel in parts {
+        let v: Vec<&str> = panel.split(':').collect();
+        let n = |i: usize| v[i].parse::<f64>().unwrap();
+        let (id, right, client, scroll, cell_right, cells) = (v[0], n(1), n(2), n(3), n(4), n(5));
+        assert!(scroll <= client, "{id} scrolls sideways ({scroll} > {client}): {measure}");
+        assert!(
+            cell_right <= right + 0.5,
+            "a cell of {id} ends at {cell_right}, the panel at {right}"
+        );
+        assert!(cell_right <= 1280.0, "a cell of {id} is outside the window: {measure}");
+        if id == "faults" {
+            faults_cells = cells;
+        }
+    }
+    // Four faults of two rows (three cells, then the detail), and the header row: the table
+    // was really drawn.
+    assert_eq!(faults_cells, 19.0, "{measure}");
 }

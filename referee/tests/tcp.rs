@@ -1053,3 +1053,44 @@ fn games_per_second_over_tcp_and_stdio() {
         stdio.elapsed
     );
 }
+
+/// Issue 12: a fixed 64 KiB check in the decoder overrode `--max-line-bytes`, over TCP as over
+/// pipes. In the lobby too the configured limit is the one limit: a 70,000-byte `hello` answer
+/// claims its seat under `--max-line-bytes 100000`, and is refused under the default.
+#[test]
+fn the_lobby_reads_lines_up_to_the_configured_limit() {
+    let _shared = shared();
+    let long_hello = || {
+        let hello =
+            json!({"type": "hello", "id": 1, "name": "long", "version": "1", "token": "alice"});
+        let hello = hello.to_string();
+        let pad = " ".repeat(70_000 - hello.len());
+        format!("{}{pad}}}\n", &hello[..hello.len() - 1])
+    };
+    let s = Scratch::new("long-hello");
+    let mut referee = alice_table(&s, 21, &["--max-line-bytes", "100000"]);
+    let lobby = referee.lobby(1);
+    let mut c = Client::connect(&lobby.addr);
+    assert_eq!(c.recv().expect("hello")["type"], "hello");
+    c.stream.write_all(long_hello().as_bytes()).expect("send the hello answer");
+    c.play_out();
+    referee.finish().assert_ok("a long hello");
+    assert_seat0_played_cleanly(&s, "long");
+
+    let s = Scratch::new("long-hello-default");
+    let mut referee = alice_table(&s, 22, &[]);
+    let lobby = referee.lobby(1);
+    let mut c = Client::connect(&lobby.addr);
+    assert_eq!(c.recv().expect("hello")["type"], "hello");
+    c.stream.write_all(long_hello().as_bytes()).expect("send the hello answer");
+    c.drain();
+    // The referee may close before reading the rest of the line, and a close with unread bytes
+    // can reset the connection before its `bye` is read; when it is read, it says why.
+    if let Some(bye) = c.bye() {
+        assert!(bye.contains("line_too_long"), "{bye}");
+    }
+    let mut good = Proc::python(&lobby.addr, "alice", "good");
+    referee.finish().assert_ok("a long hello refused");
+    assert_seat0_played_cleanly(&s, "good");
+    good.assert_exits_ok();
+}

@@ -12,7 +12,7 @@ use crate::bot::builtin::Builtin;
 use crate::bot::conn::{Incoming, LineConn};
 use crate::bot::process::{BotProcess, SpawnSpec};
 use crate::text;
-use protocol::msg::{FromBot, ToBot};
+use protocol::msg::{FromBot, NO_QUESTION, ToBot};
 use protocol::record::FaultKind;
 use protocol::{FEATURES, PROTOCOL_VERSION};
 use std::time::Duration;
@@ -125,8 +125,9 @@ pub(crate) struct Identity {
 pub(crate) enum Reply {
     /// An answer with the question's id, the think time, and the line as received.
     Answer(FromBot, Duration, String),
-    /// No usable answer: the class, what happened, and the offending line when there was one.
-    Fault(FaultKind, String, Option<String>),
+    /// No usable answer: the class, what happened, and the offending line's bytes when there
+    /// was one (not necessarily UTF-8).
+    Fault(FaultKind, String, Option<Vec<u8>>),
 }
 
 /// How long a stopped bot may take to read its `bye` and exit before it is killed.
@@ -504,15 +505,24 @@ impl Bot {
             }
             match incoming {
                 Incoming::Line(line) => {
-                    let decoded = FromBot::decode(&line);
-                    // The line's own buffer becomes the recorded text, without a copy.
+                    let msg = match FromBot::decode(&line) {
+                        Ok(msg) => msg,
+                        Err(e) => {
+                            // Kept as bytes: a line that is not UTF-8 must reach the record as
+                            // sent, or its replay would see another line.
+                            let detail = excerpt(&e.to_string(), &line);
+                            return Reply::Fault(FaultKind::Malformed, detail, Some(line));
+                        }
+                    };
+                    // A decoded line is UTF-8, so its own buffer becomes the recorded text
+                    // without a copy (the fallback is never taken).
                     let raw = String::from_utf8(line)
                         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-                    match decoded {
-                        Ok(msg) if msg.id() == id => {
+                    match msg {
+                        msg if msg.id() == id => {
                             return Reply::Answer(msg, sent.elapsed(), raw);
                         }
-                        Ok(msg) if (1..id).contains(&msg.id()) => ignored.push((
+                        msg if (1..id).contains(&msg.id()) => ignored.push((
                             FaultKind::StaleId,
                             format!(
                                 "{} answer with id {} while question {id} is open",
@@ -521,7 +531,17 @@ impl Bot {
                             ),
                             raw,
                         )),
-                        Ok(msg) => ignored.push((
+                        msg if msg.id() == NO_QUESTION => ignored.push((
+                            FaultKind::UnknownId,
+                            format!(
+                                "{} answer with an id no question has (ids are integers from 1; \
+                                 0, negative numbers, numbers beyond 2^64 - 1 and numbers with \
+                                 a fraction or an exponent are none)",
+                                msg.kind()
+                            ),
+                            raw,
+                        )),
+                        msg => ignored.push((
                             FaultKind::UnknownId,
                             format!(
                                 "{} answer with id {} that was never asked",
@@ -530,13 +550,6 @@ impl Bot {
                             ),
                             raw,
                         )),
-                        Err(e) => {
-                            return Reply::Fault(
-                                FaultKind::Malformed,
-                                excerpt(&e.to_string(), raw.as_bytes()),
-                                Some(raw),
-                            );
-                        }
                     }
                 }
                 Incoming::TooLong => {
@@ -606,7 +619,13 @@ impl Bot {
         match self.process.as_mut() {
             Some(p) => match p.exit_status(Duration::from_millis(500)).await {
                 Some(status) => (FaultKind::Exited, process::describe_exit(status)),
-                None => (FaultKind::ClosedStdout, format!("closed its stdin: {e}")),
+                // Its stdout may well be open still (it can go on writing answers), so this is
+                // not `closed_stdout`: a bot that closed its stdin stopped reading its input,
+                // which spec 6.1 classes as `timeout`, found at once rather than by the clock.
+                None => (
+                    FaultKind::Timeout,
+                    format!("stopped reading its input: it closed its stdin ({e})"),
+                ),
             },
             None if self.spec.is_tcp() => {
                 (FaultKind::Disconnected, format!("the connection failed: {e}"))

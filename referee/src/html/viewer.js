@@ -255,6 +255,15 @@
     if (HEADER.seed !== undefined) parts.push("match seed " + HEADER.match_seed + ", game seed " + HEADER.seed);
     if (DATA.verified) parts.push("record verified (" + DATA.verified.lines + " lines)");
     document.getElementById("subtitle").textContent = parts.join(" · ");
+    if (DATA.cut_short) {
+      // A killed referee leaves a record without its footer: the game is shown as far as it
+      // went, and every step says that it stops there, without a result.
+      const after = DATA.cut_short.after_line;
+      const el = document.getElementById("cut-short");
+      el.textContent = "Cut short: this record ends" + (after ? " after line " + after : "") +
+        " without its footer; the referee stopped before the game ended. The game is shown as far as the record goes, and it has no result.";
+      el.hidden = false;
+    }
   }
 
   function drawSeat(s, state, ev) {
@@ -317,6 +326,7 @@
     let text = "";
     if (current === 0) text = "Press ▶ or → to step through the game";
     else if (state.final) text = finalText(state.final);
+    else if (DATA.cut_short && current === LAST) text = "The record is cut short here: no result";
     else if (ev && ev.type === "deal_over") text = dealResultText(ev);
     else if (ev && ev.type === "chant") text = ev.taken ? "Chant taken" : "Chant refused";
     fill("banner", text);
@@ -412,14 +422,21 @@
     if (!state.faults.length) {
       rows.push(h("div", { class: "none" }, "none"));
     } else {
-      rows.push(h("table", {}, [
-        h("tr", {}, [h("th", {}, "seat"), h("th", {}, "kind"), h("th", {}, "detail"), h("th", {}, "penalty")]),
-      ].concat(state.faults.map((f) => h("tr", { title: f.action + (f.raw ? "\nline: " + f.raw : "") }, [
-        h("td", {}, f.seat),
-        h("td", { class: "fault-kind" }, f.kind),
-        h("td", {}, f.detail + (f.trick ? " (deal " + f.deal + ", trick " + f.trick + ")" : f.deal ? " (deal " + f.deal + ")" : "")),
-        h("td", {}, f.penalty + (f.strikes ? " · strike " + f.strikes : "")),
-      ])))));
+      // Two rows a fault: what and what it cost, then the detail across the whole panel, which
+      // is too narrow for four columns once a detail quotes a bot's line.
+      const rows2 = [h("tr", {}, [h("th", {}, "seat"), h("th", {}, "kind"), h("th", {}, "penalty")])];
+      for (const f of state.faults) {
+        const title = f.action + (f.raw ? "\nline: " + f.raw : "");
+        rows2.push(h("tr", { class: "fault-head", title: title }, [
+          h("td", {}, f.seat),
+          h("td", { class: "fault-kind" }, f.kind),
+          h("td", {}, f.penalty + (f.strikes ? " · strike " + f.strikes : "")),
+        ]));
+        rows2.push(h("tr", { class: "fault-detail", title: title }, [
+          h("td", { class: "text", colspan: 3 }, f.detail + (f.trick ? " (deal " + f.deal + ", trick " + f.trick + ")" : f.deal ? " (deal " + f.deal + ")" : "")),
+        ]));
+      }
+      rows.push(h("table", {}, rows2));
     }
     fill("faults", rows).setAttribute("data-count", state.faults.length);
   }

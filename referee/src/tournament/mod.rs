@@ -48,13 +48,13 @@ pub(crate) struct TournamentArgs {
     pub(crate) resume: bool,
     /// Play only part K of N of the schedule (deal sets whose number is K modulo N), to share
     /// a tournament between machines; `referee standings` merges the parts.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
     pub(crate) shard: Option<String>,
     /// Output folder (instead of the config's `output`; default tournaments/CONFIG-NAME).
     #[arg(long, value_name = "DIR")]
     pub(crate) out: Option<PathBuf>,
     /// Tables playing at once (instead of the config's `concurrency`; default: the CPUs).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::cli::whole::<u64>(1, 1024))]
     pub(crate) concurrency: Option<u64>,
     /// Do not pin each table (its thread and its bots) to one CPU.
     #[arg(long)]
