@@ -270,6 +270,10 @@ impl Lobby {
 impl Drop for Lobby {
     fn drop(&mut self) {
         self.task.abort();
+        // The refusals counted since the last summary are not lost with the lobby.
+        for line in self.shared.gate().log.flush_all() {
+            tracing::warn!("{line}");
+        }
     }
 }
 
@@ -683,6 +687,18 @@ impl RefusalLog {
         lines
     }
 
+    /// Every line owed, due or not: the last word when the lobby closes.
+    fn flush_all(&mut self) -> Vec<String> {
+        let now = Instant::now();
+        let mut lines = Vec::new();
+        for why in [Refusal::Busy, Refusal::Handshake, Refusal::Token, Refusal::Taken] {
+            if self.unsaid[why as usize].count > 0 {
+                lines.push(self.say(why, now));
+            }
+        }
+        lines
+    }
+
     fn due(&self, why: Refusal, now: Instant) -> bool {
         self.last_line[why as usize]
             .is_none_or(|t| now.saturating_duration_since(t) >= SUMMARY_EVERY)
@@ -797,6 +813,14 @@ mod tests {
         assert!(later[0].contains("refused 500 connections"), "{}", later[0]);
         assert!(later[0].contains("and others"), "{}", later[0]);
         assert!(log.flush(t0 + SUMMARY_EVERY * 5).is_empty(), "nothing more to say");
+        // What is left when the lobby closes is said then, due or not.
+        let t5 = t0 + SUMMARY_EVERY * 5;
+        assert!(log.note(Refusal::Busy, v4(9), t5).is_some(), "after a quiet while, at once");
+        assert_eq!(log.note(Refusal::Busy, v4(9), t5), None);
+        assert_eq!(log.note(Refusal::Busy, v4(9), t5), None);
+        let last = log.flush_all();
+        assert_eq!(last.len(), 1, "{last:?}");
+        assert!(last[0].contains("refused 2 connections"), "{}", last[0]);
     }
 
     #[test]
