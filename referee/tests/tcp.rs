@@ -3,10 +3,12 @@
 //! show that a bot in another process finds the address and token the referee prints, claims its
 //! seat, plays whole games, and that strangers and broken connections (silent, wrong token, a
 //! seat already taken, a drop mid-game, a half-sent line, a slow sender, a flood of idle
-//! connections, nobody at all) are refused or classified without disturbing the table.
+//! connections, nobody at all) are refused or classified without disturbing the table. The
+//! lobby's attacks of sample-bots/hostile/tcp_*.py (a seat hijack, idle connections from another
+//! address, token guessing) run here too, and each sample bot's answer to a refusal.
 //!
 //! Misbehaving clients are scripted here with `std::net::TcpStream`, so each misbehaviour
-//! happens exactly when the test wants it; well-behaved bots are the Python and Rust sample bots.
+//! happens exactly when the test wants it; well-behaved bots are the sample bots.
 //! `tcp_clients/listen_bot.py` turns a stdin/stdout bot into a bot that listens.
 
 // The lint steers the referee's own code to its process module (process groups, kill on drop);

@@ -416,13 +416,12 @@ async fn serve(
     bot.close(if gave_way { GAVE_WAY } else { refusal.1 }, Duration::ZERO).await;
 }
 
+/// A bot that was waiting in a seat, and where it came from.
+type Earlier = (Box<Bot>, Origin);
+
 /// Holds `token`'s seat for a decision (marked [`Slot::Deciding`]): Ok with the bot that was
-/// waiting there, if any; Err with why the seat cannot be had.
-#[allow(clippy::type_complexity)]
-fn reserve(
-    shared: &Shared,
-    token: &str,
-) -> Result<Option<(Box<Bot>, Origin)>, (Refusal, &'static str)> {
+/// waiting there, if any; Err with why the seat cannot be had (for the log, and for the bye).
+fn reserve(shared: &Shared, token: &str) -> Result<Option<Earlier>, (Refusal, &'static str)> {
     let mut slots = shared.slots();
     let Some(slot) = slots.get_mut(token) else {
         return Err(if token.is_empty() {
@@ -545,9 +544,15 @@ impl Gate {
         seated: impl FnOnce() -> HashMap<Origin, usize>,
     ) -> Option<Admission> {
         if self.held >= self.limits.total {
+            let mine = self.places.get(&from).map_or(0, |p| p.held.len());
+            // The usual case under a flood, decided without counting seats: the newcomer's own
+            // address holds the most.
+            let most = self.places.values().map(|p| p.held.len()).max()?;
+            if most <= mine {
+                return None;
+            }
             let seated = seated();
             let weight = |o: &Origin, n: usize| (n, seated.get(o).copied().unwrap_or(0));
-            let mine = self.places.get(&from).map_or(0, |p| p.held.len());
             let (heaviest, its) = self
                 .places
                 .iter()
