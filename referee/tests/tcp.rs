@@ -1043,6 +1043,7 @@ fn a_seated_bots_token_is_refused_before_and_during_games() {
     wait_for_log(&referee, "took the seat of token alice");
     let script = hostile("tcp_hijack.py");
     let hijack = || run_attack(&["python3", &script, &lobby.addr, "alice", "--wait", "5"]);
+    let mut bob = None;
     for when in ["before the first game", "in play"] {
         if when == "in play" {
             in_play.recv_timeout(WAIT).expect("the game starts");
@@ -1052,12 +1053,13 @@ fn a_seated_bots_token_is_refused_before_and_during_games() {
         let reason = got["reason"].as_str().unwrap_or("");
         assert!(reason.contains("already in use"), "{when}: {reason}");
         if when == "before the first game" {
-            steady(&lobby.addr, "bob", "bob", Duration::ZERO);
+            bob = Some(steady(&lobby.addr, "bob", "bob", Duration::ZERO));
         }
     }
     go.send(()).expect("the rightful bot waits");
 
     referee.finish().assert_ok("hijack");
+    bob.expect("bob started").join().expect("bob");
     let rightful = rightful.join().expect("the rightful bot");
     assert_eq!(rightful.kinds()[..2], ["hello", "game"], "{:?}", rightful.got);
     assert_eq!(rightful.bye(), Some("match over"));
@@ -1090,9 +1092,10 @@ fn idle_connections_from_one_address_cannot_keep_a_bot_from_another_out() {
         .expect("the attack reports");
     let report: Value = serde_json::from_str(&report).unwrap_or_else(|e| panic!("{report}: {e}"));
     assert_eq!(report["connected"], 40, "{report}");
-    let count = |k: &str| report[k].as_u64().unwrap_or(u64::MAX);
-    assert!(count("hello") <= 4, "the address got more handshakes than its share: {report}");
-    assert!(count("hello") + count("silent") <= 16, "more places than --max-pending: {report}");
+    // The others wait for a turn without a hello, or were refused; more hellos would come
+    // only once the first four time out, long after the attack's look.
+    let hellos = report["hello"].as_u64().unwrap_or(u64::MAX);
+    assert!(hellos <= 4, "the address got more handshakes than its share: {report}");
 
     let mut good = Proc::python(&lobby.addr, "alice", "good");
     let done = referee.finish();
