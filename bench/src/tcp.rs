@@ -78,6 +78,9 @@ pub(crate) fn idle(referee: &Path, connections: usize, seed: u64, cpu: usize) ->
     let extra = [
         "--max-pending",
         &pending,
+        // They all come from 127.0.0.1, and each must get its hello.
+        "--max-pending-per-addr",
+        &pending,
         "--handshake-ms",
         "120000",
         "--connect-wait-ms",

@@ -208,7 +208,14 @@ pub(crate) async fn open_lobby(
     if tokens.is_empty() {
         return Ok(None);
     }
-    let lobby = Lobby::bind(&net.listen, &tokens, connect.clone(), net.max_pending).await?;
+    let lobby = Lobby::bind(
+        &net.listen,
+        &tokens,
+        connect.clone(),
+        net.max_pending,
+        net.max_pending_per_addr,
+    )
+    .await?;
     let mut text = format!("Listening for TCP bots on {}\n", lobby.addr());
     for (p, spec) in players.iter().enumerate() {
         if let BotSpec::TcpSeat { token } = spec {

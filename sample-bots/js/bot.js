@@ -134,6 +134,7 @@ function handle(msg, send) {
       break;
     }
     case 'game': {
+      seated = true;
       const rules = msg.rules || {};
       state.seat = msg.seat;
       state.partner = msg.partner;
@@ -164,6 +165,7 @@ function handle(msg, send) {
       process.stderr.write(`bot.js: referee error: ${JSON.stringify(msg)}\n`);
       break;
     case 'bye':
+      if (!seated) refused(`the referee refused this bot: ${msg.reason}`);
       process.exit(0);
       break;
     default:
@@ -172,6 +174,13 @@ function handle(msg, send) {
 }
 
 const args = parseArgs(process.argv.slice(2));
+// Over TCP, a bye or the end of the connection before the first game means the referee refused
+// this bot (a wrong token, a seat already taken, a full lobby): say why, and fail.
+let seated = !args.connect;
+function refused(why) {
+  process.stderr.write(`bot.js: ${why}\n`);
+  process.exit(1);
+}
 let input;
 let send;
 if (args.connect) {
@@ -207,4 +216,7 @@ function onLine(line) {
 
 const rl = readline.createInterface({ input, crlfDelay: Infinity });
 rl.on('line', onLine);
-rl.on('close', () => process.exit(0));
+rl.on('close', () => {
+  if (!seated) refused('the referee closed the connection before the first game');
+  process.exit(0);
+});

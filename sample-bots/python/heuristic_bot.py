@@ -196,6 +196,9 @@ def main():
         out.flush()
 
     bot = Bot(args.name)
+    # Over TCP, a bye or the end of the connection before the first game means the referee
+    # refused this bot (a wrong token, a seat already taken, a full lobby): say why, and fail.
+    seated = not args.connect
     for line in inp:
         if line.startswith(IGNORED):
             continue
@@ -216,6 +219,7 @@ def main():
                 answer["token"] = args.token
             send(answer)
         elif kind == "game":
+            seated = True
             bot.on_game(msg)
         elif kind == "deal":
             bot.new_deal()
@@ -232,8 +236,16 @@ def main():
         elif kind == "error":
             print(f"heuristic_bot: referee error: {msg}", file=sys.stderr)
         elif kind == "bye":
+            if not seated:
+                reason = msg.get("reason")
+                print(f"heuristic_bot: the referee refused this bot: {reason}", file=sys.stderr)
+                return 1
             return 0
         # Everything else (vote, chant, trick, deal_over, game_over, unknown types) is ignored.
+    if not seated:
+        print("heuristic_bot: the referee closed the connection before the first game",
+              file=sys.stderr)
+        return 1
     return 0  # EOF
 
 

@@ -55,6 +55,10 @@ def main():
         out.write(text.encode() + b"\n")  # one write and one flush per answer
         out.flush()
 
+    # Over TCP, a bye or the end of the connection before the first game means the referee
+    # refused this bot (a wrong token, a seat already taken, a full lobby): say why, and fail.
+    seated = not args.connect
+
     for line in inp:
         if line.startswith(IGNORED):
             continue
@@ -74,6 +78,7 @@ def main():
                 answer["token"] = args.token
             send(json.dumps(answer, separators=(",", ":")))  # the name may be any text
         elif kind == "game":
+            seated = True
             # Reproducible, yet different per game and seat.
             rng.seed(f"{args.seed}:{msg.get('game')}:{msg.get('seat')}")
         elif kind == "opening":
@@ -95,7 +100,15 @@ def main():
         elif kind == "error":
             print(f"random_bot: referee error: {msg}", file=sys.stderr)
         elif kind == "bye":
+            if not seated:
+                reason = msg.get("reason")
+                print(f"random_bot: the referee refused this bot: {reason}", file=sys.stderr)
+                return 1
             return 0
+    if not seated:
+        print("random_bot: the referee closed the connection before the first game",
+              file=sys.stderr)
+        return 1
     return 0  # EOF
 
 

@@ -693,7 +693,10 @@ impl Bot {
             if let Some(conn) = self.conn.as_mut() {
                 conn.shutdown().await;
             }
-            self.dead = Some((FaultKind::Exited, format!("stopped by the referee: {reason}")));
+            // What the next game finds is a seat without a bot: a program is gone (it is
+            // started again), a TCP bot's connection is closed (it may connect again).
+            let kind = if self.spec.is_tcp() { FaultKind::Disconnected } else { FaultKind::Exited };
+            self.dead = Some((kind, format!("stopped by the referee: {reason}")));
             self.retire(STOP_GRACE);
         }
     }

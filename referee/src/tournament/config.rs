@@ -169,7 +169,7 @@ const SECTIONS: [(&str, &[&str]); 5] = [
     ("clock", &["handshake-ms", "answer-ms", "bank-ms"]),
     ("faults", &["on-fault", "max-strikes"]),
     ("limits", &["max-line-bytes", "stderr-cap", "bot-memory-mib", "bot-cpu-seconds"]),
-    ("net", &["listen", "connect-wait-ms", "max-pending"]),
+    ("net", &["listen", "connect-wait-ms", "max-pending", "max-pending-per-addr"]),
 ];
 
 /// Options whose value may be `off` for "not set".

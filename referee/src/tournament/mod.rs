@@ -429,6 +429,7 @@ fn open_lobby(
         &tokens,
         connect.clone(),
         cfg.net.max_pending,
+        cfg.net.max_pending_per_addr,
     ))?;
     println!("Listening for TCP bots on {}", lobby.addr());
     for l in lines {

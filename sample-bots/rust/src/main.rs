@@ -55,6 +55,9 @@ enum End {
     Done,
     /// The referee speaks a protocol version we do not.
     WrongProtocol(u32),
+    /// Over TCP, the conversation ended before the first game: the referee refused this bot
+    /// (a wrong token, a seat already taken, a full lobby); its reason, when it gave one.
+    Refused(Option<String>),
 }
 
 fn main() -> ExitCode {
@@ -73,17 +76,26 @@ fn main() -> ExitCode {
             // One small line per answer: do not let Nagle hold it back.
             stream.set_nodelay(true)?;
             let reader = BufReader::new(stream.try_clone()?);
-            run(&args, reader, BufWriter::new(stream))
+            run(&args, reader, BufWriter::new(stream), true)
         }),
         None => {
             let stdout = io::stdout();
-            run(&args, BufReader::new(io::stdin().lock()), BufWriter::new(stdout.lock()))
+            let input = BufReader::new(io::stdin().lock());
+            run(&args, input, BufWriter::new(stdout.lock()), false)
         }
     };
     match result {
         Ok(End::Done) => ExitCode::SUCCESS,
         Ok(End::WrongProtocol(v)) => {
             eprintln!("aluette-bot: the referee speaks protocol {v}; this bot speaks protocol 1");
+            ExitCode::FAILURE
+        }
+        Ok(End::Refused(Some(reason))) => {
+            eprintln!("aluette-bot: the referee refused this bot: {reason}");
+            ExitCode::FAILURE
+        }
+        Ok(End::Refused(None)) => {
+            eprintln!("aluette-bot: the referee closed the connection before the first game");
             ExitCode::FAILURE
         }
         Err(e) => {
@@ -103,15 +115,17 @@ fn quick_type(line: &[u8]) -> Option<&[u8]> {
     kind.iter().all(|&b| b.is_ascii_lowercase() || b == b'_').then_some(kind)
 }
 
-/// The conversation: read a message, answer the questions, until `bye` or end of input.
-fn run(args: &Args, mut input: impl BufRead, mut output: impl Write) -> io::Result<End> {
+/// The conversation: read a message, answer the questions, until `bye` or end of input. `tcp`:
+/// the bot connected to a referee's lobby, so an end before the first game is a refusal.
+fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) -> io::Result<End> {
     let mut bot = Bot::new(args.random);
+    let mut seated = !tcp;
     let mut line = Vec::with_capacity(1024);
     let mut out = Vec::with_capacity(256);
     loop {
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {
-            return Ok(End::Done);
+            return Ok(if seated { End::Done } else { End::Refused(None) });
         }
         if quick_type(&line).is_some_and(|kind| !bot.needs(kind)) {
             continue;
@@ -139,6 +153,7 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write) -> io::Resu
                 })
             }
             ToBot::Game { game, seat, partner, rules, .. } => {
+                seated = true;
                 bot.on_game(game, seat, partner, &rules.signals, &rules.chant_second);
                 None
             }
@@ -173,6 +188,7 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write) -> io::Resu
                 eprintln!("aluette-bot: referee error (id {id:?}, {fault}): {message}; {action}");
                 None
             }
+            ToBot::Bye { reason } if !seated => return Ok(End::Refused(Some(reason))),
             ToBot::Bye { .. } => return Ok(End::Done),
             ToBot::Vote { .. }
             | ToBot::Chant { .. }
@@ -308,8 +324,22 @@ mod tests {
     fn answers(random: bool, lines: &[String]) -> String {
         let args = Args { name: "t".into(), connect: None, token: None, random };
         let mut out = Vec::new();
-        run(&args, lines.concat().as_bytes(), &mut out).unwrap();
+        run(&args, lines.concat().as_bytes(), &mut out, false).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    /// Over TCP, a conversation that ends before the first game is a refusal, with the
+    /// referee's reason when it sent a `bye`; after a game, `bye` is the normal end.
+    #[test]
+    fn an_end_before_the_first_game_over_tcp_is_a_refusal() {
+        let args = Args { name: "t".into(), connect: None, token: None, random: true };
+        let end = |lines: &[String]| run(&args, lines.concat().as_bytes(), Vec::new(), true);
+        let all: Vec<String> = conversation().iter().map(encode_line).collect();
+        let bye = encode_line(&ToBot::Bye { reason: "unknown seat token".into() });
+        let refused = end(&[all[0].clone(), bye]).unwrap();
+        assert!(matches!(refused, End::Refused(Some(r)) if r == "unknown seat token"));
+        assert!(matches!(end(&all[..1]).unwrap(), End::Refused(None)));
+        assert!(matches!(end(&all).unwrap(), End::Done));
     }
 
     #[test]
