@@ -122,7 +122,7 @@ pub(crate) struct NetArgs {
     pub(crate) max_pending: usize,
     /// Handshakes one address may have going at once; its further connections wait for a turn
     /// (an IPv6 address counts by its /64).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=10_000).map(|v| v as usize))]
+    #[arg(long, default_value_t = 4, allow_negative_numbers = true, value_parser = whole::<usize>(1, 10_000))]
     pub(crate) max_pending_per_addr: usize,
 }
 
