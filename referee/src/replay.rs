@@ -1804,6 +1804,12 @@ mod tests {
         let with = |f: &FaultRecord| {
             let mut record = lines.clone();
             record.insert(1, RecordLine::Fault(f.clone()));
+            // The footer counts the fault, as the runner's would.
+            if let Some(RecordLine::Footer(footer)) = record.last_mut() {
+                let stats = &mut footer.stats[usize::from(f.seat)];
+                stats.faults += 1;
+                stats.strikes = stats.strikes.max(f.strikes);
+            }
             replay_str(&text(&record))
         };
         fault.keep_raw(Some(b"{\"type\":\"opening\",\"id\":2,\"signals\":[\"\xff\"]}".to_vec()));

@@ -695,7 +695,8 @@ fn match_and_replay_print_the_score_in_the_same_order() {
     let dir = tmp.join("records");
     let args = ["match", "--seed", "5", "--games", "6", "--bot", "builtin:random"];
     let out = referee_ok(&[&args[..], &["--records", common::s(&dir)]].concat());
-    let results: Vec<&str> = out.lines().filter_map(|l| l.trim().strip_prefix("result: ")).collect();
+    let results: Vec<&str> =
+        out.lines().filter_map(|l| l.trim().strip_prefix("result: ")).collect();
     let files = records(&dir);
     assert_eq!(results.len(), files.len(), "{out}");
     let mut team1_won = false;

@@ -808,7 +808,10 @@ fn control_characters_in_a_hello_are_refused_and_never_printed() {
         // A program that fails its handshake stops the match before any game, with one line.
         let (line, _) = refused(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
         assert!(line.contains("handshake_refused"), "{line}");
-        assert!(line.contains(&format!("the {field} holds the control character U+001B")), "{line}");
+        assert!(
+            line.contains(&format!("the {field} holds the control character U+001B")),
+            "{line}"
+        );
         let (status, _) = run(&["check-bot", &bot], &s.dir.join("check-bot"));
         assert!(!status.success(), "check-bot passed a bot whose {field} is an attack");
         assert!(
