@@ -659,7 +659,7 @@ fn the_side_panels_fit_a_1280_px_window() {
         (
             "handshake_refused",
             "hello answer needs a name of 1 to 64 bytes and a version of at most 64".into(),
-            "replaced",
+            "fallback",
         ),
         (
             "unknown_id",
@@ -681,6 +681,13 @@ fn the_side_panels_fit_a_1280_px_window() {
             "raw": line, "action": "played 6b for you", "penalty": penalty, "strikes": 2,
         });
         lines.insert(2, fault.to_string());
+        // The footer's statistics are the lines' own (replay checks them): count the fault.
+        let last = lines.len() - 1;
+        let mut footer: Value = serde_json::from_str(&lines[last]).expect("the footer");
+        let stats = &mut footer["stats"][i % 4];
+        stats["faults"] = (stats["faults"].as_u64().unwrap_or(0) + 1).into();
+        stats["strikes"] = 2.into();
+        lines[last] = footer.to_string();
     }
     let path = f.dir.join("faults.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").expect("write the record");
