@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// The value of [`Header::format`].
 pub const RECORD_FORMAT: &str = "aluette-record";
 /// The record format version; readers refuse other major versions.
-pub const RECORD_VERSION: u32 = 1;
+pub const RECORD_VERSION: u32 = 2;
 
 /// One line of a record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -441,7 +441,7 @@ pub struct Footer {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeatStats {
-    /// Answers the bot gave in time.
+    /// The seat's answer lines without `auto`: answers the bot gave in time that stood.
     pub answers: u32,
     /// Their total think time in microseconds.
     pub think_us: u64,

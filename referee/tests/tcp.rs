@@ -873,12 +873,7 @@ fn pending_connections_are_capped() {
 fn a_seat_nobody_connects_to_is_no_start() {
     let _shared = shared();
     let s = Scratch::new("nobody");
-    // A port nobody listens on: bound, then released.
-    let free = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port");
-    let listen_seat = format!("tcp://{free}");
-    let mut args =
-        vec!["--connect-wait-ms", "1000", "--bot", "tcp:alice", "--bot", "builtin:random"];
-    args.extend(["--bot", &listen_seat, "--bot", "builtin:random"]);
+    let args = ["--connect-wait-ms", "1000", "--bot", "tcp:alice", "--bot", "builtin:random"];
     let mut referee = Referee::start(&s, &s.match_args(18, &args));
     referee.lobby(1);
     let done = referee.finish();
@@ -895,22 +890,8 @@ fn a_seat_nobody_connects_to_is_no_start() {
         f0[0]
     );
     assert!(f0[0]["detail"].as_str().unwrap_or("").contains("1000 ms"), "{}", f0[0]);
-    let f2 = faults(&lines, 2);
-    assert_eq!(f2.len(), 1, "{f2:?}");
-    assert_eq!(
-        (&f2[0]["kind"], &f2[0]["penalty"]),
-        (&json!("no_start"), &json!("replaced")),
-        "{}",
-        f2[0]
-    );
-    assert!(f2[0]["detail"].as_str().unwrap_or("").contains("cannot connect"), "{}", f2[0]);
-    for seat in [0, 2] {
-        let mine = answers(&lines, seat);
-        assert!(
-            mine.len() >= 45 && mine.iter().all(|a| auto(a)),
-            "seat {seat}: the fallback plays"
-        );
-    }
+    let mine = answers(&lines, 0);
+    assert!(mine.len() >= 45 && mine.iter().all(|a| auto(a)), "seat 0: the fallback plays");
     // The warning a person sees names the same fault as the record.
     let warning = done
         .stderr
@@ -918,6 +899,33 @@ fn a_seat_nobody_connects_to_is_no_start() {
         .find(|l| l.contains("player 0 is not playing"))
         .unwrap_or_else(|| panic!("no warning for player 0:\n{}", done.stderr));
     assert!(warning.contains("no_start"), "the record says no_start, the warning: {warning}");
+}
+
+/// A bot that listens is reached by the referee, as a program is started: one that cannot be
+/// reached at the start stops the match in one line, like a missing program, before any game.
+#[test]
+fn a_bot_that_listens_but_cannot_be_reached_stops_the_match() {
+    let _shared = shared();
+    let s = Scratch::new("unreachable");
+    // A port nobody listens on: bound, then released.
+    let free = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port");
+    let listen_seat = format!("tcp://{free}");
+    let mut args = vec!["--bot", "builtin:random", "--bot", "builtin:random"];
+    args.extend(["--bot", &listen_seat, "--bot", "builtin:random"]);
+    let mut referee = Referee::start(&s, &s.match_args(18, &args));
+    let status = referee.child.wait().expect("the referee ends");
+    let stderr = referee.stderr();
+    assert!(!status.success(), "the match went on without player 2: {stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line: {stderr}");
+    assert!(
+        lines[0]
+            .starts_with(&format!("referee: player 2 cannot play: the bot listening at {free}"))
+            && lines[0].contains("no_start: cannot connect"),
+        "{}",
+        lines[0]
+    );
+    assert!(!s.record(1).exists(), "no game is played");
 }
 
 // ---- referee bugs found while writing these tests ------------------------------------------

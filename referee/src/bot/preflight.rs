@@ -5,8 +5,10 @@
 //! run with one line instead. Later failures (a bot that played and then cannot be restarted)
 //! stay faults in the record, as the policy says.
 //!
-//! Only programs are checked: built-in bots cannot fail to start, and a TCP seat is filled by
-//! whoever connects, which is the lobby's concern.
+//! Only programs are checked, and in a match the bots that listen (`tcp://HOST:PORT`), which the
+//! first game reaches exactly as the check would: built-in bots cannot fail to start, and a TCP
+//! seat is filled by whoever connects, which is the lobby's concern. A tournament does not check
+//! a bot that listens on its own (it may take one connection only), so its first table does.
 
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use std::path::{Path, PathBuf};
@@ -44,12 +46,17 @@ pub(crate) fn refusal<'a>(
     stderr_dir: Option<&Path>,
 ) -> Option<Refusal> {
     bots.into_iter().find_map(|(who, bot)| {
-        let BotSpec::Command(argv) = &bot.spec else { return None };
+        // A bot that listens is reached like a program is started: once, by the referee, so
+        // one that cannot be reached is as wrong as a missing program.
+        let shown = match &bot.spec {
+            BotSpec::Command(argv) => shown_command(argv),
+            BotSpec::TcpConnect(addr) => format!("the bot listening at {addr}"),
+            _ => return None,
+        };
         let (kind, detail) = bot.dead.as_ref()?;
         Some(Refusal {
             line: format!(
-                "{who} cannot play: {} did not start and answer its hello ({}: {detail}); no game was played",
-                shown_command(argv),
+                "{who} cannot play: {shown} did not start and answer its hello ({}: {detail}); no game was played",
                 kind.as_str(),
             ),
             log: stderr_dir.zip(bot.stderr_log.as_deref()).map(|(d, log)| normalised(&d.join(log))),
