@@ -18,14 +18,12 @@ use crate::bot::builtin::{self, Builtin};
 use crate::bot::conn::{Incoming, LineConn};
 use crate::bot::process::{self, BotProcess, Limits, SpawnSpec};
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
-use crate::cli::{MAX_MS, line_limit, whole};
 use crate::convert::{code, codes, rules_wire, seat_no, table_card};
 use crate::game_runner::{GameConfig, GameSetup, game_seed, run_game};
 use crate::policy::{self, OnFault, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown;
 use crate::text;
-use clap::Args;
 use protocol::codec::{decode_line, encode_line};
 use protocol::msg::{Clock, FromBot, SeatNo, TableCard, ToBot, VoteCast};
 use protocol::record::FaultKind;
@@ -41,27 +39,20 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-/// Arguments of `referee check-bot`.
-#[derive(Debug, Args)]
-pub(crate) struct CheckBotArgs {
-    /// The bot: a command line (split like a shell, never run by one), or builtin:heuristic or
-    /// builtin:random.
-    #[arg(value_name = "CMD")]
-    pub(crate) command: String,
-    /// Time allowed for each answer, in milliseconds.
-    #[arg(long, default_value_t = 2_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
-    pub(crate) answer_ms: u64,
-    /// Time allowed for the hello answer, in milliseconds.
-    #[arg(long, default_value_t = 10_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
-    pub(crate) handshake_ms: u64,
-    /// Longest line accepted from the bot, in bytes (as in a match).
-    #[arg(long, default_value_t = protocol::MAX_LINE_BYTES, value_name = "BYTES", allow_negative_numbers = true, value_parser = line_limit())]
-    pub(crate) max_line_bytes: usize,
-    /// Print the checks as one JSON array of {check, pass, detail} instead of lines.
-    #[arg(long)]
+/// What `referee check-bot` checks, and how.
+#[derive(Debug)]
+pub(crate) struct CheckBotConfig {
+    /// The bot: a program or a built-in bot, never a TCP seat (it is started here).
+    pub(crate) spec: BotSpec,
+    /// Time allowed for each answer.
+    pub(crate) answer: Duration,
+    /// Time allowed for the hello answer.
+    pub(crate) handshake: Duration,
+    /// The one limit on the bot's lines, as in a match.
+    pub(crate) max_line: usize,
+    /// The checks as one JSON array instead of lines.
     pub(crate) json: bool,
-    /// Keep the bot's stderr in this file (by default it is discarded).
-    #[arg(long, value_name = "FILE")]
+    /// Where the bot's stderr is kept; by default it is discarded.
     pub(crate) stderr: Option<PathBuf>,
 }
 
@@ -98,12 +89,8 @@ type Refusal = (FaultKind, String);
 /// `error` notice).
 type Judged<T> = Result<T, (u64, Refusal)>;
 
-pub(crate) async fn run(args: CheckBotArgs) -> Result<(), String> {
-    let spec = BotSpec::parse(&args.command)?;
-    if spec.is_tcp() {
-        return Err("check-bot starts the bot itself: give its command or builtin:NAME".into());
-    }
-    let mut c = Checker::new(spec, &args);
+pub(crate) async fn run(args: CheckBotConfig) -> Result<(), String> {
+    let mut c = Checker::new(&args);
     let mut results = Vec::new();
     results.push(c.step("handshake", Checker::handshake, args.json).await);
     results.push(c.step("unknown-fields", Checker::unknown_fields, args.json).await);
@@ -171,13 +158,13 @@ struct Checker {
 }
 
 impl Checker {
-    fn new(spec: BotSpec, args: &CheckBotArgs) -> Checker {
+    fn new(args: &CheckBotConfig) -> Checker {
         Checker {
-            identity: Identity { name: spec.short_name(), ..Identity::default() },
-            spec,
-            answer: Duration::from_millis(args.answer_ms),
-            handshake_limit: Duration::from_millis(args.handshake_ms),
-            max_line: args.max_line_bytes,
+            identity: Identity { name: args.spec.short_name(), ..Identity::default() },
+            spec: args.spec.clone(),
+            answer: args.answer,
+            handshake_limit: args.handshake,
+            max_line: args.max_line,
             stderr: args.stderr.clone(),
             wire: None,
             process: None,

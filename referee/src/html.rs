@@ -13,32 +13,46 @@
 use protocol::CardCode;
 use protocol::msg::SeatNo;
 use protocol::record::{FaultRecord, Footer, Header, RecordLine};
+use rules::SignalDelivery;
 use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
 
 const TEMPLATE: &str = include_str!("html/viewer.html");
 const STYLE: &str = include_str!("html/viewer.css");
 const SCRIPT: &str = include_str!("html/viewer.js");
 
-/// Writes the viewer for the record `args.file`, which the caller has already verified.
+/// The page to write: where, and whose view (`None`: the whole game).
+#[derive(Debug)]
+pub(crate) struct Page {
+    pub(crate) out: PathBuf,
+    pub(crate) seat: Option<SeatNo>,
+}
+
+/// Writes the viewer for the record `file`, which the caller has already verified.
 /// `cut_short` is the last complete line of a record without its footer (a killed referee):
 /// such a game is still worth watching as far as it went, so the page is written, and says
-/// so on every step.
+/// so on every step. `quiet`: nothing is printed.
 pub(crate) fn write(
     replay: &crate::replay::Replay,
-    args: &crate::cli::ReplayArgs,
+    file: &Path,
+    page: &Page,
+    quiet: bool,
     cut_short: Option<usize>,
 ) -> Result<(), String> {
-    let out = args.html.as_ref().ok_or("--html needs an output file")?;
-    let bytes = std::fs::read(&args.file)
-        .map_err(|e| format!("{}: cannot read the record: {e}", args.file.display()))?;
+    let out = &page.out;
+    let bytes = std::fs::read(file)
+        .map_err(|e| format!("{}: cannot read the record: {e}", file.display()))?;
     // Only a cut can leave bytes that are not UTF-8, inside the half-written last line, which
     // is dropped below.
     let text = String::from_utf8_lossy(&bytes);
-    let lines = parse_lines(&text).map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let data = view_data(replay, &lines, args.seat, cut_short);
-    let page = render_page(&data, &replay.header, args.seat);
-    std::fs::write(out, page).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
-    if !args.quiet {
+    let lines = parse_lines(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    // The replay accepted these rules; what a seat may know of a signal depends on them.
+    let (rules, _) = crate::convert::rules_from_wire(&replay.header.rules)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let data = view_data(replay, &lines, rules.signals, page.seat, cut_short);
+    let html = render_page(&data, &replay.header, page.seat);
+    std::fs::write(out, html).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+    if !quiet {
         match cut_short {
             None => println!(
                 "Record consistent with the rules: game {}; viewer written to {}",
@@ -79,6 +93,7 @@ fn parse_lines(text: &str) -> Result<Vec<RecordLine>, String> {
 fn view_data(
     replay: &crate::replay::Replay,
     lines: &[RecordLine],
+    signals: SignalDelivery,
     view: Option<SeatNo>,
     cut_short: Option<usize>,
 ) -> Value {
@@ -91,7 +106,7 @@ fn view_data(
                 events.push(footer_event(f));
                 footer = Some(footer_data(f, view));
             }
-            other => events.extend(event(other, &replay.header, view)),
+            other => events.extend(event(other, signals, view)),
         }
     }
     let mut data = Map::new();
@@ -165,7 +180,7 @@ fn cards(cards: &[CardCode]) -> Value {
 }
 
 /// One record line as a step of the page, or `None` when `view` could not know of it.
-fn event(line: &RecordLine, header: &Header, view: Option<SeatNo>) -> Option<Value> {
+fn event(line: &RecordLine, signals: SignalDelivery, view: Option<SeatNo>) -> Option<Value> {
     let sees = |seat: SeatNo| view.is_none_or(|v| v == seat);
     let mut e = Map::new();
     let kind = match line {
@@ -227,8 +242,8 @@ fn event(line: &RecordLine, header: &Header, view: Option<SeatNo>) -> Option<Val
         RecordLine::Signal { from, signal, seen_by } => {
             e.insert("from".into(), json!(from));
             e.insert("signal".into(), json!(signal));
-            e.insert("seen_by".into(), json!(known_seen_by(*from, seen_by, header, view)?));
-            if view.is_some() && header.rules.signals == "leaky" {
+            e.insert("seen_by".into(), json!(known_seen_by(*from, seen_by, signals, view)?));
+            if view.is_some() && signals == SignalDelivery::Leaky {
                 e.insert("partial".into(), json!(true));
             }
             "signal"
@@ -269,14 +284,14 @@ fn event(line: &RecordLine, header: &Header, view: Option<SeatNo>) -> Option<Val
 fn known_seen_by(
     from: SeatNo,
     seen_by: &[SeatNo],
-    header: &Header,
+    signals: SignalDelivery,
     view: Option<SeatNo>,
 ) -> Option<Vec<SeatNo>> {
     let Some(v) = view else { return Some(seen_by.to_vec()) };
     if v != from && !seen_by.contains(&v) {
         return None;
     }
-    let public = header.rules.signals == "public";
+    let public = signals == SignalDelivery::Public;
     Some(
         seen_by
             .iter()
@@ -439,43 +454,25 @@ mod tests {
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), data);
     }
 
-    /// A header with the given `signals` option, as a record states it.
-    fn header(signals: &str) -> Header {
-        serde_json::from_value(json!({
-            "format": "aluette-record", "version": 1, "referee": "0.1.0", "protocol": 1,
-            "game": 1, "match_seed": 5, "seed": 7,
-            "rules": {"seating": "given", "chant": "on", "chant-second": "dealer",
-                "discard": "free", "all-spoiled": "nothing", "mordienne": "on",
-                "mordienne-run": 2, "deals": 5, "on-tie": "draw", "signals": signals,
-                "signal-leak": 0.25, "signal-truth": "truthful"},
-            "clock": {"handshake_ms": 10000, "answer_ms": 1000, "bank_ms": 5000},
-            "policy": {"on_fault": "fallback", "max_strikes": 3},
-            "seats": (0..4).map(|s| json!({"name": format!("bot{s}"), "version": "1",
-                "command": ["builtin:random"], "first_id": 2})).collect::<Vec<_>>(),
-            "first_dealer": 0, "started_unix_ms": 0,
-        }))
-        .expect("a header")
-    }
-
     #[test]
     fn a_seat_knows_who_saw_a_signal_only_as_far_as_the_rules_tell() {
-        let partner = header("partner");
-        assert_eq!(known_seen_by(3, &[1, 3], &partner, Some(1)), Some(vec![1, 3]));
-        assert_eq!(known_seen_by(0, &[0, 2], &partner, Some(1)), None, "not seen");
-        assert_eq!(known_seen_by(0, &[0, 2], &partner, None), Some(vec![0, 2]));
-        let leaky = header("leaky");
+        let partner = SignalDelivery::Partner;
+        assert_eq!(known_seen_by(3, &[1, 3], partner, Some(1)), Some(vec![1, 3]));
+        assert_eq!(known_seen_by(0, &[0, 2], partner, Some(1)), None, "not seen");
+        assert_eq!(known_seen_by(0, &[0, 2], partner, None), Some(vec![0, 2]));
+        let leaky = SignalDelivery::Leaky;
         // Seat 1 saw seat 0's signal, but cannot know whether seat 3 did.
-        assert_eq!(known_seen_by(0, &[0, 1, 2, 3], &leaky, Some(1)), Some(vec![0, 1, 2]));
+        assert_eq!(known_seen_by(0, &[0, 1, 2, 3], leaky, Some(1)), Some(vec![0, 1, 2]));
         // The sender is not told which opponents saw its signal.
-        assert_eq!(known_seen_by(0, &[0, 1, 2, 3], &leaky, Some(0)), Some(vec![0, 2]));
-        assert_eq!(known_seen_by(0, &[0, 2, 3], &leaky, Some(1)), None);
-        let public = header("public");
-        assert_eq!(known_seen_by(2, &[0, 1, 2, 3], &public, Some(1)), Some(vec![0, 1, 2, 3]));
+        assert_eq!(known_seen_by(0, &[0, 1, 2, 3], leaky, Some(0)), Some(vec![0, 2]));
+        assert_eq!(known_seen_by(0, &[0, 2, 3], leaky, Some(1)), None);
+        let public = SignalDelivery::Public;
+        assert_eq!(known_seen_by(2, &[0, 1, 2, 3], public, Some(1)), Some(vec![0, 1, 2, 3]));
     }
 
     #[test]
     fn a_seat_view_leaves_out_other_seats_secrets() {
-        let h = header("partner");
+        let h = SignalDelivery::Partner;
         let line = |v: Value| serde_json::from_value::<RecordLine>(v).expect("a record line");
         let deck: Vec<String> = (0..48)
             .map(|i| {
@@ -485,29 +482,29 @@ mod tests {
         let hands: Vec<Vec<String>> = (0..4).map(|s| deck[s * 9..s * 9 + 9].to_vec()).collect();
         let deal =
             line(json!({"type": "deal", "deal": 1, "dealer": 0, "deck": deck, "hands": hands}));
-        let e = event(&deal, &h, Some(2)).unwrap();
+        let e = event(&deal, h, Some(2)).unwrap();
         assert!(e.get("deck").is_none());
         assert_eq!(e["hands"], json!([null, null, hands[2], null]));
-        assert_eq!(event(&deal, &h, None).unwrap()["deck"], json!(deck));
+        assert_eq!(event(&deal, h, None).unwrap()["deck"], json!(deck));
 
         let play = line(json!({"type": "play", "seat": 1, "card": "3o", "us": 70, "auto": true}));
         assert_eq!(
-            event(&play, &h, Some(2)).unwrap(),
+            event(&play, h, Some(2)).unwrap(),
             json!({"type": "play", "seat": 1, "card": "3o"})
         );
-        assert_eq!(event(&play, &h, Some(1)).unwrap()["us"], 70);
-        assert_eq!(event(&play, &h, Some(1)).unwrap()["auto"], true);
+        assert_eq!(event(&play, h, Some(1)).unwrap()["us"], 70);
+        assert_eq!(event(&play, h, Some(1)).unwrap()["auto"], true);
 
         let six = ["Ao", "2o", "3o", "4o", "5o", "6o"];
         let discard = line(json!({"type": "discard", "seat": 1, "cards": six, "us": 9}));
-        let e = event(&discard, &h, Some(2)).unwrap();
+        let e = event(&discard, h, Some(2)).unwrap();
         assert!(e.get("cards").is_none() && e.get("us").is_none());
         assert_eq!(e["count"], 6);
 
         let fault = line(json!({"type": "fault", "seat": 1, "kind": "timeout", "detail": "late",
             "action": "played for you", "penalty": "fallback", "strikes": 1}));
-        assert!(event(&fault, &h, Some(2)).is_none());
-        assert_eq!(event(&fault, &h, Some(1)).unwrap()["kind"], "timeout");
+        assert!(event(&fault, h, Some(2)).is_none());
+        assert_eq!(event(&fault, h, Some(1)).unwrap()["kind"], "timeout");
     }
 
     #[test]

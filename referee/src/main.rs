@@ -13,6 +13,7 @@ mod pin;
 mod policy;
 mod record_io;
 mod replay;
+mod replay_cmd;
 mod seat_replay;
 mod shutdown;
 mod text;
@@ -46,32 +47,7 @@ fn main() -> ExitCode {
     // Whatever a bot starts and abandons outside its process group comes back to the referee,
     // which kills it (bot/process.rs); the commands that start no bot are unaffected.
     bot::process::become_subreaper();
-    let result = match cli.command {
-        // A tournament runs its tables on threads of its own, one runtime per table; replaying a
-        // seat builds a paused-clock runtime; checking a record needs none.
-        cli::Command::Tournament(args) => {
-            bot::process::raise_fd_limit();
-            tournament::run(args)
-        }
-        cli::Command::Standings(args) => tournament::standings(args),
-        cli::Command::Replay(args) if args.seat.is_some() && args.html.is_none() => {
-            seat_replay::run(args)
-        }
-        cli::Command::Replay(args) => replay_cmd(args),
-        cli::Command::Match(args) => {
-            bot::process::raise_fd_limit();
-            // One table runs on one core: the referee's thread and the bots it starts are
-            // pinned there (see pin.rs).
-            if !args.no_pin {
-                let cpu = pin::current_cpu().unwrap_or(pin::allowed_cpus()[0]);
-                pin::pin_current_thread(cpu);
-            }
-            runtime(tokio::runtime::Builder::new_current_thread())
-                .and_then(|rt| rt.block_on(match_cmd::run(args)))
-        }
-        cli::Command::CheckBot(args) => runtime(tokio::runtime::Builder::new_multi_thread())
-            .and_then(|rt| rt.block_on(check_bot::run(args))),
-    };
+    let result = cli.command.into_run().and_then(run);
     // No bot is left; anything they abandoned and that is still dying is cleared now.
     bot::process::settle_orphans();
     match result {
@@ -88,36 +64,29 @@ fn runtime(mut builder: tokio::runtime::Builder) -> Result<tokio::runtime::Runti
     builder.enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))
 }
 
-fn replay_cmd(args: cli::ReplayArgs) -> Result<(), String> {
-    match replay::replay_file(&args.file) {
-        Ok(r) if args.html.is_some() => html::write(&r, &args, None),
-        Ok(r) => {
-            if !args.quiet {
-                print!("{}", text::printable(&r.account));
-                println!(
-                    "Record consistent with the rules: game {}, {} lines, {} faults, final score {}-{}",
-                    r.header.game,
-                    r.lines,
-                    r.faults.len(),
-                    r.score[0],
-                    r.score[1]
-                );
+/// Runs a command. A tournament runs its tables on threads of its own, one runtime per table;
+/// replaying a seat builds a paused-clock runtime; checking a record needs none.
+fn run(command: cli::Run) -> Result<(), String> {
+    match command {
+        cli::Run::Tournament(cfg) => {
+            bot::process::raise_fd_limit();
+            tournament::run(*cfg)
+        }
+        cli::Run::Standings(cfg) => tournament::standings(cfg),
+        cli::Run::SeatReplay(cfg) => seat_replay::run(cfg),
+        cli::Run::Replay(cfg) => replay_cmd::run(cfg),
+        cli::Run::Match(cfg) => {
+            bot::process::raise_fd_limit();
+            // One table runs on one core: the referee's thread and the bots it starts are
+            // pinned there (see pin.rs).
+            if cfg.pin {
+                let cpu = pin::current_cpu().unwrap_or(pin::allowed_cpus()[0]);
+                pin::pin_current_thread(cpu);
             }
-            Ok(())
+            runtime(tokio::runtime::Builder::new_current_thread())
+                .and_then(|rt| rt.block_on(match_cmd::run(*cfg)))
         }
-        Err(replay::ReplayError::CutShort { lines, replay }) if args.html.is_some() => {
-            html::write(&replay, &args, Some(lines))
-        }
-        Err(replay::ReplayError::CutShort { lines, replay }) => {
-            if !args.quiet {
-                print!("{}", text::printable(&replay.account));
-            }
-            Err(format!(
-                "{}: the record is cut short after line {lines} (no footer): the game did not finish or the referee was stopped",
-                args.file.display()
-            ))
-        }
-        Err(e @ replay::ReplayError::Io(_)) => Err(e.to_string()),
-        Err(e) => Err(format!("{}: {e}", args.file.display())),
+        cli::Run::CheckBot(cfg) => runtime(tokio::runtime::Builder::new_multi_thread())
+            .and_then(|rt| rt.block_on(check_bot::run(cfg))),
     }
 }

@@ -1,8 +1,8 @@
 //! `referee match`: four bots, N games on the same processes, records, and a readable account.
 
 use crate::bot::tcp::Lobby;
-use crate::bot::{Bot, BotSpec, ConnectConfig, preflight};
-use crate::cli::MatchArgs;
+use crate::bot::tcp::NetConfig;
+use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig, preflight};
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, game_seed, run_game};
 use crate::record_io::{self, Recorder};
 use crate::shutdown::{self, Stage};
@@ -13,44 +13,32 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Grace a bot gets to exit after `bye` before its process group is killed.
-pub(crate) const BYE_GRACE: Duration = Duration::from_secs(1);
-
-/// Players 0..3 from one, two or four `--bot` values.
-pub(crate) fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
-    // Which `--bot` value each player takes; each player's value is parsed on its own, so a
-    // repeated plain `tcp` gets an independent random token per seat.
-    let defaults = ["builtin:heuristic".to_string(), "builtin:random".to_string()];
-    let (values, pick): (&[String], [usize; 4]) = match bots.len() {
-        0 => (&defaults, [0, 1, 0, 1]),
-        1 => (bots, [0, 0, 0, 0]),
-        2 => (bots, [0, 1, 0, 1]),
-        4 => (bots, [0, 1, 2, 3]),
-        n => return Err(format!("--bot is given once, twice or four times, not {n} times")),
-    };
-    let specs = values.iter().map(|b| BotSpec::parse(b)).collect::<Result<Vec<_>, _>>()?;
-    let players = pick.map(|i| match &specs[i] {
-        BotSpec::TcpSeat { .. } if values[i] == "tcp" => {
-            BotSpec::TcpSeat { token: crate::bot::tcp::new_token() }
-        }
-        spec => spec.clone(),
-    });
-    Ok(distinct_tokens(players))
+/// What `referee match` plays, and how.
+#[derive(Debug)]
+pub(crate) struct MatchConfig {
+    /// Players 0..3.
+    pub(crate) players: [BotSpec; 4],
+    pub(crate) games: u64,
+    /// The match seed; `None`: a random one, printed.
+    pub(crate) seed: Option<u64>,
+    pub(crate) records: Records,
+    /// The result as one JSON document instead of the readable account.
+    pub(crate) json: bool,
+    /// Pin the referee and its bots to one CPU.
+    pub(crate) pin: bool,
+    pub(crate) game: GameConfig,
+    pub(crate) connect: ConnectConfig,
+    pub(crate) net: NetConfig,
 }
 
-/// A TCP seat is one bot, so an organiser's `tcp:TOKEN` repeated over several seats becomes one
-/// token per player: the given token with the player's number appended.
-fn distinct_tokens(players: [BotSpec; 4]) -> [BotSpec; 4] {
-    let shared = |token: &str| {
-        players.iter().filter(|q| matches!(q, BotSpec::TcpSeat { token: t } if t == token)).count()
-            > 1
-    };
-    std::array::from_fn(|p| match &players[p] {
-        BotSpec::TcpSeat { token } if shared(token) => {
-            BotSpec::TcpSeat { token: format!("{token}-{p}") }
-        }
-        other => other.clone(),
-    })
+/// Where a match writes its records and its bots' stderr logs.
+#[derive(Debug)]
+pub(crate) enum Records {
+    /// Nowhere (and bot stderr is discarded).
+    Off,
+    /// `records/seed-S`, S the match seed.
+    BySeed,
+    In(PathBuf),
 }
 
 /// Where each player sits in game `game_no`, who deals first, and the draw's cards if drawn.
@@ -74,15 +62,15 @@ pub(crate) fn seating(
     }
 }
 
-pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
-    let players = lineup(&args.bots)?;
-    let cfg = args.table.game_config();
-    let connect = args.table.connect_config();
+pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
+    let players = &args.players;
+    let cfg = &args.game;
+    let connect = &args.connect;
     let seed = args.seed.unwrap_or_else(crate::entropy::random_seed);
-    let dir: Option<PathBuf> = if args.no_records {
-        None
-    } else {
-        Some(args.records.clone().unwrap_or_else(|| PathBuf::from(format!("records/seed-{seed}"))))
+    let dir: Option<PathBuf> = match &args.records {
+        Records::Off => None,
+        Records::BySeed => Some(PathBuf::from(format!("records/seed-{seed}"))),
+        Records::In(dir) => Some(dir.clone()),
     };
     // Held until the match ends: a second referee on this folder is refused before it writes.
     let _lock = dir.as_deref().map(record_io::lock_dir).transpose()?;
@@ -98,9 +86,9 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     let (trigger, shutdown) = shutdown::channel();
     shutdown::listen(trigger);
 
-    let lobby = open_lobby(&players, &args.net, &connect, args.json).await?;
-    let wait = Duration::from_millis(args.net.connect_wait_ms);
-    let mut bots = connect_all(&players, &connect, dir.as_deref(), lobby.as_ref(), wait).await;
+    let lobby = open_lobby(players, &args.net, connect, args.json).await?;
+    let wait = args.net.connect_wait;
+    let mut bots = connect_all(players, connect, dir.as_deref(), lobby.as_ref(), wait).await;
     // The first game's bots are the start-up check: a program that cannot play stops the match.
     let who: Vec<String> = (0..bots.len()).map(|p| format!("player {p}")).collect();
     if let Some(r) = preflight::refusal(who.iter().map(String::as_str).zip(&bots), dir.as_deref()) {
@@ -139,10 +127,10 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
             // back, once; a seat already empty is only taken if its bot is back.
             let wait = if bot.drop_if_closed().await { connect.handshake } else { Duration::ZERO };
             if !bot.is_alive() {
-                restart(bot, p, &connect, dir.as_deref(), lobby.as_ref(), wait).await;
+                restart(bot, p, connect, dir.as_deref(), lobby.as_ref(), wait).await;
             }
         }
-        let (player_at, first_dealer, draw) = seating(&cfg, seed, game_no);
+        let (player_at, first_dealer, draw) = seating(cfg, seed, game_no);
         let setup = GameSetup {
             game_no,
             match_seed: seed,
@@ -160,7 +148,7 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         };
         let summary = {
             let seated = seat_bots(&mut bots, player_at);
-            run_game(seated, &setup, &cfg, &mut rec, shutdown.clone()).await
+            run_game(seated, &setup, cfg, &mut rec, shutdown.clone()).await
         };
         if let Some(e) = &summary.record_error {
             error.get_or_insert(e.clone());
@@ -180,7 +168,7 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         c.await;
     }
     match json_out {
-        Some(out) => println!("{}", out.finish(seed, &players)),
+        Some(out) => println!("{}", out.finish(seed, players)),
         None => print!("{}", tally.totals()),
     }
     let played = tally.complete;
@@ -197,7 +185,7 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
 /// Binds the listener when some seat waits for a TCP bot, and says how to connect.
 pub(crate) async fn open_lobby(
     players: &[BotSpec; 4],
-    net: &crate::cli::NetArgs,
+    net: &NetConfig,
     connect: &ConnectConfig,
     quiet_stdout: bool,
 ) -> Result<Option<Lobby>, String> {
@@ -208,14 +196,9 @@ pub(crate) async fn open_lobby(
     if tokens.is_empty() {
         return Ok(None);
     }
-    let lobby = Lobby::bind(
-        &net.listen,
-        &tokens,
-        connect.clone(),
-        net.max_pending,
-        net.max_pending_per_addr,
-    )
-    .await?;
+    let lobby =
+        Lobby::bind(&net.listen, &tokens, connect.clone(), net.pending.total, net.pending.per_addr)
+            .await?;
     let mut text = format!("Listening for TCP bots on {}\n", lobby.addr());
     for (p, spec) in players.iter().enumerate() {
         if let BotSpec::TcpSeat { token } = spec {

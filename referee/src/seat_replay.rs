@@ -19,7 +19,6 @@
 use crate::bot::conn::{Incoming, LineConn};
 use crate::bot::process::{self, Limits, SpawnSpec};
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
-use crate::cli::ReplayArgs;
 use crate::convert;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, run_game};
 use crate::policy::{self, OnFault, Policy};
@@ -56,15 +55,20 @@ const PIPE_BYTES: usize = 1 << 20;
 /// Time a re-driven bot gets beyond the question's own limit: people debug.
 const MARGIN: Duration = Duration::from_secs(10);
 
-pub(crate) fn run(args: ReplayArgs) -> Result<(), String> {
+/// Whose conversation `replay --seat` shows, from which record, and which bot it re-drives.
+#[derive(Debug)]
+pub(crate) struct SeatReplayConfig {
+    pub(crate) file: PathBuf,
+    /// 0 to 3.
+    pub(crate) seat: usize,
+    /// The program to re-drive (`--bot`), as its argv.
+    pub(crate) bot: Option<Vec<String>>,
+    pub(crate) until: Option<Until>,
+}
+
+pub(crate) fn run(args: SeatReplayConfig) -> Result<(), String> {
     let file = args.file.display().to_string();
-    let seat = match args.seat {
-        Some(s) if s < 4 => usize::from(s),
-        Some(s) => return Err(format!("--seat {s}: seats are 0 to 3")),
-        None => return Err("--seat is needed".into()),
-    };
-    let until = args.until.as_deref().map(Until::parse).transpose()?;
-    let argv = args.bot.as_deref().map(bot_command).transpose()?;
+    let SeatReplayConfig { seat, bot: argv, until, .. } = args;
     let game = Recorded::load(&args.file)?;
     let paused = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -949,13 +953,13 @@ fn print_conversation(conv: &Conversation) {
 
 /// Where `--until` stops: before the first question of a deal, or of one of its tricks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Until {
+pub(crate) struct Until {
     deal: u64,
     trick: Option<u64>,
 }
 
 impl Until {
-    fn parse(text: &str) -> Result<Until, String> {
+    pub(crate) fn parse(text: &str) -> Result<Until, String> {
         let bad = || format!("--until {text:?}: expected DEAL or DEAL.TRICK, e.g. 3 or 3.5");
         let (deal, trick) = match text.split_once('.') {
             Some((d, t)) => (d, Some(t)),
@@ -989,7 +993,9 @@ impl Until {
     }
 }
 
-fn bot_command(text: &str) -> Result<Vec<String>, String> {
+/// The `--bot` program to re-drive, as its argv: a program, since only a program can be
+/// started again with the seat's conversation.
+pub(crate) fn bot_command(text: &str) -> Result<Vec<String>, String> {
     let argv = crate::bot::shell::split(text).map_err(|e| format!("--bot {text:?}: {e}"))?;
     if argv.len() == 1 && (argv[0].starts_with("builtin:") || argv[0].starts_with("tcp")) {
         return Err(format!("--bot {text:?}: replay re-drives a bot program; give its command"));

@@ -4,7 +4,7 @@
 use protocol::codec::{LineFramer, decode_line, encode_line};
 use protocol::msg::{FromBot, TableCard, ToBot};
 use protocol::{CardCode, PROTOCOL_VERSION};
-use rules::{Card, CardSet, SplitMix64};
+use rules::{Card, CardSet, DiscardRule, Rules, SignalDelivery, SignalTruth, SplitMix64};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
 /// The built-in strategies.
@@ -52,8 +52,8 @@ struct State {
     kind: Builtin,
     rng: SplitMix64,
     seat: u8,
-    signals_on: bool,
-    truthful: bool,
+    /// The game's rules, from its `game` message.
+    rules: Rules,
 }
 
 impl State {
@@ -69,8 +69,8 @@ impl State {
             }),
             ToBot::Game { game, seat, rules, .. } => {
                 self.seat = seat;
-                self.signals_on = rules.signals != "off";
-                self.truthful = rules.signal_truth == "truthful";
+                // The referee's own message states valid rules; were one not, the defaults.
+                (self.rules, _) = crate::convert::rules_from_wire(&rules).unwrap_or_default();
                 self.rng = SplitMix64::new(rules::derive_seed(&[game, u64::from(seat)]));
                 None
             }
@@ -83,11 +83,12 @@ impl State {
                 });
                 Some(FromBot::Opening { id, accept, signals: self.top_card_signals(hand) })
             }
-            ToBot::Discard { id, hand, rule, .. } => {
+            ToBot::Discard { id, hand, .. } => {
                 let hand = hand_set(&hand);
                 // Under keep-highest only the weakest six are allowed, so even the random bot
                 // obeys it.
-                let cards: Vec<Card> = if self.kind == Builtin::Random && rule == "free" {
+                let free = self.rules.discard == DiscardRule::Free;
+                let cards: Vec<Card> = if self.kind == Builtin::Random && free {
                     let mut left = hand;
                     let mut out = Vec::new();
                     while out.len() < 6 {
@@ -115,7 +116,10 @@ impl State {
     }
 
     fn top_card_signals(&self, hand: CardSet) -> Vec<String> {
-        if self.kind != Builtin::Heuristic || !self.signals_on || !self.truthful {
+        if self.kind != Builtin::Heuristic
+            || self.rules.signals == SignalDelivery::Off
+            || self.rules.signal_truth != SignalTruth::Truthful
+        {
             return vec![];
         }
         hand.iter()
@@ -147,8 +151,9 @@ impl State {
 /// Runs a built-in bot on its end of an in-memory pipe until the referee closes it.
 pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
     let (mut reader, mut writer) = tokio::io::split(stream);
-    let mut state =
-        State { kind, rng: SplitMix64::new(0), seat: 0, signals_on: false, truthful: true };
+    // No signals before a `game` message says which rules hold.
+    let rules = Rules { signals: SignalDelivery::Off, ..Rules::default() };
+    let mut state = State { kind, rng: SplitMix64::new(0), seat: 0, rules };
     let mut framer = LineFramer::new(max_line);
     let mut buf = vec![0u8; 8192];
     loop {

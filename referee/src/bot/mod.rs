@@ -132,6 +132,9 @@ pub(crate) enum Reply {
 
 /// How long a stopped bot may take to read its `bye` and exit before it is killed.
 const STOP_GRACE: Duration = Duration::from_millis(500);
+/// Grace a bot gets to exit after `bye` before its process group is killed, when a match or a
+/// tournament table closes it (`Bot::close`).
+pub(crate) const BYE_GRACE: Duration = Duration::from_secs(1);
 
 /// A line skipped while waiting for an answer (a stale or unknown id).
 pub(crate) type Ignored = (FaultKind, String, String);

@@ -55,6 +55,16 @@ pub(crate) struct PendingLimits {
     pub(crate) per_addr: usize,
 }
 
+/// Where TCP seats wait for their bots, as the organiser set it (`--listen` and its group).
+#[derive(Clone, Debug)]
+pub(crate) struct NetConfig {
+    /// The lobby's address.
+    pub(crate) listen: String,
+    pub(crate) pending: PendingLimits,
+    /// How long the first game waits for TCP bots to connect.
+    pub(crate) connect_wait: Duration,
+}
+
 /// The bye of a connection refused because every place is held, and none gave way to it.
 const BUSY: &str = "too many pending connections; try again later";
 /// The bye of a connection that waited a whole handshake limit for one of its address's turns.

@@ -290,7 +290,7 @@ pub(crate) struct PlanEntrant {
 
 impl Plan {
     pub(crate) fn new(cfg: &Config, seed: u64, scheduled: u64, shard: Option<Shard>) -> Plan {
-        let gc = cfg.table.game_config();
+        let gc = &cfg.game;
         Plan {
             file: PLAN_FILE.into(),
             version: 1,
@@ -311,11 +311,11 @@ impl Plan {
                 // bot decides whether its game starts with one. The stderr cap and the network
                 // address change no game.
                 "limits": {
-                    "max_line_bytes": cfg.table.max_line_bytes,
-                    "bot_memory_mib": cfg.table.bot_memory_mib,
-                    "bot_cpu_seconds": cfg.table.bot_cpu_seconds,
+                    "max_line_bytes": cfg.connect.max_line,
+                    "bot_memory_mib": cfg.connect.limits.memory_bytes.map(|b| b >> 20),
+                    "bot_cpu_seconds": cfg.connect.limits.cpu_seconds,
                 },
-                "net": { "connect_wait_ms": cfg.net.connect_wait_ms },
+                "net": { "connect_wait_ms": cfg.net.connect_wait.as_millis() as u64 },
             }),
             scheduled,
             shard,

@@ -25,63 +25,54 @@ use crate::game_runner::{GameSummary, Status};
 use crate::pin;
 use crate::record_io;
 use crate::shutdown;
-use clap::Args;
-use config::Config;
+pub(crate) use config::{Config, Disqualify, Entrant, Format};
 use journal::{Entry, EntryStatus, Journal, Plan};
 use progress::Progress;
-use schedule::{Job, Shard};
+use schedule::Job;
+pub(crate) use schedule::Shard;
+pub(crate) use stats::SprtParams;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use table::{Queue, Report, TableCtx};
 
-/// Arguments of `referee tournament`.
-#[derive(Debug, Args)]
-pub(crate) struct TournamentArgs {
-    /// The tournament config: TOML or JSON, told apart by the file's extension.
-    pub(crate) config: PathBuf,
-    /// Finish the tournament of the output folder: games in its journal are kept, the others
-    /// are played.
-    #[arg(long)]
+/// What `referee tournament` runs: the tournament of a config file, and how to run it.
+#[derive(Debug)]
+pub(crate) struct TournamentConfig {
+    /// The config file, named in messages; its name is the default output folder's.
+    pub(crate) file: PathBuf,
+    pub(crate) tournament: Config,
+    /// Finish the tournament of the output folder.
     pub(crate) resume: bool,
-    /// Play only part K of N of the schedule (deal sets whose number is K modulo N), to share
-    /// a tournament between machines; `referee standings` merges the parts.
-    #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
-    pub(crate) shard: Option<String>,
-    /// Output folder (instead of the config's `output`; default tournaments/CONFIG-NAME).
-    #[arg(long, value_name = "DIR")]
+    pub(crate) shard: Option<Shard>,
+    /// The output folder given on the command line, before the config's `output`.
     pub(crate) out: Option<PathBuf>,
-    /// Tables playing at once (instead of the config's `concurrency`; default: the CPUs).
-    #[arg(long, allow_negative_numbers = true, value_parser = crate::cli::whole::<u64>(1, 1024))]
-    pub(crate) concurrency: Option<u64>,
-    /// Do not pin each table (its thread and its bots) to one CPU.
-    #[arg(long)]
-    pub(crate) no_pin: bool,
+    /// Tables at once, before the config's `concurrency`.
+    pub(crate) concurrency: Option<usize>,
+    /// Pin each table (its thread and its bots) to one CPU.
+    pub(crate) pin: bool,
 }
 
-/// Arguments of `referee standings`.
-#[derive(Debug, Args)]
-pub(crate) struct StandingsArgs {
-    /// Tournament output folders to merge (the shards of one tournament, or a single folder).
-    #[arg(required = true)]
+/// What `referee standings` merges, and where it writes.
+#[derive(Debug)]
+pub(crate) struct StandingsConfig {
+    /// Tournament output folders: the shards of one tournament, or a single folder.
     pub(crate) dirs: Vec<PathBuf>,
-    /// Also write standings.json, standings.csv and pairs.csv into this folder.
-    #[arg(long, value_name = "DIR")]
+    /// Also write the standings files into this folder.
     pub(crate) out: Option<PathBuf>,
-    /// Print the standings as JSON instead of a table.
-    #[arg(long)]
+    /// Print JSON instead of a table.
     pub(crate) json: bool,
 }
 
-pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
-    let cfg = config::load(&args.config)?;
+pub(crate) fn run(args: TournamentConfig) -> Result<(), String> {
+    let cfg = &args.tournament;
     let out = args.out.clone().or_else(|| cfg.output.clone()).unwrap_or_else(|| {
-        let stem = args.config.file_stem().map(|s| s.to_string_lossy().into_owned());
+        let stem = args.file.file_stem().map(|s| s.to_string_lossy().into_owned());
         PathBuf::from("tournaments").join(stem.unwrap_or_else(|| "tournament".into()))
     });
-    let mut shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    let mut shard = args.shard;
     let no_sprt_in_shards = |shard: Option<Shard>| {
         if cfg.sprt.is_some() && shard.is_some_and(|s| s.n > 1) {
             Err("the SPRT decides on all the games, so it cannot run in shards".to_string())
@@ -119,7 +110,7 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
             }
         }
         no_sprt_in_shards(shard)?;
-        let now = Plan::new(&cfg, old.seed, old.scheduled, shard);
+        let now = Plan::new(cfg, old.seed, old.scheduled, shard);
         if let Some(change) = old.change(&now, true) {
             return Err(format!(
                 "cannot resume {shown}: the config changes what its games depend on: {change}"
@@ -152,7 +143,7 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
     std::fs::create_dir_all(&logs).map_err(|e| format!("cannot create {}: {e}", logs.display()))?;
 
     let all = schedule::build(cfg.format, names.len(), cfg.gauntlet, cfg.games, seed);
-    let plan = Plan::new(&cfg, seed, all.len() as u64, shard);
+    let plan = Plan::new(cfg, seed, all.len() as u64, shard);
     let in_shard = |j: &Job| shard.is_none_or(|s| s.contains(j));
     for e in &entries {
         let ok = e.game >= 1
@@ -168,7 +159,7 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
     let mine: Vec<Job> = all.iter().filter(|j| in_shard(j)).copied().collect();
     let done: HashSet<u64> = entries.iter().map(|e| e.game).collect();
     let pending: Vec<Job> = mine.iter().filter(|j| !done.contains(&j.index)).copied().collect();
-    check_programs(&cfg, &out, &pending, &entries)?;
+    check_programs(cfg, &out, &pending, &entries)?;
     // Only a first run writes the plan; a resume was checked against it and leaves it as it is.
     if !args.resume {
         record_io::prepare_dir(&records)?;
@@ -217,14 +208,14 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
     }
 
     let queue = Queue::new(pending);
-    let mut book = Book::new(&cfg, plan, names, entries, Journal::open(&out)?, mine.len() as u64);
+    let mut book = Book::new(cfg, plan, names, entries, Journal::open(&out)?, mine.len() as u64);
     book.settle_unplayable(&queue)?;
     let started = Instant::now();
     let mut played_now = 0u64;
     let mut error = None;
     let tables = concurrency.min(queue.len());
     if tables > 0 {
-        let res = play(&cfg, &args, &out, seed, run_no, tables, queue, &mut book)?;
+        let res = play(&args, &out, seed, run_no, tables, queue, &mut book)?;
         played_now = res.0;
         error = res.1;
     }
@@ -248,7 +239,7 @@ pub(crate) fn run(args: TournamentArgs) -> Result<(), String> {
     if left > 0 {
         return Err(format!(
             "stopped with {left} games left to play; finish them with: referee tournament {} --resume{}",
-            args.config.display(),
+            args.file.display(),
             args.out.as_ref().map(|o| format!(" --out {}", o.display())).unwrap_or_default()
         ));
     }
@@ -287,16 +278,14 @@ fn check_programs(
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let connect = cfg.table.connect_config();
-    rt.block_on(preflight::check(&programs, &connect, Some(&out.join("logs"))))
+    rt.block_on(preflight::check(&programs, &cfg.connect, Some(&out.join("logs"))))
 }
 
 /// Plays the queue on `tables` tables; returns the games played and the referee's own error,
 /// if one stopped the tournament.
 #[allow(clippy::too_many_arguments)]
 fn play(
-    cfg: &Config,
-    args: &TournamentArgs,
+    args: &TournamentConfig,
     out: &Path,
     seed: u64,
     run_no: u64,
@@ -317,12 +306,12 @@ fn play(
         let _guard = control.enter();
         shutdown::listen(trigger);
     }
-    let connect = cfg.table.connect_config();
+    let cfg = &args.tournament;
     let rooms = cfg.format.rooms();
-    let lobby = open_lobby(&control, cfg, &connect, tables, rooms)?;
+    let lobby = open_lobby(&control, cfg, tables, rooms)?;
     let ctx = Arc::new(TableCtx {
-        cfg: cfg.table.game_config(),
-        connect,
+        cfg: cfg.game.clone(),
+        connect: cfg.connect.clone(),
         entrants: cfg.entrants.clone(),
         slugs: slugs(&book.names),
         seed,
@@ -332,14 +321,14 @@ fn play(
         queue,
         shutdown,
         lobby,
-        connect_wait: Duration::from_millis(cfg.net.connect_wait_ms),
+        connect_wait: cfg.net.connect_wait,
     });
     let cpus = pin::allowed_cpus();
     let (tx, rx) = mpsc::channel();
     let mut handles = Vec::new();
     let mut error: Option<String> = None;
     for t in 0..tables {
-        let cpu = (!args.no_pin).then(|| cpus[t % cpus.len()]);
+        let cpu = args.pin.then(|| cpus[t % cpus.len()]);
         match table::spawn(ctx.clone(), t, cpu, tx.clone()) {
             Ok(h) => handles.push(h),
             Err(e) => {
@@ -395,7 +384,6 @@ fn play(
 fn open_lobby(
     control: &tokio::runtime::Runtime,
     cfg: &Config,
-    connect: &crate::bot::ConnectConfig,
     tables: usize,
     rooms: u64,
 ) -> Result<Option<Lobby>, String> {
@@ -427,9 +415,9 @@ fn open_lobby(
     let lobby = control.block_on(Lobby::bind(
         &cfg.net.listen,
         &tokens,
-        connect.clone(),
-        cfg.net.max_pending,
-        cfg.net.max_pending_per_addr,
+        cfg.connect.clone(),
+        cfg.net.pending.total,
+        cfg.net.pending.per_addr,
     ))?;
     println!("Listening for TCP bots on {}", lobby.addr());
     for l in lines {
@@ -627,7 +615,7 @@ impl Book {
     }
 }
 
-pub(crate) fn standings(args: StandingsArgs) -> Result<(), String> {
+pub(crate) fn standings(args: StandingsConfig) -> Result<(), String> {
     let mut plan: Option<Plan> = None;
     let mut entries = Vec::new();
     let mut from: HashMap<u64, usize> = HashMap::new();

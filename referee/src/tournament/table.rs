@@ -9,9 +9,8 @@
 //! closed when the table needs room for others.
 
 use crate::bot::tcp::Lobby;
-use crate::bot::{Bot, BotSpec, ConnectConfig};
+use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig};
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, run_game};
-use crate::match_cmd::BYE_GRACE;
 use crate::pin;
 use crate::record_io::{self, Recorder};
 use crate::shutdown::{Shutdown, Stage};
