@@ -8,6 +8,8 @@ mod convert;
 mod entropy;
 mod game_runner;
 mod html;
+#[cfg(test)]
+mod layering_tests;
 mod match_cmd;
 mod pin;
 mod policy;

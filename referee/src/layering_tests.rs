@@ -1,0 +1,252 @@
+//! The layering of ARCHITECTURE.md, checked against the source: every `crate::` path in
+//! `referee/src` may only name its own module or one of a lower row of the table, so no module
+//! imports its caller and nothing but `main` knows the command line. The table is read from
+//! ARCHITECTURE.md itself, so the rule is written down once.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const ARCHITECTURE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../ARCHITECTURE.md"));
+
+/// The rows of the layering table, top first: each a list of top-level modules.
+fn layers(doc: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut lines = doc.lines().skip_while(|l| !l.trim_start().starts_with("| Layer | Modules |"));
+    if lines.next().is_none() {
+        return Err("ARCHITECTURE.md has no table headed | Layer | Modules |".into());
+    }
+    let rows: Vec<Vec<String>> = lines
+        .skip(1)
+        .take_while(|l| l.trim_start().starts_with('|'))
+        .map(|l| {
+            let cell = l.split('|').nth(2).unwrap_or_default();
+            cell.split(',').map(|m| m.trim().trim_matches('`').to_string()).collect()
+        })
+        .collect();
+    if rows.len() < 2 {
+        return Err("the layering table has fewer than two rows".into());
+    }
+    Ok(rows)
+}
+
+/// A source file: its path under `src/`, the top-level module it belongs to, how deep its
+/// module sits (1 for `x.rs` and `x/mod.rs`), and its text.
+#[derive(Clone, Debug)]
+struct Source {
+    path: String,
+    module: String,
+    depth: usize,
+    text: String,
+}
+
+/// Every `.rs` file under `src`, with the module it belongs to. A file included by a
+/// `#[path = "..."]` attribute belongs to the module that includes it.
+fn sources(src: &Path) -> Result<Vec<Source>, String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            if path.is_dir() {
+                walk(&path, out)?;
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(src, &mut files)?;
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(src).map_err(|e| e.to_string())?;
+        let parts: Vec<String> =
+            rel.iter().map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+        let depth = parts.iter().filter(|p| p.as_str() != "mod").count();
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        found.push(Source {
+            path: rel.to_string_lossy().into_owned(),
+            module: parts[0].clone(),
+            depth,
+            text,
+        });
+    }
+    // `#[path]` files: relative to the directory of the file that names them.
+    let mut owner: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    for s in &found {
+        for rest in s.text.split("#[path = \"").skip(1) {
+            let Some(name) = rest.split('"').next() else { continue };
+            let dir = Path::new(&s.path).parent().unwrap_or(Path::new(""));
+            owner
+                .insert(dir.join(name).to_string_lossy().into_owned(), (s.module.clone(), s.depth));
+        }
+    }
+    for s in &mut found {
+        if let Some((module, depth)) = owner.get(&s.path) {
+            s.module = module.clone();
+            s.depth = depth + 1;
+        }
+    }
+    Ok(found)
+}
+
+/// The top-level modules a file's code names: `crate::m`, the items of `crate::{m, ..}`, and a
+/// `super::` path that climbs to the crate root.
+fn named_modules(s: &Source) -> Vec<String> {
+    let ident = |t: &str| -> String {
+        t.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
+    };
+    let mut out = Vec::new();
+    for rest in s.text.split("crate::").skip(1) {
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(ident(item.trim()));
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 0 {
+                    item.push(c);
+                }
+            }
+            out.push(ident(item.trim()));
+        } else {
+            out.push(ident(rest));
+        }
+    }
+    // A file's own `super::` only reaches the root from a top-level file (or by climbing past
+    // its own module); an inline `mod tests` counts one more, which errs on the strict side.
+    let mut rest = s.text.as_str();
+    while let Some(at) = rest.find("super::") {
+        let mut after = &rest[at..];
+        let mut climbs = 0;
+        while let Some(r) = after.strip_prefix("super::") {
+            climbs += 1;
+            after = r;
+        }
+        if climbs >= s.depth {
+            out.push(ident(after));
+        }
+        rest = after;
+    }
+    out.retain(|m| !m.is_empty());
+    out
+}
+
+/// Every path that names a module of the same or a higher row, and every module the table and
+/// the source do not agree on.
+fn violations(rows: &[Vec<String>], files: &[Source]) -> Vec<String> {
+    let row_of: BTreeMap<&str, usize> =
+        rows.iter().enumerate().flat_map(|(i, r)| r.iter().map(move |m| (m.as_str(), i))).collect();
+    let mut out = Vec::new();
+    let modules: std::collections::BTreeSet<&str> =
+        files.iter().map(|f| f.module.as_str()).collect();
+    for m in &modules {
+        if !row_of.contains_key(m) {
+            out.push(format!("module {m} is in no row of the layering table"));
+        }
+    }
+    for m in row_of.keys() {
+        if !modules.contains(m) {
+            out.push(format!("the layering table names {m}, which is not a module of src/"));
+        }
+    }
+    for f in files {
+        let Some(&mine) = row_of.get(f.module.as_str()) else { continue };
+        for used in named_modules(f) {
+            if used == f.module {
+                continue;
+            }
+            // A name that is no module (a function reached by `super::`) is not a dependency.
+            let Some(&theirs) = row_of.get(used.as_str()) else { continue };
+            if theirs <= mine {
+                out.push(format!(
+                    "src/{} ({}, row {}) uses {used} (row {}): a module may only use lower rows",
+                    f.path,
+                    f.module,
+                    mine + 1,
+                    theirs + 1
+                ));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Issue 17: `cli` and `tournament` imported each other, and `html`, `seat_replay` and
+/// `tournament/table.rs` reached up into the command line and `match_cmd`.
+#[test]
+fn every_module_uses_only_lower_layers_of_the_architecture_table() {
+    let rows = layers(ARCHITECTURE).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = sources(&src).unwrap();
+    // This checker, whose examples name modules in strings, is not part of the layering.
+    let me = Path::new(file!()).file_name().unwrap().to_string_lossy().into_owned();
+    files.retain(|f| f.path != me);
+    assert!(files.len() > 20 && rows.iter().flatten().count() > 10, "the walk saw too little");
+    let found = violations(&rows, &files);
+    assert!(found.is_empty(), "layering broken:\n{}", found.join("\n"));
+    // Only main knows the command line.
+    let cli_row = rows.iter().position(|r| r.iter().any(|m| m == "cli")).unwrap();
+    assert_eq!(rows[..cli_row], [vec!["main".to_string()]]);
+}
+
+/// The checker sees each way of naming a module, and reports a module missing from the table.
+#[test]
+fn the_layering_check_catches_an_import_of_a_caller() {
+    let rows: Vec<Vec<String>> =
+        [&["main"][..], &["cli"], &["match_cmd", "tournament"], &["bot"], &["text"]]
+            .iter()
+            .map(|r| r.iter().map(|m| m.to_string()).collect())
+            .collect();
+    let file = |path: &str, module: &str, depth: usize, text: &str| Source {
+        path: path.into(),
+        module: module.into(),
+        depth,
+        text: text.into(),
+    };
+    let clean = vec![
+        file("main.rs", "main", 1, "mod cli;"),
+        file("cli/mod.rs", "cli", 1, "use crate::{bot::X, match_cmd};"),
+        file("match_cmd.rs", "match_cmd", 1, "use crate::bot::{self, Y};"),
+        file("tournament/table.rs", "tournament", 2, "use super::Queue; crate::text::escape(x)"),
+        file("bot/mod.rs", "bot", 1, "mod tests { use super::*; }"),
+        file("text.rs", "text", 1, ""),
+    ];
+    assert_eq!(violations(&rows, &clean), Vec::<String>::new());
+    for (path, module, depth, text) in [
+        ("tournament/config.rs", "tournament", 2, "use crate::cli::NetArgs;"),
+        ("tournament/table.rs", "tournament", 2, "f(crate::match_cmd::BYE_GRACE)"),
+        ("bot/tcp.rs", "bot", 2, "use crate::{text, tournament::Config};"),
+        ("bot/tcp.rs", "bot", 2, "use super::super::match_cmd::X;"),
+        ("text.rs", "text", 1, "use super::bot::Bot;"),
+    ] {
+        let mut files = clean.clone();
+        files.push(file(path, module, depth, text));
+        assert_eq!(violations(&rows, &files).len(), 1, "{text}");
+    }
+    let mut files = clean.clone();
+    files.push(file("judge.rs", "judge", 1, ""));
+    assert_eq!(violations(&rows, &files), ["module judge is in no row of the layering table"]);
+    files.pop();
+    files.retain(|f| f.module != "text");
+    assert_eq!(
+        violations(&rows, &files),
+        ["the layering table names text, which is not a module of src/"]
+    );
+    assert_eq!(
+        layers("x\n| Layer | Modules |\n|---|---|\n| a | `main` |\n| b | `cli`, `x` |\n\nmore")
+            .unwrap(),
+        [vec!["main".to_string()], vec!["cli".to_string(), "x".to_string()]]
+    );
+}
