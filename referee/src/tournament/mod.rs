@@ -165,12 +165,8 @@ pub(crate) fn run(args: TournamentConfig) -> Result<(), String> {
         record_io::prepare_dir(&records)?;
         journal::write_plan(&out, &plan)?;
     }
-    let concurrency = args
-        .concurrency
-        .map(|c| c as usize)
-        .or(cfg.concurrency)
-        .unwrap_or_else(|| pin::allowed_cpus().len())
-        .max(1);
+    let concurrency =
+        args.concurrency.or(cfg.concurrency).unwrap_or_else(|| pin::allowed_cpus().len()).max(1);
     let run_no = journal::record_run(
         &out,
         args.resume,
