@@ -178,3 +178,92 @@ pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert;
+    use serde_json::{Value, json};
+
+    /// A message as the referee would send it, decoded as the bot decodes it.
+    fn msg(v: Value) -> ToBot {
+        decode_line::<ToBot>(format!("{v}\n").as_bytes()).expect("a referee message")
+    }
+
+    /// The bot's answer as JSON.
+    fn answer(state: &mut State, m: ToBot) -> Value {
+        let line = encode_line(&state.answer(m).expect("an answer"));
+        serde_json::from_str(&line).unwrap()
+    }
+
+    fn game(no: u64, rules: &Rules) -> ToBot {
+        msg(json!({"type": "game", "game": no, "seat": 1, "partner": 3,
+            "players": ["a", "b", "c", "d"], "rules": convert::rules_wire(rules, false),
+            "clock": {"handshake_ms": 10000, "answer_ms": 1000, "bank_ms": 5000}}))
+    }
+
+    fn by_level() -> Vec<Card> {
+        let mut cards: Vec<Card> = Card::all().collect();
+        cards.sort_by_key(|c| (c.level(), c.index()));
+        cards
+    }
+
+    fn codes(cards: &[Card]) -> Vec<String> {
+        cards.iter().map(|&c| convert::code(c).as_str().to_string()).collect()
+    }
+
+    fn new_state(kind: Builtin) -> State {
+        State { kind, rng: SplitMix64::new(0), seat: 0, rules: Rules::default() }
+    }
+
+    /// The heuristic bot signals its top cards only when the game's rules deliver signals and
+    /// want them true, as its `game` message states them.
+    #[test]
+    fn signals_follow_the_rules_of_the_game_message() {
+        let opening = || {
+            msg(json!({"type": "opening", "id": 2, "deal": 1, "dealer": 0, "vote": false,
+                "votes": [], "hand": codes(&by_level()[..9]), "time_ms": 1000, "bank_ms": 5000}))
+        };
+        let cases = [
+            (Rules::default(), true),
+            (Rules { signals: SignalDelivery::Off, ..Rules::default() }, false),
+            (Rules { signals: SignalDelivery::Leaky, ..Rules::default() }, true),
+            (Rules { signal_truth: SignalTruth::Free, ..Rules::default() }, false),
+        ];
+        for (rules, signals) in cases {
+            let mut state = new_state(Builtin::Heuristic);
+            assert_eq!(state.answer(game(1, &rules)), None);
+            let sent = answer(&mut state, opening())["signals"].as_array().map_or(0, Vec::len);
+            assert_eq!(sent > 0, signals, "{rules:?}");
+        }
+    }
+
+    /// Under keep-highest even the random bot discards its weakest six; under free it picks.
+    #[test]
+    fn the_random_bot_discards_by_the_rule_of_the_game() {
+        let cards = by_level();
+        let hand = codes(&cards[..15]);
+        let weakest: Vec<String> =
+            codes(&weakest_first(cards[..15].iter().copied().collect())[..6]);
+        let discard = |rule: DiscardRule| {
+            msg(json!({"type": "discard", "id": 3, "deal": 1, "hand": hand,
+                "received": hand[..6], "rule": convert::discard_rule(rule),
+                "time_ms": 1000, "bank_ms": 5000}))
+        };
+        let mut differs = 0;
+        for no in 1..=8 {
+            for rule in [DiscardRule::Free, DiscardRule::KeepHighest] {
+                let mut state = new_state(Builtin::Random);
+                state.answer(game(no, &Rules { discard: rule, ..Rules::default() }));
+                let got: Vec<String> =
+                    serde_json::from_value(answer(&mut state, discard(rule))["cards"].clone())
+                        .unwrap();
+                match rule {
+                    DiscardRule::KeepHighest => assert_eq!(got, weakest, "game {no}"),
+                    DiscardRule::Free => differs += usize::from(got != weakest),
+                }
+            }
+        }
+        assert!(differs > 0, "the free discards were all the weakest six");
+    }
+}
