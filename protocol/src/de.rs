@@ -234,10 +234,7 @@ impl<'de, A: MapAccess<'de>, T: Tagged> MapAccess<'de> for Rest<A, T> {
         .map(Some)
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(
-        &mut self,
-        seed: V,
-    ) -> Result<V::Value, A::Error> {
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
         if std::mem::take(&mut self.skip_value) {
             // The derived struct ignores an unknown field's value with `IgnoredAny`, which
             // accepts the unit given here once the real value has been checked.

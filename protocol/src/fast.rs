@@ -166,7 +166,9 @@ mod tests {
             });
             // The game message, once per game, is written by the generated encoder too; its
             // float keeps serde_json's spelling.
-            for (k, leak) in [0.0, 0.25, 0.1, 1.0, 1e-7, 0.333_333_333_333_333_3].into_iter().enumerate() {
+            for (k, leak) in
+                [0.0, 0.25, 0.1, 1.0, 1e-7, 0.333_333_333_333_333_3].into_iter().enumerate()
+            {
                 msgs.push(ToBot::Game {
                     game: k as u64,
                     seat: 1,

@@ -2,8 +2,8 @@
 //! it, which twin the strict decoder reads it with, and its JSON Schema. The declarations of
 //! `declare.rs` are built on this trait, so a field's type alone decides all three.
 
-use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::Serialize;
+use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::fmt;

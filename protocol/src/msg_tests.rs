@@ -2,10 +2,10 @@
 
 use super::*;
 use from_bot::Derived as DerivedFromBot;
-use to_bot::Derived as DerivedToBot;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use to_bot::Derived as DerivedToBot;
 
 /// An error message without serde_json's " at line L column C", which the derive could not
 /// add to errors found after its buffering.
@@ -158,10 +158,7 @@ fn from_bot_decodes_as_the_derive() {
             r#"{"type":3,"id":3,"card":"3o"}"#,
             "invalid type: integer `3`, expected variant identifier",
         ),
-        (
-            r#"{"type":null,"id":3,"card":"3o"}"#,
-            "invalid type: null, expected variant identifier",
-        ),
+        (r#"{"type":null,"id":3,"card":"3o"}"#, "invalid type: null, expected variant identifier"),
         (r#"{"id":3,"card":"3o"}"#, "missing field `type`"),
         (r#"{}"#, "missing field `type`"),
         (r#"[]"#, "missing field `type`"),
@@ -171,10 +168,7 @@ fn from_bot_decodes_as_the_derive() {
         (r#"{"id":3,"type":"play","id":4,"card":"3o"}"#, "duplicate field `id`"),
         (r#"{"type":"play","id":3,"card":"Zz"}"#, "\"Zz\" is not a card code"),
         (r#"{"type":"play","id":3,"card":null}"#, "invalid type: null, expected a string"),
-        (
-            r#"{"type":"play","id":null,"card":"3o"}"#,
-            "invalid type: null, expected an integer id",
-        ),
+        (r#"{"type":"play","id":null,"card":"3o"}"#, "invalid type: null, expected an integer id"),
         (
             r#"{"type":"play","id":"3","card":"3o"}"#,
             "invalid type: string \"3\", expected an integer id",
@@ -284,10 +278,7 @@ fn to_bot_decodes_as_the_derive() {
         (r#"{"type":"future","type":"x"}"#, "duplicate field `type`"),
         (r#"{"reason":"x","type":"bye","type":"bye"}"#, "duplicate field `type`"),
         (r#"{"reason":"x"}"#, "missing field `type`"),
-        (
-            r#"{"type":1,"reason":"x"}"#,
-            "invalid type: integer `1`, expected variant identifier",
-        ),
+        (r#"{"type":1,"reason":"x"}"#, "invalid type: integer `1`, expected variant identifier"),
         (
             r#"{"type":"played","seat":1,"card":"Ab","trick":256}"#,
             "invalid value: integer `256`, expected u8",

@@ -122,13 +122,19 @@ fn family(
     let mut one_of = Vec::new();
     for (wire, schema) in &variants {
         let own = used(schema, &defs);
-        out.push((format!("{dir}/{wire}.json"), file(&format!("{title}: {wire}"), schema.clone(), own)));
+        out.push((
+            format!("{dir}/{wire}.json"),
+            file(&format!("{title}: {wire}"), schema.clone(), own),
+        ));
         one_of.push(json!({ "$ref": format!("#/$defs/{dir}.{wire}") }));
     }
     for (wire, schema) in variants {
         defs.insert(format!("{dir}.{wire}"), schema);
     }
-    out.push((format!("{dir}.json"), file(title, json!({ "description": doc, "oneOf": one_of }), defs)));
+    out.push((
+        format!("{dir}.json"),
+        file(title, json!({ "description": doc, "oneOf": one_of }), defs),
+    ));
     out
 }
 

@@ -228,7 +228,7 @@ fn event(line: &RecordLine, header: &Header, view: Option<SeatNo>) -> Option<Val
             e.insert("from".into(), json!(from));
             e.insert("signal".into(), json!(signal));
             e.insert("seen_by".into(), json!(known_seen_by(*from, seen_by, header, view)?));
-            if view.is_some() && header.rules.signals == "leaky" {
+            if view.is_some() && header.rules.signals == protocol::options::Signals::Leaky {
                 e.insert("partial".into(), json!(true));
             }
             "signal"
@@ -276,7 +276,7 @@ fn known_seen_by(
     if v != from && !seen_by.contains(&v) {
         return None;
     }
-    let public = header.rules.signals == "public";
+    let public = header.rules.signals == protocol::options::Signals::Public;
     Some(
         seen_by
             .iter()

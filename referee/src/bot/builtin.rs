@@ -69,8 +69,8 @@ impl State {
             }),
             ToBot::Game { game, seat, rules, .. } => {
                 self.seat = seat;
-                self.signals_on = rules.signals != "off";
-                self.truthful = rules.signal_truth == "truthful";
+                self.signals_on = rules.signals != protocol::options::Signals::Off;
+                self.truthful = rules.signal_truth == protocol::options::SignalTruth::Truthful;
                 self.rng = SplitMix64::new(rules::derive_seed(&[game, u64::from(seat)]));
                 None
             }
@@ -87,7 +87,9 @@ impl State {
                 let hand = hand_set(&hand);
                 // Under keep-highest only the weakest six are allowed, so even the random bot
                 // obeys it.
-                let cards: Vec<Card> = if self.kind == Builtin::Random && rule == "free" {
+                let cards: Vec<Card> = if self.kind == Builtin::Random
+                    && rule == protocol::options::DiscardRule::Free
+                {
                     let mut left = hand;
                     let mut out = Vec::new();
                     while out.len() < 6 {
