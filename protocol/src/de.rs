@@ -80,6 +80,25 @@ impl From<AnswerId> for u64 {
     }
 }
 
+impl serde::Serialize for AnswerId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+impl crate::json::Json for AnswerId {
+    type De = AnswerId;
+    fn from_de(de: AnswerId) -> AnswerId {
+        de
+    }
+    fn schema(_: &mut crate::json::Defs) -> serde_json::Value {
+        serde_json::json!({
+            "type": "number",
+            "$comment": "The id of the question answered, an integer from 1 to 2^64 - 1 (beyond 2^53: read it as a 64-bit integer). Any other number is a valid answer to no question (an unknown_id fault), not a malformed line.",
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for AnswerId {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AnswerId, D::Error> {
         d.deserialize_any(AnswerIdVisitor)
@@ -128,9 +147,17 @@ impl<'de, T: Tagged> Visitor<'de> for TaggedVisitor<T> {
             let rest = Rest::<A, T> { map, tag, skip_value: false };
             return T::variant(tag, MapAccessDeserializer::new(rest));
         }
-        // The tag comes later: keep the fields, and let the derive decide as it always did.
+        // The tag comes later: keep the fields, and let the derive decide. One difference: the
+        // derive takes a number there as a variant index (`"type":0` for the first), which no
+        // schema allows and the tag-first path never did; it is refused here too.
         let mut entries = vec![(Buf::from(first), map.next_value::<Buf<'de>>()?)];
         while let Some((k, v)) = map.next_entry::<Buf<'de>, Buf<'de>>()? {
+            if matches!(&k, Buf::Str(TAG)) || matches!(&k, Buf::String(k) if k == TAG) {
+                if let Buf::U64(n) = v {
+                    let unexpected = de::Unexpected::Unsigned(n);
+                    return Err(A::Error::invalid_type(unexpected, &"variant identifier"));
+                }
+            }
             entries.push((k, v));
         }
         T::Derived::deserialize(BufDeserializer::new(Buf::Map(entries))).map(Into::into)

@@ -39,6 +39,16 @@ macro_rules! de_type {
     };
 }
 
+/// The type whose schema a field has: what it is decoded as.
+macro_rules! schema_type {
+    ([$de:ty] $ty:ty) => {
+        $de
+    };
+    ([] $ty:ty) => {
+        $ty
+    };
+}
+
 /// The type the derived decoder reads a field as.
 macro_rules! derived_type {
     ([$de:ty] $ty:ty) => {
@@ -254,7 +264,10 @@ macro_rules! tagged {
                         (serde_json::Map::new(), Vec::<&'static str>::new(), !$lenient);
                     $( (props, required, closed) = <$inner as $crate::json::Object>::properties(defs); )?
                     $($(
-                        field_schema!(defs, props, required, stringify!($field), $ty, [$($opt)?], [$($fdoc),*]);
+                        field_schema!(
+                            defs, props, required, stringify!($field), schema_type!([$($de)?] $ty),
+                            [$($opt)?], [$($fdoc),*]
+                        );
                     )*)?
                     all.push(($wire, $crate::schema::variant($wire, doc, props, required, closed)));
                 )*

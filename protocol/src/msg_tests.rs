@@ -38,6 +38,11 @@ where
             }
             Err(new)
         }
+        // The one refusal of the hand-written decoder that the derive lacks: a number as the
+        // tag, which the derive took as a variant index when the tag came after other keys.
+        (Err(new), Ok(_)) if new.to_string().contains("expected variant identifier") => {
+            Err(new.to_string())
+        }
         (new, old) => panic!("{line}\n  hand-written: {new:?}\n  derived: {old:?}"),
     }
 }
@@ -95,6 +100,18 @@ fn ids_no_question_can_have_decode_as_no_question() {
 
 #[test]
 fn from_bot_decodes_as_the_derive() {
+    // A number as the tag is refused wherever the tag stands (the derive took it, when the
+    // tag came later, as a variant index: `0` was `hello`).
+    for line in [
+        r#"{"id":1,"name":"b","version":"1","type":0}"#,
+        r#"{"type":0,"id":1,"name":"b","version":"1"}"#,
+    ] {
+        let error = serde_json::from_str::<FromBot>(line).unwrap_err().to_string();
+        assert!(
+            error.contains("invalid type: integer `0`, expected variant identifier"),
+            "{error}"
+        );
+    }
     let ok = [
         r#"{"type":"hello","id":1,"name":"b","version":"1"}"#,
         r#"{"type":"hello","id":1,"name":"b","version":"1","author":"a","protocol":1,"token":"t"}"#,
