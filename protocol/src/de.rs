@@ -152,11 +152,10 @@ impl<'de, T: Tagged> Visitor<'de> for TaggedVisitor<T> {
         // schema allows and the tag-first path never did; it is refused here too.
         let mut entries = vec![(Buf::from(first), map.next_value::<Buf<'de>>()?)];
         while let Some((k, v)) = map.next_entry::<Buf<'de>, Buf<'de>>()? {
-            if matches!(&k, Buf::Str(TAG)) || matches!(&k, Buf::String(k) if k == TAG) {
-                if let Buf::U64(n) = v {
-                    let unexpected = de::Unexpected::Unsigned(n);
-                    return Err(A::Error::invalid_type(unexpected, &"variant identifier"));
-                }
+            let is_tag = matches!(&k, Buf::Str(TAG)) || matches!(&k, Buf::String(k) if k == TAG);
+            if let (true, Buf::U64(n)) = (is_tag, &v) {
+                let unexpected = de::Unexpected::Unsigned(*n);
+                return Err(A::Error::invalid_type(unexpected, &"variant identifier"));
             }
             entries.push((k, v));
         }

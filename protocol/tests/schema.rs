@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+mod support;
+
 fn spec(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec").join(path)
 }
@@ -103,22 +105,12 @@ fn every_transcript_line_is_valid() {
     assert!(n > 100, "only {n} transcript lines");
 }
 
-/// The one-line JSON objects inside the fenced code blocks of a spec file.
+/// The spec's JSON examples, parsed.
 fn examples(file: &str) -> Vec<(usize, Value)> {
-    let text = std::fs::read_to_string(spec(file)).unwrap();
-    let mut in_code = false;
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-            continue;
-        }
-        let json = line.trim_start_matches(['>', '<']).trim();
-        if in_code && json.starts_with('{') {
-            out.push((n + 1, serde_json::from_str(json).unwrap()));
-        }
-    }
-    out
+    support::examples(file)
+        .into_iter()
+        .map(|(n, line)| (n, serde_json::from_str(&line).unwrap()))
+        .collect()
 }
 
 #[test]
@@ -250,13 +242,13 @@ fn what_the_crate_encodes_is_valid() {
         (validator("to-bot.json"), validator("from-bot.json"), validator("record.json"));
     for (_, msg) in examples("protocol.md") {
         let line = msg.to_string();
-        if let Ok(m) = decode_line::<ToBot>(line.as_bytes()) {
-            if m != ToBot::Unknown {
-                let mut buf = Vec::new();
-                m.encode_into(&mut buf);
-                let again: Value = serde_json::from_slice(&buf).unwrap();
-                assert!(to_bot.is_valid(&again), "{again}: {}", errors(&to_bot, &again));
-            }
+        if let Ok(m) = decode_line::<ToBot>(line.as_bytes())
+            && m != ToBot::Unknown
+        {
+            let mut buf = Vec::new();
+            m.encode_into(&mut buf);
+            let again: Value = serde_json::from_slice(&buf).unwrap();
+            assert!(to_bot.is_valid(&again), "{again}: {}", errors(&to_bot, &again));
         }
         if let Ok(m) = decode_line::<FromBot>(line.as_bytes()) {
             let again = serde_json::to_value(&m).unwrap();
