@@ -6,15 +6,24 @@
 //! data without behaviour.
 #![deny(missing_docs)]
 
+#[macro_use]
+mod declare;
+#[macro_use]
+pub mod options;
 pub mod codec;
+mod de;
 mod fast;
+pub mod json;
 pub mod msg;
 pub mod record;
+pub mod schema;
 pub mod wire;
 
 pub use codec::{DecodeError, MAX_LINE_BYTES, decode_line, encode_line};
+pub use de::AnswerId;
 pub use msg::{FromBot, ToBot};
-pub use wire::{CardCode, RulesWire};
+pub use options::{RULE_OPTIONS, RulesWire};
+pub use wire::CardCode;
 
 /// The protocol's major version. A bot that speaks another major version is refused.
 pub const PROTOCOL_VERSION: u32 = 1;

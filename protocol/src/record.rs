@@ -2,325 +2,298 @@
 //!
 //! A record alone replays its game: it stores the deck of every deal, every action with its
 //! think time, every fault with its penalty, and who saw each signal. The seed is informative
-//! only. Each line is written whole; a record without its `footer` line was cut short.
+//! only. Each line is written whole; a record without its `footer` line was cut short. Every
+//! line type and nested object is declared once here (`declare.rs`).
 
+use crate::json::{Defs, Json};
 use crate::msg::{Clock, SeatNo, TableCard};
-use crate::wire::{CardCode, RulesWire};
+use crate::options::RulesWire;
+use crate::wire::CardCode;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The value of [`Header::format`].
 pub const RECORD_FORMAT: &str = "aluette-record";
 /// The record format version; readers refuse other major versions.
 pub const RECORD_VERSION: u32 = 2;
 
-/// One line of a record.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum RecordLine {
-    /// First line: who, what and under which rules.
-    Header(Box<Header>),
-    /// A deal: the whole deck order, and the hands it gave.
-    Deal {
-        /// Deal number, 1-based, redeals included.
-        deal: u16,
-        /// The dealer.
-        dealer: SeatNo,
-        /// The deck order, index 0 dealt first.
-        deck: Vec<CardCode>,
-        /// The nine cards of seats 0..3.
-        hands: Vec<Vec<CardCode>>,
-    },
-    /// A chant vote.
-    Vote {
-        /// The voter.
-        seat: SeatNo,
-        /// Accepted?
-        accept: bool,
-        /// Think time in microseconds, measured by the referee (0 for a fallback).
-        us: u64,
-        /// True when the referee chose it for the bot (fault fallback).
-        #[serde(default, skip_serializing_if = "is_false")]
-        auto: bool,
-        /// The bot's answer line exactly as received (absent for `auto`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        raw: Option<String>,
-    },
-    /// An opening answer that carried no vote (chant off or already refused), kept for its
-    /// think time.
-    Opening {
-        /// The seat.
-        seat: SeatNo,
-        /// Think time in microseconds.
-        us: u64,
-        /// True when the referee answered for the bot.
-        #[serde(default, skip_serializing_if = "is_false")]
-        auto: bool,
-        /// The bot's answer line exactly as received (absent for `auto`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        raw: Option<String>,
-    },
-    /// The chant was decided.
-    Chant {
-        /// True when taken.
-        taken: bool,
-    },
-    /// Talon cards received in the chant.
-    Receive {
-        /// The recipient.
-        seat: SeatNo,
-        /// The six cards, in the order received.
-        cards: Vec<CardCode>,
-    },
-    /// A discard.
-    Discard {
-        /// The recipient.
-        seat: SeatNo,
-        /// The six cards.
-        cards: Vec<CardCode>,
-        /// Think time in microseconds.
-        us: u64,
-        /// True for a fallback.
-        #[serde(default, skip_serializing_if = "is_false")]
-        auto: bool,
-        /// The bot's answer line exactly as received (absent for `auto`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        raw: Option<String>,
-    },
-    /// A card played.
-    Play {
-        /// The player.
-        seat: SeatNo,
-        /// The card.
-        card: CardCode,
-        /// Think time in microseconds.
-        us: u64,
-        /// True for a fallback.
-        #[serde(default, skip_serializing_if = "is_false")]
-        auto: bool,
-        /// The bot's answer line exactly as received (absent for `auto`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        raw: Option<String>,
-    },
-    /// A signal that was accepted and delivered.
-    Signal {
-        /// Sender.
-        from: SeatNo,
-        /// Wire name.
-        signal: String,
-        /// Seats that were told, sender included.
-        seen_by: Vec<SeatNo>,
-    },
-    /// A finished trick.
-    Trick {
-        /// Trick number, 1..=9.
-        trick: u8,
-        /// Leader.
-        leader: SeatNo,
-        /// Cards in play order.
-        cards: Vec<TableCard>,
-        /// Winner; `null` when spoiled.
-        winner: Option<SeatNo>,
-    },
-    /// A finished deal.
-    DealOver {
-        /// Deal number.
-        deal: u16,
-        /// Tricks per seat.
-        tricks: [u8; 4],
-        /// Deal winner.
-        winner: Option<SeatNo>,
-        /// Points to the winner's team.
-        points: u8,
-        /// Mordienne?
-        mordienne: bool,
-        /// False for a voided deal that is dealt again.
-        counted: bool,
-        /// Score per team after the deal.
-        score: [u16; 2],
-    },
-    /// A bot fault and what it cost.
-    Fault(FaultRecord),
-    /// Last line: the result and per-seat statistics.
-    Footer(Box<Footer>),
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-/// The record's first line.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Header {
-    /// Always [`RECORD_FORMAT`].
-    pub format: String,
-    /// Always [`RECORD_VERSION`] for this crate.
-    pub version: u32,
-    /// The referee's version.
-    pub referee: String,
-    /// Protocol major version.
-    pub protocol: u32,
-    /// Game number within its match or tournament.
-    pub game: u64,
-    /// The match (or tournament) seed this game's seed came from.
-    pub match_seed: u64,
-    /// This game's seed: decks are derived from it, but the record stores every deck anyway.
-    pub seed: u64,
-    /// Rules in force.
-    pub rules: RulesWire,
-    /// Clocks.
-    pub clock: Clock,
-    /// Fault policy.
-    pub policy: Policy,
-    /// Bots in seats 0..3.
-    pub seats: Vec<SeatInfo>,
-    /// Dealer of the first deal.
-    pub first_dealer: SeatNo,
-    /// Cards turned up by the traditional draw, when seating was drawn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub draw: Option<Vec<CardCode>>,
-    /// Wall-clock start, Unix milliseconds (informative).
-    pub started_unix_ms: u64,
-}
-
-/// What a fault costs.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Policy {
-    /// `fallback` (play for the bot, count a strike) or `forfeit` (the partnership loses).
-    pub on_fault: String,
-    /// Under `fallback`: strikes after which the bot is replaced for the rest of the game.
-    pub max_strikes: u32,
-}
-
-/// A seat's bot.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SeatInfo {
-    /// Name from the handshake (or the lineup's name when the bot never answered).
-    pub name: String,
-    /// Version from the handshake.
-    pub version: String,
-    /// Author from the handshake.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub author: Option<String>,
-    /// How the bot was reached: its command line, or `tcp:...`.
-    pub command: Vec<String>,
-    /// File holding the bot's stderr, relative to the record's folder.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stderr: Option<String>,
-    /// Id of the first question this game asks on the bot's connection (ids go on across the
-    /// games of a persistent connection).
-    pub first_id: u64,
-    /// The bot's hello answer exactly as received, when the connection (and so its handshake)
-    /// began just before this game; absent for later games on the same connection.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hello: Option<String>,
-}
-
-/// The class of a bot fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    /// The program could not be started.
-    NoStart,
-    /// The handshake failed: no answer in time, a wrong answer, or another protocol version.
-    HandshakeRefused,
-    /// No answer before the deadline (after the bank ran out).
-    Timeout,
-    /// The process exited or was killed by a signal.
-    Exited,
-    /// The bot closed its stdout (or the connection) while still running.
-    ClosedStdout,
-    /// The line is not a valid message.
-    Malformed,
-    /// The line is longer than the limit.
-    LineTooLong,
-    /// An answer to a question that was already answered or timed out.
-    StaleId,
-    /// An id that was never asked, or a line when no question was open.
-    UnknownId,
-    /// A valid message that does not answer the question asked (wrong type, vote missing or
-    /// unasked).
-    WrongAnswer,
-    /// A card the bot does not hold.
-    IllegalCard,
-    /// A discard that is not exactly 6 held cards or breaks the discard rule.
-    WrongDiscard,
-    /// A signal refused by the signal rules.
-    BadSignal,
-    /// A TCP connection dropped.
-    Disconnected,
-}
-
-impl FaultKind {
-    /// The wire name, as in records and `error` messages.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FaultKind::NoStart => "no_start",
-            FaultKind::HandshakeRefused => "handshake_refused",
-            FaultKind::Timeout => "timeout",
-            FaultKind::Exited => "exited",
-            FaultKind::ClosedStdout => "closed_stdout",
-            FaultKind::Malformed => "malformed",
-            FaultKind::LineTooLong => "line_too_long",
-            FaultKind::StaleId => "stale_id",
-            FaultKind::UnknownId => "unknown_id",
-            FaultKind::WrongAnswer => "wrong_answer",
-            FaultKind::IllegalCard => "illegal_card",
-            FaultKind::WrongDiscard => "wrong_discard",
-            FaultKind::BadSignal => "bad_signal",
-            FaultKind::Disconnected => "disconnected",
-        }
+tagged! {
+    strict
+    /// One line of a record.
+    #[derive(Clone, Debug, PartialEq)]
+    pub enum RecordLine in record_line {
+        /// First line: who, what and under which rules.
+        Header = "header" (header: Box<Header>),
+        /// A deal: the whole deck order, and the hands it gave.
+        Deal = "deal" {
+            /// Deal number, 1-based, redeals included.
+            deal: u16,
+            /// The dealer.
+            dealer: SeatNo,
+            /// The deck order, index 0 dealt first.
+            deck: Vec<CardCode>,
+            /// The nine cards of seats 0..3.
+            hands: Vec<Vec<CardCode>>,
+        },
+        /// A chant vote.
+        Vote = "vote" {
+            /// The voter.
+            seat: SeatNo,
+            /// Accepted?
+            accept: bool,
+            /// Think time in microseconds, measured by the referee (0 for a fallback).
+            us: u64,
+            /// True when the referee chose it for the bot (fault fallback).
+            auto: bool = optional,
+            /// The bot's answer line exactly as received (absent for `auto`).
+            raw: Option<String> = optional,
+        },
+        /// An opening answer that carried no vote (chant off or already refused), kept for its
+        /// think time.
+        Opening = "opening" {
+            /// The seat.
+            seat: SeatNo,
+            /// Think time in microseconds.
+            us: u64,
+            /// True when the referee answered for the bot.
+            auto: bool = optional,
+            /// The bot's answer line exactly as received (absent for `auto`).
+            raw: Option<String> = optional,
+        },
+        /// The chant was decided.
+        Chant = "chant" {
+            /// True when taken.
+            taken: bool,
+        },
+        /// Talon cards received in the chant.
+        Receive = "receive" {
+            /// The recipient.
+            seat: SeatNo,
+            /// The six cards, in the order received.
+            cards: Vec<CardCode>,
+        },
+        /// A discard.
+        Discard = "discard" {
+            /// The recipient.
+            seat: SeatNo,
+            /// The six cards.
+            cards: Vec<CardCode>,
+            /// Think time in microseconds.
+            us: u64,
+            /// True for a fallback.
+            auto: bool = optional,
+            /// The bot's answer line exactly as received (absent for `auto`).
+            raw: Option<String> = optional,
+        },
+        /// A card played.
+        Play = "play" {
+            /// The player.
+            seat: SeatNo,
+            /// The card.
+            card: CardCode,
+            /// Think time in microseconds.
+            us: u64,
+            /// True for a fallback.
+            auto: bool = optional,
+            /// The bot's answer line exactly as received (absent for `auto`).
+            raw: Option<String> = optional,
+        },
+        /// A signal that was accepted and delivered.
+        Signal = "signal" {
+            /// Sender.
+            from: SeatNo,
+            /// Wire name.
+            signal: String,
+            /// Seats that were told, sender included.
+            seen_by: Vec<SeatNo>,
+        },
+        /// A finished trick.
+        Trick = "trick" {
+            /// Trick number, 1..=9.
+            trick: u8,
+            /// Leader.
+            leader: SeatNo,
+            /// Cards in play order.
+            cards: Vec<TableCard>,
+            /// Winner; `null` when spoiled.
+            winner: Option<SeatNo>,
+        },
+        /// A finished deal.
+        DealOver = "deal_over" {
+            /// Deal number.
+            deal: u16,
+            /// Tricks per seat.
+            tricks: [u8; 4],
+            /// Deal winner.
+            winner: Option<SeatNo>,
+            /// Points to the winner's team.
+            points: u8,
+            /// Mordienne?
+            mordienne: bool,
+            /// False for a voided deal that is dealt again.
+            counted: bool,
+            /// Score per team after the deal.
+            score: [u16; 2],
+        },
+        /// A bot fault and what it cost.
+        Fault = "fault" (fault: FaultRecord),
+        /// Last line: the result and per-seat statistics.
+        Footer = "footer" (footer: Box<Footer>),
     }
 }
 
-/// What the referee did about a fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Penalty {
-    /// The line was ignored; no strike.
-    Ignored,
-    /// The signal was not delivered; a strike counted; the rest of the answer stands.
-    SignalDropped,
-    /// The referee played the fallback for this question; a strike counted.
-    Fallback,
-    /// The bot is replaced by the fallback for the rest of the game.
-    Replaced,
-    /// The bot's partnership forfeits the game.
-    Forfeit,
+object! {
+    closed
+    /// The record's first line.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Header {
+        /// Always `aluette-record`.
+        pub format: String,
+        /// The record format version, 2 for this crate; readers refuse other versions.
+        pub version: u32,
+        /// The referee's version.
+        pub referee: String,
+        /// Protocol major version.
+        pub protocol: u32,
+        /// Game number within its match or tournament.
+        pub game: u64,
+        /// The match (or tournament) seed this game's seed came from; may exceed 2^53.
+        pub match_seed: u64,
+        /// This game's seed, which may exceed 2^53: decks are derived from it, but the record
+        /// stores every deck anyway.
+        pub seed: u64,
+        /// Rules in force.
+        pub rules: RulesWire,
+        /// Clocks.
+        pub clock: Clock,
+        /// Fault policy.
+        pub policy: Policy,
+        /// Bots in seats 0..3.
+        pub seats: Vec<SeatInfo>,
+        /// Dealer of the first deal.
+        pub first_dealer: SeatNo,
+        /// Cards turned up by the traditional draw, when seating was drawn.
+        pub draw: Option<Vec<CardCode>> = optional,
+        /// Wall-clock start, Unix milliseconds (informative).
+        pub started_unix_ms: u64,
+    }
 }
 
-/// A fault in a record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FaultRecord {
-    /// The faulty seat.
-    pub seat: SeatNo,
-    /// Deal in progress, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deal: Option<u16>,
-    /// Trick in progress, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trick: Option<u8>,
-    /// Class.
-    pub kind: FaultKind,
-    /// What happened, for people.
-    pub detail: String,
-    /// The offending line exactly as received, when the fault is about a line that was kept
-    /// (never for `line_too_long`) and that line is UTF-8. Set with [`FaultRecord::keep_raw`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw: Option<String>,
-    /// The offending line's bytes, when it is not UTF-8 (in place of `raw`, which could only
-    /// hold it with its bad bytes replaced, and then not reproduce it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_b64: Option<RawBytes>,
-    /// What the referee did instead, as told to the bot in its `error` message.
-    pub action: String,
-    /// What it cost.
-    pub penalty: Penalty,
-    /// Strikes of this seat after this fault.
-    pub strikes: u32,
+object! {
+    closed
+    /// What a fault costs.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct Policy {
+        /// `fallback` (play for the bot, count a strike) or `forfeit` (the partnership loses).
+        pub on_fault: String,
+        /// Under `fallback`: strikes after which the bot is replaced for the rest of the game.
+        pub max_strikes: u32,
+    }
+}
+
+object! {
+    closed
+    /// A seat's bot.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SeatInfo {
+        /// Name from the handshake (or the lineup's name when the bot never answered).
+        pub name: String,
+        /// Version from the handshake.
+        pub version: String,
+        /// Author from the handshake.
+        pub author: Option<String> = optional,
+        /// How the bot was reached: its command line, or `tcp:...`.
+        pub command: Vec<String>,
+        /// File holding the bot's stderr, relative to the record's folder.
+        pub stderr: Option<String> = optional,
+        /// Id of the first question this game asks on the bot's connection (ids go on across the
+        /// games of a persistent connection).
+        pub first_id: u64,
+        /// The bot's hello answer exactly as received, when the connection (and so its handshake)
+        /// began just before this game; absent for later games on the same connection.
+        pub hello: Option<String> = optional,
+    }
+}
+
+wire_enum! {
+    /// The class of a bot fault.
+    pub enum FaultKind {
+        /// The program could not be started.
+        NoStart = "no_start",
+        /// The handshake failed: no answer in time, a wrong answer, or another protocol version.
+        HandshakeRefused = "handshake_refused",
+        /// No answer before the deadline (after the bank ran out).
+        Timeout = "timeout",
+        /// The process exited or was killed by a signal.
+        Exited = "exited",
+        /// The bot closed its stdout (or the connection) while still running.
+        ClosedStdout = "closed_stdout",
+        /// The line is not a valid message.
+        Malformed = "malformed",
+        /// The line is longer than the limit.
+        LineTooLong = "line_too_long",
+        /// An answer to a question that was already answered or timed out.
+        StaleId = "stale_id",
+        /// An id that was never asked, or a line when no question was open.
+        UnknownId = "unknown_id",
+        /// A valid message that does not answer the question asked (wrong type, vote missing or
+        /// unasked).
+        WrongAnswer = "wrong_answer",
+        /// A card the bot does not hold.
+        IllegalCard = "illegal_card",
+        /// A discard that is not exactly 6 held cards or breaks the discard rule.
+        WrongDiscard = "wrong_discard",
+        /// A signal refused by the signal rules.
+        BadSignal = "bad_signal",
+        /// A TCP connection dropped.
+        Disconnected = "disconnected",
+    }
+}
+
+wire_enum! {
+    /// What the referee did about a fault.
+    pub enum Penalty {
+        /// The line was ignored; no strike.
+        Ignored = "ignored",
+        /// The signal was not delivered; a strike counted; the rest of the answer stands.
+        SignalDropped = "signal_dropped",
+        /// The referee played the fallback for this question; a strike counted.
+        Fallback = "fallback",
+        /// The bot is replaced by the fallback for the rest of the game.
+        Replaced = "replaced",
+        /// The bot's partnership forfeits the game.
+        Forfeit = "forfeit",
+    }
+}
+
+object! {
+    closed
+    /// A fault in a record.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct FaultRecord {
+        /// The faulty seat.
+        pub seat: SeatNo,
+        /// Deal in progress, if any.
+        pub deal: Option<u16> = optional,
+        /// Trick in progress, if any.
+        pub trick: Option<u8> = optional,
+        /// Class.
+        pub kind: FaultKind,
+        /// What happened, for people.
+        pub detail: String,
+        /// The offending line exactly as received, when the fault is about a line that was kept
+        /// (never for `line_too_long`) and that line is UTF-8. Set with `FaultRecord::keep_raw`.
+        pub raw: Option<String> = optional,
+        /// The offending line's bytes, when it is not UTF-8 (in place of `raw`, which could only
+        /// hold it with its bad bytes replaced, and then not reproduce it).
+        pub raw_b64: Option<RawBytes> = optional,
+        /// What the referee did instead, as told to the bot in its `error` message.
+        pub action: String,
+        /// What it cost.
+        pub penalty: Penalty,
+        /// Strikes of this seat after this fault.
+        pub strikes: u32,
+    }
 }
 
 impl FaultRecord {
@@ -403,6 +376,20 @@ impl RawBytes {
     }
 }
 
+impl Json for RawBytes {
+    type De = RawBytes;
+    fn from_de(de: RawBytes) -> RawBytes {
+        de
+    }
+    fn schema(_: &mut Defs) -> Value {
+        serde_json::json!({
+            "type": "string",
+            "contentEncoding": "base64",
+            "pattern": "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+        })
+    }
+}
+
 impl Serialize for RawBytes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_base64())
@@ -416,43 +403,46 @@ impl<'de> Deserialize<'de> for RawBytes {
     }
 }
 
-/// The record's last line.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Footer {
-    /// `complete`, or `aborted` when the referee was stopped mid-game.
-    pub status: String,
-    /// Final score per team.
-    pub score: [u16; 2],
-    /// Winning team, `null` for a draw (or an aborted game).
-    pub winner: Option<u8>,
-    /// Team that forfeited, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forfeit: Option<u8>,
-    /// Deals that counted.
-    pub deals: u16,
-    /// Per-seat statistics, seats 0..3.
-    pub stats: Vec<SeatStats>,
-    /// Wall-clock duration of the game in milliseconds (informative).
-    pub duration_ms: u64,
+object! {
+    closed
+    /// The record's last line.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Footer {
+        /// `complete`, or `aborted` when the referee was stopped mid-game.
+        pub status: String,
+        /// Final score per team.
+        pub score: [u16; 2],
+        /// Winning team, `null` for a draw (or an aborted game).
+        pub winner: Option<u8>,
+        /// Team that forfeited, if any.
+        pub forfeit: Option<u8> = optional,
+        /// Deals that counted.
+        pub deals: u16,
+        /// Per-seat statistics, seats 0..3.
+        pub stats: Vec<SeatStats>,
+        /// Wall-clock duration of the game in milliseconds (informative).
+        pub duration_ms: u64,
+    }
 }
 
-/// One seat's statistics in a game.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SeatStats {
-    /// The seat's answer lines without `auto`: answers the bot gave in time that stood.
-    pub answers: u32,
-    /// Their total think time in microseconds.
-    pub think_us: u64,
-    /// The longest think time in microseconds.
-    pub max_us: u64,
-    /// Faults of every kind.
-    pub faults: u32,
-    /// Strikes counted.
-    pub strikes: u32,
-    /// True when the bot was replaced by the fallback.
-    pub replaced: bool,
+object! {
+    closed
+    /// One seat's statistics in a game.
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct SeatStats {
+        /// The seat's answer lines without `auto`: answers the bot gave in time that stood.
+        pub answers: u32,
+        /// Their total think time in microseconds.
+        pub think_us: u64,
+        /// The longest think time in microseconds.
+        pub max_us: u64,
+        /// Faults of every kind.
+        pub faults: u32,
+        /// Strikes counted.
+        pub strikes: u32,
+        /// True when the bot was replaced by the fallback.
+        pub replaced: bool,
+    }
 }
 
 #[cfg(test)]

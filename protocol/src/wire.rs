@@ -1,8 +1,13 @@
-//! Wire spellings shared by messages and records: card codes, seats, rules options.
+//! The card code, the one value type of the wire with a spelling of its own.
 
+use crate::json::{self, Defs, Json, Out};
+use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 use std::fmt;
 use std::str::FromStr;
+
+pub use crate::options::RulesWire;
 
 /// A card code as it travels: rank `A 2-9 J C K` then suit `o c s b`, e.g. `3o`, `Kc`.
 /// Validated on decode, so an unknown code is a malformed message, not an illegal move.
@@ -30,6 +35,20 @@ impl CardCode {
 }
 
 impl CardCode {
+    /// All 48 codes in canonical order (spec/rules.md): suit by suit `o c s b`, ranks
+    /// `A 2-9 J C K` within each, so `Ao` is index 0 and `Kb` index 47.
+    pub const ALL: [CardCode; 48] = {
+        const RANKS: &[u8; 12] = b"A23456789JCK";
+        const SUITS: &[u8; 4] = b"ocsb";
+        let mut all = [CardCode([b'A', b'o']); 48];
+        let mut i = 0;
+        while i < 48 {
+            all[i] = CardCode([RANKS[i % 12], SUITS[i / 12]]);
+            i += 1;
+        }
+        all
+    };
+
     /// The code of a rank character and a suit character, if both are valid.
     pub const fn from_ascii([rank, suit]: [u8; 2]) -> Option<CardCode> {
         if matches!(rank, b'A' | b'2'..=b'9' | b'J' | b'C' | b'K')
@@ -77,44 +96,51 @@ impl Serialize for CardCode {
 
 impl<'de> Deserialize<'de> for CardCode {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CardCode, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        // Read from the borrowed string: `Cow<str>` would make a `String` of every card.
+        d.deserialize_str(CardVisitor)
     }
 }
 
-/// The rule options as they appear in `game` messages and record headers; names and values are
-/// those of `spec/rules.md`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct RulesWire {
-    /// `given` or `draw`.
-    pub seating: String,
-    /// `on` or `off`.
-    pub chant: String,
-    /// `dealer` or `partner`.
-    pub chant_second: String,
-    /// `free` or `keep-highest`.
-    pub discard: String,
-    /// `nothing` or `redeal`.
-    pub all_spoiled: String,
-    /// `on` or `off`.
-    pub mordienne: String,
-    /// 2 or 3.
-    pub mordienne_run: u8,
-    /// Number of deals, when the match is a fixed number of deals.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deals: Option<u16>,
-    /// Target score, when the match is played to a target.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<u16>,
-    /// `draw` or `extra-deals`.
-    pub on_tie: String,
-    /// `off`, `partner`, `public` or `leaky`.
-    pub signals: String,
-    /// Probability that each opponent sees a signal under `leaky`.
-    pub signal_leak: f64,
-    /// `truthful` or `free`.
-    pub signal_truth: String,
+struct CardVisitor;
+
+impl<'de> Visitor<'de> for CardVisitor {
+    type Value = CardCode;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<CardCode, E> {
+        v.parse().map_err(E::custom)
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<CardCode, E> {
+        match std::str::from_utf8(v) {
+            Ok(v) => self.visit_str(v),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(v), &self)),
+        }
+    }
+}
+
+impl Json for CardCode {
+    type De = CardCode;
+    fn from_de(de: CardCode) -> CardCode {
+        de
+    }
+    fn write(&self, o: &mut Out<'_>) {
+        // Card codes are two ASCII letters or digits: nothing to escape.
+        let [rank, suit] = self.0;
+        o.raw(&[b'"', rank, suit, b'"']);
+    }
+    fn schema(defs: &mut Defs) -> Value {
+        json::def(defs, "card", |_| {
+            let codes: Vec<String> = CardCode::ALL.iter().map(|c| c.to_string()).collect();
+            serde_json::json!({
+                "description": "A card: rank A 2-9 J C K (jack, cavalier, king), then suit o c s b (coins, cups, swords, batons).",
+                "enum": codes,
+            })
+        })
+    }
 }
 
 #[cfg(test)]
@@ -132,5 +158,7 @@ mod tests {
             assert!(bad.parse::<CardCode>().is_err(), "{bad}");
         }
         assert!(serde_json::from_str::<CardCode>("\"Zz\"").is_err());
+        let all: std::collections::BTreeSet<CardCode> = CardCode::ALL.into_iter().collect();
+        assert_eq!(all.len(), 48);
     }
 }

@@ -5,26 +5,9 @@
 use protocol::record::RecordLine;
 use protocol::{FromBot, ToBot, decode_line, encode_line};
 use serde_json::Value;
+use support::examples;
 
-/// The one-line JSON objects inside the fenced code blocks of a spec file, with line numbers.
-fn examples(file: &str) -> Vec<(usize, String)> {
-    let path = format!("{}/../spec/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut in_code = false;
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-            continue;
-        }
-        // Conversation excerpts mark the direction with `> ` or `< `.
-        let json = line.trim_start_matches(['>', '<']).trim();
-        if in_code && json.starts_with('{') {
-            out.push((n + 1, json.to_string()));
-        }
-    }
-    out
-}
+mod support;
 
 fn same_value(original: &str, reencoded: &str) -> bool {
     let a: Value = serde_json::from_str(original).unwrap();

@@ -535,7 +535,7 @@ impl Checker {
                     deal: 1,
                     hand: codes(hand),
                     received: codes(received),
-                    rule: crate::convert::discard_rule(rule).into(),
+                    rule: crate::convert::discard_rule(rule),
                     time_ms,
                     bank_ms: BANK_MS,
                 },

@@ -1,6 +1,7 @@
 //! The one module that names both vocabularies: rules types and wire types meet here only.
 
 use protocol::msg::{SeatNo, TableCard};
+use protocol::options as wire;
 use protocol::{CardCode, RulesWire};
 use rules::{AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules};
 use rules::{Card, CardSet, Seat, SignalDelivery, SignalTruth};
@@ -47,21 +48,19 @@ pub(crate) fn table_card(seat: Seat, card: Card) -> TableCard {
 
 /// Rules as written in `game` messages and record headers.
 pub(crate) fn rules_wire(rules: &Rules, seating_draw: bool) -> RulesWire {
-    let on_off = |b: bool| if b { "on" } else { "off" }.to_string();
+    let on_off = |b: bool| if b { wire::OnOff::On } else { wire::OnOff::Off };
     RulesWire {
-        seating: if seating_draw { "draw" } else { "given" }.into(),
+        seating: if seating_draw { wire::Seating::Draw } else { wire::Seating::Given },
         chant: on_off(rules.chant),
         chant_second: match rules.chant_second {
-            ChantSecond::Dealer => "dealer",
-            ChantSecond::Partner => "partner",
-        }
-        .into(),
-        discard: discard_rule(rules.discard).into(),
+            ChantSecond::Dealer => wire::ChantSecond::Dealer,
+            ChantSecond::Partner => wire::ChantSecond::Partner,
+        },
+        discard: discard_rule(rules.discard),
         all_spoiled: match rules.all_spoiled {
-            AllSpoiled::Nothing => "nothing",
-            AllSpoiled::Redeal => "redeal",
-        }
-        .into(),
+            AllSpoiled::Nothing => wire::AllSpoiled::Nothing,
+            AllSpoiled::Redeal => wire::AllSpoiled::Redeal,
+        },
         mordienne: on_off(rules.mordienne),
         mordienne_run: rules.mordienne_run,
         deals: match rules.length {
@@ -73,65 +72,50 @@ pub(crate) fn rules_wire(rules: &Rules, seating_draw: bool) -> RulesWire {
             MatchLength::Deals(_) => None,
         },
         on_tie: match rules.on_tie {
-            OnTie::Draw => "draw",
-            OnTie::ExtraDeals => "extra-deals",
-        }
-        .into(),
+            OnTie::Draw => wire::OnTie::Draw,
+            OnTie::ExtraDeals => wire::OnTie::ExtraDeals,
+        },
         signals: match rules.signals {
-            SignalDelivery::Off => "off",
-            SignalDelivery::Partner => "partner",
-            SignalDelivery::Public => "public",
-            SignalDelivery::Leaky => "leaky",
-        }
-        .into(),
+            SignalDelivery::Off => wire::Signals::Off,
+            SignalDelivery::Partner => wire::Signals::Partner,
+            SignalDelivery::Public => wire::Signals::Public,
+            SignalDelivery::Leaky => wire::Signals::Leaky,
+        },
         signal_leak: f64::from(rules.signal_leak_ppm) / 1e6,
         signal_truth: match rules.signal_truth {
-            SignalTruth::Truthful => "truthful",
-            SignalTruth::Free => "free",
-        }
-        .into(),
+            SignalTruth::Truthful => wire::SignalTruth::Truthful,
+            SignalTruth::Free => wire::SignalTruth::Free,
+        },
     }
 }
 
-/// The wire name of a discard rule.
-pub(crate) fn discard_rule(rule: DiscardRule) -> &'static str {
+/// The wire value of a discard rule.
+pub(crate) fn discard_rule(rule: DiscardRule) -> wire::DiscardRule {
     match rule {
-        DiscardRule::Free => "free",
-        DiscardRule::KeepHighest => "keep-highest",
+        DiscardRule::Free => wire::DiscardRule::Free,
+        DiscardRule::KeepHighest => wire::DiscardRule::KeepHighest,
     }
 }
 
-/// Rules from their wire form (a record header), or the name of the first bad field.
+/// Rules from their wire form (a record header), or the name of the first bad field. The words
+/// are typed on the wire; the numbers' ranges are checked here.
 pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, bool), String> {
     let bad = |field: &str, value: &str| format!("rules option {field} has no value {value:?}");
-    let on_off = |field: &str, v: &str| match v {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(bad(field, v)),
-    };
-    let seating_draw = match w.seating.as_str() {
-        "given" => false,
-        "draw" => true,
-        v => return Err(bad("seating", v)),
-    };
     let rules = Rules {
-        chant: on_off("chant", &w.chant)?,
-        chant_second: match w.chant_second.as_str() {
-            "dealer" => ChantSecond::Dealer,
-            "partner" => ChantSecond::Partner,
-            v => return Err(bad("chant-second", v)),
+        chant: w.chant == wire::OnOff::On,
+        chant_second: match w.chant_second {
+            wire::ChantSecond::Dealer => ChantSecond::Dealer,
+            wire::ChantSecond::Partner => ChantSecond::Partner,
         },
-        discard: match w.discard.as_str() {
-            "free" => DiscardRule::Free,
-            "keep-highest" => DiscardRule::KeepHighest,
-            v => return Err(bad("discard", v)),
+        discard: match w.discard {
+            wire::DiscardRule::Free => DiscardRule::Free,
+            wire::DiscardRule::KeepHighest => DiscardRule::KeepHighest,
         },
-        all_spoiled: match w.all_spoiled.as_str() {
-            "nothing" => AllSpoiled::Nothing,
-            "redeal" => AllSpoiled::Redeal,
-            v => return Err(bad("all-spoiled", v)),
+        all_spoiled: match w.all_spoiled {
+            wire::AllSpoiled::Nothing => AllSpoiled::Nothing,
+            wire::AllSpoiled::Redeal => AllSpoiled::Redeal,
         },
-        mordienne: on_off("mordienne", &w.mordienne)?,
+        mordienne: w.mordienne == wire::OnOff::On,
         // Checked whether mordienne is on or off: the record says what the organiser set.
         mordienne_run: match w.mordienne_run {
             n @ 2..=3 => n,
@@ -142,30 +126,27 @@ pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, bool), String> {
             (None, Some(t)) if t > 0 => MatchLength::Target(t),
             _ => return Err("rules need exactly one of deals and target, above 0".into()),
         },
-        on_tie: match w.on_tie.as_str() {
-            "draw" => OnTie::Draw,
-            "extra-deals" => OnTie::ExtraDeals,
-            v => return Err(bad("on-tie", v)),
+        on_tie: match w.on_tie {
+            wire::OnTie::Draw => OnTie::Draw,
+            wire::OnTie::ExtraDeals => OnTie::ExtraDeals,
         },
-        signals: match w.signals.as_str() {
-            "off" => SignalDelivery::Off,
-            "partner" => SignalDelivery::Partner,
-            "public" => SignalDelivery::Public,
-            "leaky" => SignalDelivery::Leaky,
-            v => return Err(bad("signals", v)),
+        signals: match w.signals {
+            wire::Signals::Off => SignalDelivery::Off,
+            wire::Signals::Partner => SignalDelivery::Partner,
+            wire::Signals::Public => SignalDelivery::Public,
+            wire::Signals::Leaky => SignalDelivery::Leaky,
         },
         signal_leak_ppm: if (0.0..=1.0).contains(&w.signal_leak) {
             (w.signal_leak * 1e6).round() as u32
         } else {
             return Err(bad("signal-leak", &w.signal_leak.to_string()));
         },
-        signal_truth: match w.signal_truth.as_str() {
-            "truthful" => SignalTruth::Truthful,
-            "free" => SignalTruth::Free,
-            v => return Err(bad("signal-truth", v)),
+        signal_truth: match w.signal_truth {
+            wire::SignalTruth::Truthful => SignalTruth::Truthful,
+            wire::SignalTruth::Free => SignalTruth::Free,
         },
     };
-    Ok((rules, seating_draw))
+    Ok((rules, w.seating == wire::Seating::Draw))
 }
 
 #[cfg(test)]

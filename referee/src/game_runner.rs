@@ -564,7 +564,7 @@ impl Table<'_> {
         let fallback_cards = policy::fallback_discard(view.hand);
         let fallback = move || format!("discarded {} for you", show(fallback_cards));
         let (deal, hand, received) = (view.deal, codes(view.hand), self.received_in_order(seat));
-        let rule = convert::discard_rule(self.cfg.rules.discard).to_string();
+        let rule = convert::discard_rule(self.cfg.rules.discard);
         let reply = self
             .ask(
                 seat,

@@ -93,7 +93,7 @@ fn answer(msg: &ToBot, script: &Script, rng: &mut SplitMix64) -> Option<FromBot>
         ToBot::Discard { id, hand, received, rule, .. } => {
             let cards = if script.discard_received {
                 received.clone()
-            } else if rule == "keep-highest" {
+            } else if *rule == protocol::options::DiscardRule::KeepHighest {
                 let hand: CardSet = hand.iter().map(card).collect();
                 policy::weakest_first(hand).into_iter().take(6).map(convert::code).collect()
             } else {

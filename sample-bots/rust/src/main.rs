@@ -154,7 +154,13 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
             }
             ToBot::Game { game, seat, partner, rules, .. } => {
                 seated = true;
-                bot.on_game(game, seat, partner, &rules.signals, &rules.chant_second);
+                bot.on_game(
+                    game,
+                    seat,
+                    partner,
+                    rules.signals.as_str(),
+                    rules.chant_second.as_str(),
+                );
                 None
             }
             ToBot::Deal { .. } => {
@@ -166,7 +172,11 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
                 Some(FromBot::Opening { id, accept, signals: bot.opening_signals(&hand) })
             }
             ToBot::Discard { id, hand, received, rule, .. } => {
-                let (cards, signals) = bot.discard(&hand, &received, rule == "keep-highest");
+                let (cards, signals) = bot.discard(
+                    &hand,
+                    &received,
+                    rule == protocol::options::DiscardRule::KeepHighest,
+                );
                 Some(FromBot::Discard { id, cards, signals })
             }
             ToBot::Play { id, hand, table, .. } => match bot.play(&hand, &table) {
@@ -211,6 +221,7 @@ mod tests {
     use super::*;
     use protocol::codec::encode_line;
     use protocol::msg::{Clock, TableCard};
+    use protocol::options as o;
     use protocol::{CardCode, RulesWire};
 
     #[test]
@@ -240,19 +251,19 @@ mod tests {
     /// A short conversation, as the referee writes it.
     fn conversation() -> Vec<ToBot> {
         let rules = RulesWire {
-            seating: "given".into(),
-            chant: "on".into(),
-            chant_second: "dealer".into(),
-            discard: "free".into(),
-            all_spoiled: "nothing".into(),
-            mordienne: "on".into(),
+            seating: o::Seating::Given,
+            chant: o::OnOff::On,
+            chant_second: o::ChantSecond::Dealer,
+            discard: o::DiscardRule::Free,
+            all_spoiled: o::AllSpoiled::Nothing,
+            mordienne: o::OnOff::On,
             mordienne_run: 2,
             deals: Some(1),
             target: None,
-            on_tie: "draw".into(),
-            signals: "public".into(),
+            on_tie: o::OnTie::Draw,
+            signals: o::Signals::Public,
             signal_leak: 0.0,
-            signal_truth: "truthful".into(),
+            signal_truth: o::SignalTruth::Truthful,
         };
         let hand = cards("2o Ab 4b 5s Jo Cc 6b 7s 8c");
         let card = |seat, code: &str| TableCard { seat, card: code.parse().unwrap() };
