@@ -291,6 +291,30 @@ pub enum Penalty {
     Forfeit,
 }
 
+impl Penalty {
+    /// The wire name, as in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Penalty::Ignored => "ignored",
+            Penalty::SignalDropped => "signal_dropped",
+            Penalty::Fallback => "fallback",
+            Penalty::Replaced => "replaced",
+            Penalty::Forfeit => "forfeit",
+        }
+    }
+
+    /// What an account for people calls it (`referee match`): what the referee did.
+    pub fn shown(self) -> &'static str {
+        match self {
+            Penalty::Ignored => "ignored",
+            Penalty::SignalDropped => "signal dropped",
+            Penalty::Fallback => "fallback played",
+            Penalty::Replaced => "replaced by the fallback",
+            Penalty::Forfeit => "forfeit",
+        }
+    }
+}
+
 /// A fault in a record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -110,12 +110,12 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         return Err(r.line());
     }
     for (p, bot) in bots.iter().enumerate() {
-        if let Some((kind, detail)) = &bot.dead {
+        if let Some(fault) = &bot.dead {
             // The game goes on with the fallback in that seat; say so where a person sees it.
             eprintln!(
                 "referee: warning: player {p} is not playing ({}): {}",
-                kind.as_str(),
-                Shown(detail)
+                fault.kind.as_str(),
+                Shown(&fault.detail)
             );
         }
     }
@@ -271,7 +271,7 @@ pub(crate) async fn connect_all(
             match lobby.take(&token, Duration::ZERO).await {
                 Some(arrived) => bot.replace_with(arrived),
                 None => {
-                    let fault = (
+                    let fault = crate::fault::Fault::new(
                         protocol::record::FaultKind::NoStart,
                         format!(
                             "no bot connected with this seat's token within {} ms",
@@ -375,25 +375,14 @@ pub(crate) fn account(s: &GameSummary, player_at: [usize; 4]) -> String {
 }
 
 fn fault_line(f: &protocol::record::FaultRecord, names: &[String; 4]) -> String {
-    let at = match (f.deal, f.trick) {
-        (Some(d), Some(t)) => format!(" in deal {d}, trick {t}"),
-        (Some(d), None) => format!(" in deal {d}"),
-        _ => String::new(),
-    };
     format!(
-        "seat {} ({}) {}{at}: {}; penalty {:?}, strike {}",
+        "seat {} ({}) {}; {}, strike {}",
         f.seat,
         Shown(&names[f.seat as usize]),
-        f.kind.as_str(),
-        Shown(&f.detail),
-        f.penalty,
+        Shown(&crate::fault::summary(f)),
+        f.penalty.shown(),
         f.strikes
     )
-    .replace("penalty Fallback", "fallback played")
-    .replace("penalty Replaced", "replaced by the fallback")
-    .replace("penalty Forfeit", "forfeit")
-    .replace("penalty Ignored", "ignored")
-    .replace("penalty SignalDropped", "signal dropped")
 }
 
 /// What the match totals need of each game.
@@ -549,6 +538,43 @@ mod tests {
             }))
             .unwrap();
             assert_eq!(text, expected, "{n} games");
+        }
+    }
+
+    /// The account names the fault's place and its penalty in words, and escapes what the bot
+    /// controls.
+    #[test]
+    fn fault_lines_say_the_penalty_in_words() {
+        use protocol::record::{FaultKind, FaultRecord, Penalty};
+        let names = summary(1, Status::Complete, None).names;
+        let mut f = FaultRecord {
+            seat: 1,
+            deal: Some(2),
+            trick: Some(3),
+            kind: FaultKind::Timeout,
+            detail: "no answer\u{1b} within 100 ms".into(),
+            raw: None,
+            raw_b64: None,
+            action: "played 3s for you".into(),
+            penalty: Penalty::Fallback,
+            strikes: 1,
+        };
+        assert_eq!(
+            fault_line(&f, &names),
+            "seat 1 (b \"quoted\") timeout in deal 2, trick 3: no answer\\u{1b} within 100 ms; \
+             fallback played, strike 1"
+        );
+        f.trick = None;
+        for (penalty, said) in [
+            (Penalty::Ignored, "ignored"),
+            (Penalty::SignalDropped, "signal dropped"),
+            (Penalty::Replaced, "replaced by the fallback"),
+            (Penalty::Forfeit, "forfeit"),
+        ] {
+            f.penalty = penalty;
+            let line = fault_line(&f, &names);
+            assert!(line.ends_with(&format!("100 ms; {said}, strike 1")), "{line}");
+            assert!(line.contains(" timeout in deal 2: "), "{line}");
         }
     }
 

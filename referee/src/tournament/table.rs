@@ -10,6 +10,7 @@
 
 use crate::bot::tcp::Lobby;
 use crate::bot::{Bot, BotSpec, ConnectConfig};
+use crate::fault::Fault;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, run_game};
 use crate::match_cmd::BYE_GRACE;
 use crate::pin;
@@ -331,7 +332,7 @@ async fn open_bot(ctx: &TableCtx, table: usize, cpu: Option<usize>, key: Key, sl
     if let (BotSpec::TcpSeat { token }, Some(lobby)) = (&spec, &ctx.lobby) {
         match lobby.take(token, ctx.connect_wait).await {
             Some(arrived) => bot.replace_with(arrived),
-            None => bot.pending_faults.push((
+            None => bot.pending_faults.push(Fault::new(
                 FaultKind::NoStart,
                 format!(
                     "no bot connected with token {token} within {} ms",
