@@ -235,7 +235,7 @@ impl Table<'_> {
         for seat in Seat::ALL {
             self.seats[seat.index()].bank_us = self.cfg.clock.bank_ms * 1000;
             // Faults met while (re)connecting belong to this game's record.
-            let pending = std::mem::take(&mut self.bots[seat.index()].pending_faults);
+            let pending = self.bots[seat.index()].take_pending_faults();
             let had_pending = !pending.is_empty();
             for fault in pending {
                 self.fault(seat, fault, String::new());
@@ -243,7 +243,7 @@ impl Table<'_> {
             // A bot that is gone without a new fault to show for it (it died in an earlier
             // game and could not come back) is still recorded once for this game.
             if !self.bots[seat.index()].is_alive() && !had_pending {
-                let dead = self.bots[seat.index()].dead.as_ref();
+                let dead = self.bots[seat.index()].dead();
                 let fault = match dead {
                     Some(f) => Fault::new(f.kind, format!("still unavailable: {}", f.detail)),
                     None => Fault::new(FaultKind::ClosedStdout, "still unavailable: no connection"),

@@ -1,5 +1,6 @@
 //! `referee match`: four bots, N games on the same processes, records, and a readable account.
 
+use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::{Bot, BotSpec, ConnectConfig, preflight};
 use crate::cli::MatchArgs;
@@ -99,8 +100,13 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
     shutdown::listen(trigger);
 
     let lobby = open_lobby(&players, &args.net, &connect, args.json).await?;
-    let wait = Duration::from_millis(args.net.connect_wait_ms);
-    let mut bots = connect_all(&players, &connect, dir.as_deref(), lobby.as_ref(), wait).await;
+    let place = Place {
+        connect: &connect,
+        stderr_dir: dir.as_deref(),
+        lobby: lobby.as_ref(),
+        connect_wait: Duration::from_millis(args.net.connect_wait_ms),
+    };
+    let mut bots = connect_all(&players, &place).await;
     // The first game's bots are the start-up check: a program that cannot play stops the match.
     let who: Vec<String> = (0..bots.len()).map(|p| format!("player {p}")).collect();
     if let Some(r) = preflight::refusal(who.iter().map(String::as_str).zip(&bots), dir.as_deref()) {
@@ -110,7 +116,7 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         return Err(r.line());
     }
     for (p, bot) in bots.iter().enumerate() {
-        if let Some(fault) = &bot.dead {
+        if let Some(fault) = bot.dead() {
             // The game goes on with the fallback in that seat; say so where a person sees it.
             eprintln!(
                 "referee: warning: player {p} is not playing ({}): {}",
@@ -135,12 +141,7 @@ pub(crate) async fn run(args: MatchArgs) -> Result<(), String> {
         // Bots that died in the last game start again; a bot that failed to start for the first
         // game has had its chance and its fault is recorded there.
         for (p, bot) in bots.iter_mut().enumerate().filter(|_| game_no > 1) {
-            // A TCP bot that dropped since its last question gets a handshake's time to come
-            // back, once; a seat already empty is only taken if its bot is back.
-            let wait = if bot.drop_if_closed().await { connect.handshake } else { Duration::ZERO };
-            if !bot.is_alive() {
-                restart(bot, p, &connect, dir.as_deref(), lobby.as_ref(), wait).await;
-            }
+            seat::revive(bot, &place, &stem(p), None).await;
         }
         let (player_at, first_dealer, draw) = seating(&cfg, seed, game_no);
         let setup = GameSetup {
@@ -237,14 +238,7 @@ pub(crate) async fn open_lobby(
 }
 
 /// Starts the four players' bots at once (handshakes overlap; TCP seats wait for their bots).
-pub(crate) async fn connect_all(
-    players: &[BotSpec; 4],
-    connect: &ConnectConfig,
-    dir: Option<&std::path::Path>,
-    lobby: Option<&Lobby>,
-    wait: Duration,
-) -> Vec<Bot> {
-    let [a, b, c, d] = players.clone();
+pub(crate) async fn connect_all(players: &[BotSpec; 4], place: &Place<'_>) -> Vec<Bot> {
     let tokens: Vec<String> = players
         .iter()
         .filter_map(|p| if let BotSpec::TcpSeat { token } = p { Some(token.clone()) } else { None })
@@ -252,60 +246,26 @@ pub(crate) async fn connect_all(
     // TCP seats are taken from the lobby only once all of them are filled (or the wait is
     // over), just before the game: until then a bot that drops and reconnects keeps its seat.
     let ready = async {
-        if let Some(lobby) = lobby {
-            lobby.wait_ready(&tokens, wait).await;
+        if let Some(lobby) = place.lobby {
+            lobby.wait_ready(&tokens, place.connect_wait).await;
         }
     };
-    let (a, b, c, d, ()) = tokio::join!(
-        Bot::connect(a, connect, dir, "player0", None),
-        Bot::connect(b, connect, dir, "player1", None),
-        Bot::connect(c, connect, dir, "player2", None),
-        Bot::connect(d, connect, dir, "player3", None),
-        ready,
-    );
+    let [a, b, c, d] = players.clone();
+    let connect = |spec: BotSpec, p: usize| async move {
+        Bot::connect(spec, place.connect, place.stderr_dir, &stem(p), None).await
+    };
+    let (a, b, c, d, ()) =
+        tokio::join!(connect(a, 0), connect(b, 1), connect(c, 2), connect(d, 3), ready);
     let mut bots = vec![a, b, c, d];
-    if let Some(lobby) = lobby {
-        for bot in bots.iter_mut() {
-            let BotSpec::TcpSeat { token } = &bot.spec else { continue };
-            let token = token.clone();
-            match lobby.take(&token, Duration::ZERO).await {
-                Some(arrived) => bot.replace_with(arrived),
-                None => {
-                    let fault = crate::fault::Fault::new(
-                        protocol::record::FaultKind::NoStart,
-                        format!(
-                            "no bot connected with this seat's token within {} ms",
-                            wait.as_millis()
-                        ),
-                    );
-                    bot.dead = Some(fault.clone());
-                    bot.pending_faults.push(fault);
-                }
-            }
-        }
+    for bot in bots.iter_mut() {
+        seat::take_from_lobby(bot, place, Duration::ZERO).await;
     }
     bots
 }
 
-/// Brings a dead bot back for the next game: a program is started again; a TCP seat takes a
-/// bot that reconnected with its token, if one did.
-async fn restart(
-    bot: &mut Bot,
-    player: usize,
-    connect: &ConnectConfig,
-    dir: Option<&std::path::Path>,
-    lobby: Option<&Lobby>,
-    wait: Duration,
-) {
-    match (&bot.spec, lobby) {
-        (BotSpec::TcpSeat { token }, Some(lobby)) => {
-            let token = token.clone();
-            if let Some(arrived) = lobby.take(&token, wait).await {
-                bot.replace_with(arrived);
-            }
-        }
-        _ => bot.start(connect, dir, &format!("player{player}"), None).await,
-    }
+/// The stderr log name of player `p`'s bot.
+fn stem(p: usize) -> String {
+    format!("player{p}")
 }
 
 /// The players' bots in seat order.

@@ -555,11 +555,7 @@ async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, String> {
             Start::Dead { kind, detail, pending } => {
                 let mut bot =
                     Bot::attach_at(spec, Box::new(r), writer, &connect, info.first_id, false).await;
-                let fault = Fault::new(*kind, detail.clone());
-                if *pending {
-                    bot.pending_faults.push(fault.clone());
-                }
-                bot.dead = Some(fault);
+                bot.set_unavailable(Fault::new(*kind, detail.clone()), *pending);
                 bot
             }
         };

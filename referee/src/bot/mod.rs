@@ -6,6 +6,7 @@ pub(crate) mod builtin;
 pub(crate) mod conn;
 pub(crate) mod preflight;
 pub(crate) mod process;
+pub(crate) mod seat;
 pub(crate) mod shell;
 pub(crate) mod tcp;
 
@@ -147,11 +148,11 @@ pub(crate) struct Bot {
     builtin: Option<JoinHandle<()>>,
     next_id: u64,
     /// Why the bot can no longer play, once it cannot.
-    pub(crate) dead: Option<Fault>,
+    dead: Option<Fault>,
     /// Processes that ended and are being reaped (their stderr logs completed).
     retired: Vec<JoinHandle<()>>,
     /// Faults met while connecting, recorded by the next game.
-    pub(crate) pending_faults: Vec<Fault>,
+    pending_faults: Vec<Fault>,
     /// Starts so far (for naming restarted bots' stderr logs).
     starts: u32,
     /// The hello answer of the current connection, until a game's record has taken it.
@@ -396,6 +397,26 @@ impl Bot {
             return true;
         }
         false
+    }
+
+    /// Why the bot can no longer play, once it cannot.
+    pub(crate) fn dead(&self) -> Option<&Fault> {
+        self.dead.as_ref()
+    }
+
+    /// Marks the bot unable to play because of `fault`, met outside any game (a seat nobody
+    /// took); with `record`, the next game's record shows the fault.
+    pub(crate) fn set_unavailable(&mut self, fault: Fault, record: bool) {
+        if record {
+            self.pending_faults.push(fault.clone());
+        }
+        self.dead = Some(fault);
+    }
+
+    /// The faults met while connecting since the last game, for its record; taking them marks
+    /// them recorded.
+    pub(crate) fn take_pending_faults(&mut self) -> Vec<Fault> {
+        std::mem::take(&mut self.pending_faults)
     }
 
     /// True while the bot can be asked questions.

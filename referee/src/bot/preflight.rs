@@ -53,7 +53,7 @@ pub(crate) fn refusal<'a>(
             BotSpec::TcpConnect(addr) => format!("the bot listening at {addr}"),
             _ => return None,
         };
-        let dead = bot.dead.as_ref()?;
+        let dead = bot.dead()?;
         Some(Refusal {
             line: format!(
                 "{who} cannot play: {shown} did not start and answer its hello ({}: {}); no game was played",
