@@ -276,12 +276,8 @@ impl Bot {
                         self.process = Some(proc_);
                     }
                     Err(e) => {
-                        let fault = Fault::new(
-                            FaultKind::NoStart,
-                            format!("cannot start {}: {e}", argv[0]),
-                        );
-                        self.pending_faults.push(fault.clone());
-                        self.dead = Some(fault);
+                        let detail = format!("cannot start {}: {e}", argv[0]);
+                        self.set_unavailable(Fault::new(FaultKind::NoStart, detail), true);
                         return;
                     }
                 }
@@ -299,17 +295,15 @@ impl Bot {
                     self.conn = Some(conn);
                 }
                 Err(e) => {
-                    let fault =
-                        Fault::new(FaultKind::NoStart, format!("cannot connect to {addr}: {e}"));
-                    self.pending_faults.push(fault.clone());
-                    self.dead = Some(fault);
+                    let detail = format!("cannot connect to {addr}: {e}");
+                    self.set_unavailable(Fault::new(FaultKind::NoStart, detail), true);
                     return;
                 }
             },
             BotSpec::TcpSeat { .. } => {
                 // Seats filled by connecting bots are (re)filled by the lobby, not started.
-                self.dead =
-                    Some(Fault::new(FaultKind::Disconnected, "no bot is connected to this seat"));
+                let fault = Fault::new(FaultKind::Disconnected, "no bot is connected to this seat");
+                self.set_unavailable(fault, false);
                 return;
             }
         }
