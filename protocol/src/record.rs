@@ -266,6 +266,19 @@ wire_enum! {
     }
 }
 
+impl Penalty {
+    /// What an account for people calls it (`referee match`): what the referee did.
+    pub fn shown(self) -> &'static str {
+        match self {
+            Penalty::Ignored => "ignored",
+            Penalty::SignalDropped => "signal dropped",
+            Penalty::Fallback => "fallback played",
+            Penalty::Replaced => "replaced by the fallback",
+            Penalty::Forfeit => "forfeit",
+        }
+    }
+}
+
 object! {
     closed
     /// A fault in a record.

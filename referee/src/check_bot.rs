@@ -14,23 +14,26 @@
 //! ended early, once the situation under test has been seen, by a `game_over` with `forfeit`, as
 //! under `--on-fault forfeit`.
 
+use crate::bot::ask::{self, Heard, IgnoredLines, Peer};
 use crate::bot::builtin::{self, Builtin};
-use crate::bot::conn::{Incoming, LineConn};
+use crate::bot::conn::LineConn;
 use crate::bot::process::{self, BotProcess, Limits, SpawnSpec};
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
 use crate::convert::{code, codes, rules_wire, seat_no, table_card};
-use crate::game_runner::{GameConfig, GameSetup, game_seed, run_game};
+use crate::fault::Fault;
+use crate::game_runner::{GameConfig, GameSetup, game_seed, run_game, votes_cast};
+use crate::judge::{self, Refusal};
 use crate::policy::{self, OnFault, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown;
 use crate::text;
-use protocol::codec::{decode_line, encode_line};
-use protocol::msg::{Clock, FromBot, SeatNo, TableCard, ToBot, VoteCast};
-use protocol::record::FaultKind;
+use protocol::codec::encode_line;
+use protocol::msg::{Clock, FromBot, SeatNo, TableCard, ToBot};
+use protocol::record::{FaultKind, Penalty};
 use protocol::{CardCode, FEATURES, PROTOCOL_VERSION};
 use rules::{
-    Action, Card, CardSet, ChantSecond, Deck, DiscardRule, Event, Game, MatchLength, Rules, Seat,
-    Signal, SignalDelivery, Turn, derive_seed,
+    Action, Card, CardSet, ChantSecond, Deck, DiscardRule, Event, Game, IllegalAction, MatchLength,
+    Rules, Seat, SignalDelivery, Turn, derive_seed,
 };
 use serde::Serialize;
 use std::io::Write as _;
@@ -81,13 +84,10 @@ struct CheckResult {
 /// A passed check's detail, or a failed one's.
 type Outcome = Result<String, String>;
 
-/// Why an answer was refused: the fault class a match would record, and what was expected and
-/// what came back.
-type Refusal = (FaultKind, String);
-
 /// A judged answer: what it says, or why it was refused (with the question's id, for the
-/// `error` notice).
-type Judged<T> = Result<T, (u64, Refusal)>;
+/// `error` notice): the fault a match would record, its detail saying what was expected and
+/// what came back.
+type Judged<T> = Result<T, (u64, Fault)>;
 
 pub(crate) async fn run(args: CheckBotConfig) -> Result<(), String> {
     let mut c = Checker::new(&args);
@@ -149,7 +149,9 @@ struct Checker {
     slowest: Option<(Duration, String)>,
     /// The first answer that came too late for a match, if any.
     timed_out: Option<String>,
-    /// Lines with the id of no open question, seen during the check in progress.
+    /// How many lines with the id of no open question the check in progress has seen.
+    stray_count: u64,
+    /// The first few of them, shortened.
     stray: Vec<String>,
     /// The bot as the game runner sees it, once the connection is handed over.
     bot: Option<Bot>,
@@ -174,6 +176,7 @@ impl Checker {
             blocked: None,
             slowest: None,
             timed_out: None,
+            stray_count: 0,
             stray: Vec::new(),
             bot: None,
             opponents: Vec::new(),
@@ -195,11 +198,12 @@ impl Checker {
         // "A bot sends nothing but answers": the referee would record each such line as a
         // stale_id or unknown_id fault.
         let stray = std::mem::take(&mut self.stray);
-        if !stray.is_empty() {
+        let stray_count = std::mem::take(&mut self.stray_count);
+        if stray_count > 0 {
             let what = format!(
-                "expected nothing but answers, got {} line(s) with the id of no open question: {}",
-                stray.len(),
-                stray.iter().take(3).cloned().collect::<Vec<_>>().join(" ")
+                "expected nothing but answers, got {stray_count} line(s) with the id of no open \
+                 question: {}",
+                stray.join(" ")
             );
             outcome = match outcome {
                 Ok(_) => Err(what),
@@ -272,22 +276,15 @@ impl Checker {
         Ok(())
     }
 
-    /// How the bot ended, for people: `exit code 2`, `killed by SIGSEGV`.
-    async fn how_it_ended(&mut self) -> String {
-        match self.process.as_mut() {
-            Some(p) => match p.exit_status(Duration::from_millis(500)).await {
-                Some(status) => process::describe_exit(status),
-                None => "it closed its stdout but keeps running".into(),
-            },
-            None => "the built-in bot stopped".into(),
-        }
+    /// Why the bot's output ended, found as the referee finds it.
+    async fn ended(&mut self) -> Fault {
+        ask::ended(self.process.as_mut(), false, 0).await
     }
 
-    /// Notes that the bot is gone; later checks fail with the reason.
-    async fn gone(&mut self) -> String {
-        let how = self.how_it_ended().await;
+    /// Notes that the bot is gone, for the reason `fault` gives; later checks fail with it.
+    fn gone(&mut self, fault: &Fault) -> String {
         self.wire = None;
-        let why = format!("the bot is no longer running ({how})");
+        let why = format!("the bot is no longer running ({})", fault.detail);
         self.blocked = Some(why.clone());
         why
     }
@@ -299,9 +296,9 @@ impl Checker {
     }
 
     /// Sends the queued notices and the question `build(id)`, and waits for the line that
-    /// answers it: the first with its id, or the first that is not a valid bot message (as the
-    /// referee does, lines with other ids are skipped). `Err` means the conversation is over:
-    /// the bot died or stalled, and later checks are blocked.
+    /// answers it: the first with its id, or the first that is not a valid bot message, heard as
+    /// the referee hears it (lines with other ids are skipped). `Err` means the conversation is
+    /// over: the bot died or stalled, and later checks are blocked.
     async fn ask(
         &mut self,
         label: &str,
@@ -311,11 +308,8 @@ impl Checker {
         let id = self.next_id;
         self.next_id += 1;
         let question = build(id);
-        let limit = if matches!(question, ToBot::Hello { .. }) {
-            self.handshake_limit
-        } else {
-            self.limit()
-        };
+        let hello = matches!(question, ToBot::Hello { .. });
+        let limit = if hello { self.handshake_limit } else { self.limit() };
         let Some(wire) = self.wire.as_mut() else {
             return Err(self.blocked.clone().unwrap_or_else(|| "the bot is not connected".into()));
         };
@@ -325,59 +319,45 @@ impl Checker {
             }
             None => wire.queue(&question),
         }
-        if let Err(e) = wire.flush(Instant::now() + limit).await {
-            if e.kind() == std::io::ErrorKind::TimedOut {
+        let asked = Instant::now();
+        let mut skipped = IgnoredLines::default();
+        let peer = Peer { conn: wire, process: self.process.as_mut(), tcp: false };
+        let (got, took) = match ask::ask(peer, id, limit, &mut skipped).await {
+            Heard::Answer(msg, took, raw) => (Got::Answer(msg, raw), took),
+            Heard::Malformed(e, line) => {
+                let raw = String::from_utf8_lossy(&line).into_owned();
+                (Got::Bad(e.to_string(), raw), asked.elapsed())
+            }
+            Heard::Fault(f) if f.kind == FaultKind::LineTooLong => {
+                (Got::Bad(f.detail, String::new()), asked.elapsed())
+            }
+            Heard::Fault(_) => {
+                let mut why =
+                    format!("no answer to the {label} (id {id}) within {} ms", limit.as_millis());
+                if skipped.count() > 0 {
+                    why.push_str(&format!(
+                        "; lines with other ids were skipped: {}",
+                        stray_lines(&skipped).join(" ")
+                    ));
+                }
+                self.timed_out.get_or_insert(why.clone());
+                self.blocked = Some(format!("the bot stopped answering: {why}"));
+                return Err(why);
+            }
+            Heard::Gone(f) if f.kind == FaultKind::Timeout => {
                 let why = format!("the bot stopped reading its input before the {label}");
                 self.blocked = Some(why.clone());
                 return Err(why);
             }
-            let why = self.gone().await;
-            return Err(format!("expected an answer to the {label}, but {why}"));
-        }
-        let sent = Instant::now();
-        let deadline = sent + limit;
-        let mut skipped = Vec::new();
-        let got = loop {
-            match wire.next(deadline).await {
-                Incoming::Line(line) => {
-                    let raw = String::from_utf8_lossy(&line).into_owned();
-                    match decode_line::<FromBot>(&line) {
-                        Ok(msg) if msg.id() == id => break Some(Got::Answer(msg, raw)),
-                        Ok(_) => skipped.push(shorten(&raw)),
-                        Err(e) => break Some(Got::Bad(e.to_string(), raw)),
-                    }
-                }
-                Incoming::TooLong => {
-                    break Some(Got::Bad(
-                        format!("a line longer than {} bytes", wire.max_line()),
-                        String::new(),
-                    ));
-                }
-                Incoming::Eof { .. } | Incoming::Error(_) => break None,
-                Incoming::Deadline => {
-                    let mut why = format!(
-                        "no answer to the {label} (id {id}) within {} ms",
-                        limit.as_millis()
-                    );
-                    if !skipped.is_empty() {
-                        why.push_str(&format!(
-                            "; lines with other ids were skipped: {}",
-                            skipped.join(" ")
-                        ));
-                    }
-                    self.timed_out.get_or_insert(why.clone());
-                    self.blocked = Some(format!("the bot stopped answering: {why}"));
-                    return Err(why);
-                }
+            Heard::Gone(f) => {
+                let why = self.gone(&f);
+                return Err(format!("expected an answer to the {label} (id {id}), but {why}"));
             }
         };
-        let Some(got) = got else {
-            let why = self.gone().await;
-            return Err(format!("expected an answer to the {label} (id {id}), but {why}"));
-        };
-        let took = sent.elapsed();
-        self.stray.extend(skipped);
-        if !matches!(question, ToBot::Hello { .. }) {
+        self.stray_count += skipped.count();
+        let room = 3usize.saturating_sub(self.stray.len());
+        self.stray.extend(stray_lines(&skipped).into_iter().take(room));
+        if !hello {
             self.note_time(took, format!("{} of game {}", label, self.game_no));
         }
         Ok(got)
@@ -395,9 +375,9 @@ impl Checker {
             return Err(self.blocked.clone().unwrap_or_else(|| "the bot is not connected".into()));
         };
         // Notices still queued (the last scripted game_over) go out first.
-        if wire.flush(Instant::now() + self.limit()).await.is_err() {
-            self.wire = Some(wire);
-            return Err(self.gone().await);
+        if let Err(e) = wire.flush(Instant::now() + self.limit()).await {
+            let fault = ask::write_failed(self.process.as_mut(), false, e).await;
+            return Err(self.gone(&fault));
         }
         let (reader, writer) = wire.into_parts();
         let cfg = self.connect_config();
@@ -452,15 +432,10 @@ impl Checker {
 
     /// Ends a scripted game early, as a forfeit does: the bot's team forfeits when its answer
     /// was refused (after an `error` saying why), the other team otherwise.
-    fn end_early(&mut self, refused: Option<(u64, FaultKind, String)>) {
+    fn end_early(&mut self, refused: Option<(u64, Fault)>) {
         let bot_team = SEAT % 2;
-        let forfeit = if let Some((id, fault, message)) = refused {
-            self.queue(&ToBot::Error {
-                id: Some(id),
-                fault: fault.as_str().into(),
-                message,
-                action: "your partnership forfeits the game".into(),
-            });
+        let forfeit = if let Some((id, fault)) = refused {
+            self.refused(id, fault, Penalty::Forfeit, "");
             bot_team
         } else {
             1 - bot_team
@@ -484,17 +459,27 @@ impl Checker {
         self.queue(&ToBot::Chant { taken: false });
     }
 
-    /// Asks an opening question and judges the answer: `Ok` with the vote (if any) and a short
-    /// account, `Err` with what was expected and what came back.
+    /// Tells the bot that its answer to question `id` was refused, and what the referee did
+    /// about it (`done`, as in a match).
+    fn refused(&mut self, id: u64, fault: Fault, penalty: Penalty, done: &str) {
+        self.queue(&ToBot::Error {
+            id: Some(id),
+            fault: fault.kind.as_str().into(),
+            message: fault.detail,
+            action: policy::action_text(penalty, done),
+        });
+    }
+
+    /// Asks the bot's opening question in `game` and judges the answer: `Ok` with the vote (if
+    /// any) and a short account, `Err` with what was expected and what came back.
     async fn ask_opening(
         &mut self,
-        deal: u16,
-        dealer: Seat,
-        vote: bool,
-        votes: Vec<VoteCast>,
-        hand: CardSet,
+        game: &Game,
         extra: Option<(&str, &str)>,
     ) -> Result<Judged<(Option<bool>, String)>, String> {
+        let me = Seat::ALL[usize::from(SEAT)];
+        let view = game.view(me);
+        let vote = judge::vote_asked(game, me);
         let id = self.next_id;
         let time_ms = self.answer.as_millis() as u64;
         let label = if vote { "opening question (vote asked)" } else { "opening question" };
@@ -503,46 +488,42 @@ impl Checker {
                 label,
                 |id| ToBot::Opening {
                     id,
-                    deal,
-                    dealer: seat_no(dealer),
+                    deal: view.deal,
+                    dealer: seat_no(view.dealer),
                     vote,
-                    votes,
-                    hand: codes(hand),
+                    votes: votes_cast(&view),
+                    hand: codes(view.hand),
                     time_ms,
                     bank_ms: BANK_MS,
                 },
                 extra,
             )
             .await?;
-        Ok(judge_opening(&got, vote, hand).map_err(|e| (id, e)))
+        Ok(judge_opening(&got, game, me).map_err(|e| (id, e)))
     }
 
-    /// Asks a discard question and judges the answer.
-    async fn ask_discard(
-        &mut self,
-        hand: CardSet,
-        received: CardSet,
-        rule: DiscardRule,
-    ) -> Result<Judged<String>, String> {
+    /// Asks the bot's discard question in `game` and judges the answer.
+    async fn ask_discard(&mut self, game: &Game) -> Result<Judged<String>, String> {
+        let me = Seat::ALL[usize::from(SEAT)];
+        let view = game.view(me);
         let id = self.next_id;
         let time_ms = self.answer.as_millis() as u64;
-        let keep_highest = rule == DiscardRule::KeepHighest;
         let got = self
             .ask(
                 "discard question",
                 |id| ToBot::Discard {
                     id,
-                    deal: 1,
-                    hand: codes(hand),
-                    received: codes(received),
-                    rule: crate::convert::discard_rule(rule),
+                    deal: view.deal,
+                    hand: codes(view.hand),
+                    received: codes(view.received),
+                    rule: crate::convert::discard_rule(game.rules().discard),
                     time_ms,
                     bank_ms: BANK_MS,
                 },
                 None,
             )
             .await?;
-        Ok(judge_discard(&got, hand, keep_highest).map_err(|e| (id, e)))
+        Ok(judge_discard(&got, game, me).map_err(|e| (id, e)))
     }
 
     /// Plays one whole game of one deal with the chant off: the bot in seat 1, the other seats
@@ -570,15 +551,8 @@ impl Checker {
         });
         // The opening is the opening check's business; here a refused one gets what a match
         // would give it, an `error`, and the game goes on.
-        if let Err((id, (kind, e))) =
-            self.ask_opening(view.deal, dealer, false, Vec::new(), view.hand, None).await?
-        {
-            self.queue(&ToBot::Error {
-                id: Some(id),
-                fault: kind.as_str().into(),
-                message: e,
-                action: "nothing needed".into(),
-            });
+        if let Err((id, fault)) = self.ask_opening(&game, None).await? {
+            self.refused(id, fault, Penalty::Fallback, policy::opening_done(false));
         }
         let mut winners = Vec::new();
         while let Some(Turn::Play(seat)) = game.to_act() {
@@ -608,36 +582,32 @@ impl Checker {
                     )
                     .await?;
                 let situation = Situations::of(view.trick, &table, view.hand);
-                match judge_play(&got, view.hand) {
-                    Ok(card) => {
+                // As in a match: a refused signal leaves the card standing (it is dropped); any
+                // other refusal is answered by the fallback.
+                let (card, refused) = match judge_play(&got, &game, me) {
+                    Ok((card, Ok(()))) => {
                         seen.note(situation, &table, view.hand, card);
-                        card
+                        (card, None)
                     }
-                    Err((kind, e)) => {
-                        faults.push(format!("{} (trick {}): {e}", situation.name(), view.trick));
-                        // As in a match: a refused signal leaves the card standing; any other
-                        // refusal is answered by the fallback.
-                        let stands = match &got {
-                            Got::Answer(FromBot::Play { card, .. }, _)
-                                if kind == FaultKind::BadSignal =>
-                            {
-                                Some(crate::convert::card(*card))
-                            }
-                            _ => None,
-                        };
-                        let action = match stands {
-                            Some(_) => "signal not delivered; the rest of the answer stands".into(),
-                            None => format!("played {fallback} for you (fallback)"),
-                        };
-                        self.queue(&ToBot::Error {
-                            id: Some(id),
-                            fault: kind.as_str().into(),
-                            message: e,
-                            action,
-                        });
-                        stands.unwrap_or(fallback)
-                    }
+                    Ok((card, Err(signal))) => (
+                        card,
+                        Some((signal, Penalty::SignalDropped, policy::SIGNAL_DROPPED.into())),
+                    ),
+                    Err(fault) => (
+                        fallback,
+                        Some((fault, Penalty::Fallback, policy::play_done(Some(fallback)))),
+                    ),
+                };
+                if let Some((fault, penalty, done)) = refused {
+                    faults.push(format!(
+                        "{} (trick {}): {}",
+                        situation.name(),
+                        view.trick,
+                        fault.detail
+                    ));
+                    self.refused(id, fault, penalty, &done);
                 }
+                card
             } else {
                 fallback
             };
@@ -735,7 +705,7 @@ impl Checker {
                 }
                 .map_err(|e| format!("{e}; line: {}", shorten(raw)))
             }
-            other => Err(wrong_kind("hello", other).1),
+            other => Err(wrong_kind("hello", other).detail),
         };
         self.blocked = Some("not checked: no valid handshake".into());
         judged
@@ -745,24 +715,23 @@ impl Checker {
     /// `opening` question with unknown fields: the question must still be answered correctly.
     async fn unknown_fields(&mut self) -> Outcome {
         let rules = Rules::default();
-        let game = self.game_message(&rules);
+        let msg = self.game_message(&rules);
         let (deck, dealer) = (scripted_deck(1, |_| true), Seat::ALL[0]);
         let hand = deck.hands(dealer)[usize::from(SEAT)];
+        let game = dealt(rules, dealer, &deck)?;
         if let Some(w) = self.wire.as_mut() {
-            w.queue_bytes(with_extra(&game, "x_future", r#"{"nested":[1,"two",null]}"#).as_bytes());
+            w.queue_bytes(with_extra(&msg, "x_future", r#"{"nested":[1,"two",null]}"#).as_bytes());
             w.queue_bytes(b"{\"type\":\"tea_time\",\"cup\":1}\n");
             let deal = ToBot::Deal { deal: 1, dealer: seat_no(dealer), hand: codes(hand) };
             w.queue_bytes(with_extra(&deal, "x_cut", "17").as_bytes());
         }
         let sent = "a game with an unknown field, a {\"type\":\"tea_time\",\"cup\":1} line, \
                     and a deal and an opening question with unknown fields";
-        match self
-            .ask_opening(1, dealer, true, Vec::new(), hand, Some(("x_hint", "\"ignore me\"")))
-            .await
-        {
+        match self.ask_opening(&game, Some(("x_hint", "\"ignore me\""))).await {
             Err(e) => Err(format!("after {sent}: {e}")),
-            Ok(Err((id, (kind, e)))) => {
-                self.end_early(Some((id, kind, e.clone())));
+            Ok(Err((id, fault))) => {
+                let e = fault.detail.clone();
+                self.end_early(Some((id, fault)));
                 Err(format!("after {sent}, the opening question was not answered correctly: {e}"))
             }
             Ok(Ok((accept, _))) => {
@@ -781,38 +750,42 @@ impl Checker {
         let msg = self.game_message(&Rules::default());
         self.queue(&msg);
         let dealer = Seat::ALL[3];
-        let hand = scripted_deck(2, |_| true).hands(dealer)[usize::from(SEAT)];
+        let deck = scripted_deck(2, |_| true);
+        let hand = deck.hands(dealer)[usize::from(SEAT)];
+        let mut game = dealt(Rules::default(), dealer, &deck)?;
+        act(&mut game, 0, Action::Vote(true))?;
         self.queue(&ToBot::Deal { deal: 1, dealer: seat_no(dealer), hand: codes(hand) });
         self.queue(&ToBot::Vote { seat: 0, accept: true });
-        let votes = vec![VoteCast { seat: 0, accept: true }];
-        match self.ask_opening(1, dealer, true, votes, hand, None).await? {
+        match self.ask_opening(&game, None).await? {
             Ok((accept, account)) => {
                 accounts.push(format!("vote asked: {account}"));
                 self.after_vote(accept.unwrap_or(false));
                 self.end_early(None);
             }
-            Err((id, (kind, e))) => {
-                failures.push(format!("vote asked (\"vote\":true): {e}"));
-                self.end_early(Some((id, kind, e)));
+            Err((id, fault)) => {
+                failures.push(format!("vote asked (\"vote\":true): {}", fault.detail));
+                self.end_early(Some((id, fault)));
             }
         }
         // No vote asked: seat 2 (the dealer's left) refused, so the chant is already decided.
         let msg = self.game_message(&Rules::default());
         self.queue(&msg);
         let dealer = Seat::ALL[1];
-        let hand = scripted_deck(3, |_| true).hands(dealer)[usize::from(SEAT)];
+        let deck = scripted_deck(3, |_| true);
+        let hand = deck.hands(dealer)[usize::from(SEAT)];
+        let mut game = dealt(Rules::default(), dealer, &deck)?;
+        act(&mut game, 2, Action::Vote(false))?;
         self.queue(&ToBot::Deal { deal: 1, dealer: seat_no(dealer), hand: codes(hand) });
         self.queue(&ToBot::Vote { seat: 2, accept: false });
         self.queue(&ToBot::Chant { taken: false });
-        let votes = vec![VoteCast { seat: 2, accept: false }];
-        match self.ask_opening(1, dealer, false, votes, hand, None).await? {
+        match self.ask_opening(&game, None).await? {
             Ok((_, account)) => {
                 accounts.push(format!("no vote asked: {account}"));
                 self.end_early(None);
             }
-            Err((id, (kind, e))) => {
-                failures.push(format!("no vote asked (\"vote\":false): {e}"));
-                self.end_early(Some((id, kind, e)));
+            Err((id, fault)) => {
+                failures.push(format!("no vote asked (\"vote\":false): {}", fault.detail));
+                self.end_early(Some((id, fault)));
             }
         }
         if failures.is_empty() { Ok(accounts.join("; ")) } else { Err(failures.join("; ")) }
@@ -847,12 +820,14 @@ impl Checker {
             self.queue(&msg);
             let deck = scripted_deck(salt + attempt, |_| true);
             let hand = deck.hands(dealer)[usize::from(SEAT)];
+            let mut game = dealt(rules, dealer, &deck)?;
             self.queue(&ToBot::Deal { deal: 1, dealer: seat_no(dealer), hand: codes(hand) });
-            let accept = match self.ask_opening(1, dealer, true, Vec::new(), hand, None).await? {
+            let accept = match self.ask_opening(&game, None).await? {
                 Ok((accept, _)) => accept.unwrap_or(false),
-                Err((id, (kind, e))) => {
-                    self.end_early(Some((id, kind, e.clone())));
-                    return Ok(Err(format!("the opening answer before the discard: {e}")));
+                Err((id, fault)) => {
+                    let e = format!("the opening answer before the discard: {}", fault.detail);
+                    self.end_early(Some((id, fault)));
+                    return Ok(Err(e));
                 }
             };
             if !accept {
@@ -861,20 +836,20 @@ impl Checker {
                 continue;
             }
             for seat in [SEAT, 2, 3, 0] {
+                act(&mut game, seat, Action::Vote(true))?;
                 self.queue(&ToBot::Vote { seat, accept: true });
             }
             self.queue(&ToBot::Chant { taken: true });
-            // The dealer's left receives the talon's 1st, 3rd, ... cards (rules.md 5.2).
-            let received: CardSet = deck.talon().iter().step_by(2).copied().collect();
-            let full = hand.union(received);
-            let judged = self.ask_discard(full, received, rule).await?;
+            // The dealer's left, first to receive, discards first (rules.md 5.2).
+            let judged = self.ask_discard(&game).await?;
             return Ok(match judged {
                 Ok(account) => {
                     self.end_early(None);
                     Ok(account)
                 }
-                Err((id, (kind, e))) => {
-                    self.end_early(Some((id, kind, e.clone())));
+                Err((id, fault)) => {
+                    let e = fault.detail.clone();
+                    self.end_early(Some((id, fault)));
                     Err(e)
                 }
             });
@@ -997,7 +972,8 @@ impl Checker {
                 self.blocked = Some(format!("not checked: in game {game_no}, {why}"));
                 problems.push(why);
             } else {
-                problems.push(self.gone().await);
+                let fault = self.ended().await;
+                problems.push(self.gone(&fault));
             }
         }
         if problems.is_empty() {
@@ -1153,6 +1129,12 @@ fn scripted_deck(salt: u64, fits: impl Fn(&Deck) -> bool) -> Deck {
         .unwrap_or_else(|| Deck::shuffled(derive_seed(&[SEED_TAG, salt])))
 }
 
+/// The skipped lines that were kept, shortened, for a detail.
+fn stray_lines(lines: &IgnoredLines) -> Vec<String> {
+    let raw = |f: &Fault| shorten(&String::from_utf8_lossy(f.raw.as_deref().unwrap_or_default()));
+    lines.kept.iter().map(raw).collect()
+}
+
 /// A raw line as quoted in details: at most [`RAW_MAX`] characters.
 fn shorten(raw: &str) -> String {
     if raw.chars().count() <= RAW_MAX {
@@ -1175,17 +1157,28 @@ fn card_list(cards: &[CardCode]) -> String {
     serde_json::to_string(cards).unwrap_or_default()
 }
 
-fn card_set(cards: &[CardCode]) -> CardSet {
-    cards.iter().map(|&c| crate::convert::card(c)).collect()
+/// check-bot's own scripted game: `rules`, dealt by `dealer` from `deck`.
+fn dealt(rules: Rules, dealer: Seat, deck: &Deck) -> Result<Game, String> {
+    let mut game = Game::new(rules, dealer);
+    game.deal(deck).map_err(|e| format!("check-bot's own deal failed: {e}"))?;
+    Ok(game)
+}
+
+/// Applies a scripted action to check-bot's own game, so that the game the answers are judged
+/// in is the conversation's.
+fn act(game: &mut Game, seat: SeatNo, action: Action) -> Result<(), String> {
+    let seat = Seat::ALL[usize::from(seat)];
+    game.apply(seat, action).map_err(|e| format!("check-bot's own {action:?} failed: {e}"))?;
+    Ok(())
 }
 
 /// A line that is not an answer of the expected kind, explained.
-fn wrong_kind(expected: &str, got: &Got) -> Refusal {
+fn wrong_kind(expected: &'static str, got: &Got) -> Fault {
     match got {
         Got::Bad(error, raw) if raw.is_empty() => {
-            (FaultKind::LineTooLong, format!("expected a {expected} answer, got {error}"))
+            Fault::new(FaultKind::LineTooLong, format!("expected a {expected} answer, got {error}"))
         }
-        Got::Bad(error, raw) => (
+        Got::Bad(error, raw) => Fault::new(
             FaultKind::Malformed,
             format!(
                 "expected a {expected} answer, got a line that is not a valid answer ({error}); \
@@ -1193,43 +1186,76 @@ fn wrong_kind(expected: &str, got: &Got) -> Refusal {
                 shorten(raw)
             ),
         ),
-        Got::Answer(msg, raw) => (
-            FaultKind::WrongAnswer,
-            format!(
-                "expected a {expected} answer, got a {} answer; line: {}",
-                msg.kind(),
-                shorten(raw)
-            ),
-        ),
-    }
-}
-
-/// Signals must be at most 8, of the vocabulary, and true for `hand` (the default rules are
-/// `signals=partner`, `signal-truth=truthful`).
-fn judge_signals(signals: &[String], hand: CardSet, line: &str) -> Result<(), Refusal> {
-    check_signals(signals, hand).map_err(|e| (FaultKind::BadSignal, format!("{e}; line: {line}")))
-}
-
-fn check_signals(signals: &[String], hand: CardSet) -> Result<(), String> {
-    if signals.len() > crate::game_runner::MAX_SIGNALS {
-        return Err(format!(
-            "expected at most {} signals, got {}",
-            crate::game_runner::MAX_SIGNALS,
-            signals.len()
-        ));
-    }
-    for word in signals {
-        let signal = word
-            .parse::<Signal>()
-            .map_err(|e| format!("expected signals of the vocabulary, got {word:?}: {e}"))?;
-        if !signal.is_true_for(hand) {
-            return Err(format!(
-                "expected true signals (signal-truth=truthful), got {word:?}, false for the hand {}",
-                card_list(&codes(hand))
-            ));
+        Got::Answer(msg, raw) => {
+            explain(&Refusal::WrongType { expected, got: msg.kind() }, msg, CardSet::EMPTY, raw)
         }
     }
-    Ok(())
+}
+
+/// An answer the judge refused, explained to the bot's author: what was expected, what came
+/// back, and the line (`raw`). `hand` is the bot's hand when it was asked.
+fn explain(refusal: &Refusal, msg: &FromBot, hand: CardSet, raw: &str) -> Fault {
+    let cards = match msg {
+        FromBot::Discard { cards, .. } => cards.as_slice(),
+        _ => &[],
+    };
+    let hand_list = || card_list(&codes(hand));
+    let said = match refusal {
+        Refusal::WrongType { expected, got } => {
+            format!("expected a {expected} answer, got a {got} answer")
+        }
+        Refusal::VoteMissing => "the question asked for a chant vote: expected an \"accept\" \
+                                 field, got none"
+            .into(),
+        Refusal::VoteUnasked(a) => {
+            format!("no chant vote was asked: expected no \"accept\" field, got \"accept\":{a}")
+        }
+        Refusal::CardTwice
+        | Refusal::Discard(IllegalAction::DiscardCount(_) | IllegalAction::DiscardNotHeld(_)) => {
+            let not_held: Vec<CardCode> = cards
+                .iter()
+                .copied()
+                .filter(|&c| !hand.contains(crate::convert::card(c)))
+                .collect();
+            let why = if not_held.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} not in the hand)", card_list(&not_held))
+            };
+            format!("expected 6 distinct cards from the hand, got {}{why}", card_list(cards))
+        }
+        Refusal::Discard(IllegalAction::DiscardKeepsWeaker { discarded, kept }) => format!(
+            "expected the 6 weakest cards under keep-highest (no discarded card stronger than a \
+             kept one), got {}: {discarded} is discarded but {kept} is kept",
+            card_list(cards)
+        ),
+        Refusal::NotHeld(card) => {
+            format!("expected a card from the hand {}, got {:?}", hand_list(), card.as_str())
+        }
+        Refusal::TooManySignals(n) => {
+            format!("expected at most {} signals, got {n}", judge::MAX_SIGNALS)
+        }
+        Refusal::UnknownSignal { word, error } => {
+            format!("expected signals of the vocabulary, got {word:?}: {error}")
+        }
+        Refusal::Signal { word, error: error @ IllegalAction::InvalidSignal(_) } => {
+            format!("expected signals of the vocabulary, got {word:?}: {error}")
+        }
+        Refusal::Signal { word, error: IllegalAction::FalseSignal(_) } => format!(
+            "expected true signals (signal-truth=truthful), got {word:?}, false for the hand {}",
+            hand_list()
+        ),
+        other => format!("expected an answer the rules accept, got one they refuse: {other}"),
+    };
+    Fault::new(refusal.kind(), format!("{said}; line: {}", shorten(raw)))
+}
+
+/// The signals of an answer, judged in turn as the referee judges them.
+fn judge_signals(game: &Game, seat: Seat, msg: &FromBot, raw: &str) -> Result<(), Fault> {
+    let words = msg.signals();
+    judge::signal_count(words)
+        .and_then(|()| words.iter().try_for_each(|w| judge::signal(game, seat, w).map(drop)))
+        .map_err(|r| explain(&r, msg, game.hand(seat), raw))
 }
 
 fn show_signals(signals: &[String]) -> String {
@@ -1240,102 +1266,42 @@ fn show_signals(signals: &[String]) -> String {
     }
 }
 
-fn judge_opening(got: &Got, vote: bool, hand: CardSet) -> Result<(Option<bool>, String), Refusal> {
-    let Got::Answer(FromBot::Opening { accept, signals, .. }, raw) = got else {
+/// `seat`'s answer to its opening question in `game`: the vote (if any) and an account.
+fn judge_opening(got: &Got, game: &Game, seat: Seat) -> Result<(Option<bool>, String), Fault> {
+    let Got::Answer(msg, raw) = got else {
         return Err(wrong_kind("opening", got));
     };
-    let line = shorten(raw);
-    match (vote, accept) {
-        (true, None) => {
-            return Err((
-                FaultKind::WrongAnswer,
-                format!(
-                    "the question asked for a chant vote: expected an \"accept\" field, got \
-                     none; line: {line}"
-                ),
-            ));
-        }
-        (false, Some(a)) => {
-            return Err((
-                FaultKind::WrongAnswer,
-                format!(
-                    "no chant vote was asked: expected no \"accept\" field, got \"accept\":{a}; \
-                     line: {line}"
-                ),
-            ));
-        }
-        _ => {}
-    }
-    judge_signals(signals, hand, &line)?;
+    let accept =
+        judge::opening(game, seat, msg).map_err(|r| explain(&r, msg, game.hand(seat), raw))?;
+    judge_signals(game, seat, msg, raw)?;
     let vote_text = match accept {
         Some(a) => format!("\"accept\":{a}"),
         None => "no \"accept\"".to_string(),
     };
-    Ok((*accept, format!("answered with {vote_text}{}", show_signals(signals))))
+    Ok((accept, format!("answered with {vote_text}{}", show_signals(msg.signals()))))
 }
 
-fn judge_discard(got: &Got, hand: CardSet, keep_highest: bool) -> Result<String, Refusal> {
-    let Got::Answer(FromBot::Discard { cards, signals, .. }, raw) = got else {
+/// `seat`'s answer to its discard question in `game`: an account.
+fn judge_discard(got: &Got, game: &Game, seat: Seat) -> Result<String, Fault> {
+    let Got::Answer(msg, raw) = got else {
         return Err(wrong_kind("discard", got));
     };
-    let line = shorten(raw);
-    let set = card_set(cards);
-    let not_held: Vec<CardCode> =
-        cards.iter().copied().filter(|&c| !hand.contains(crate::convert::card(c))).collect();
-    if cards.len() != 6 || set.len() != 6 || !not_held.is_empty() {
-        let why = if !not_held.is_empty() {
-            format!(" ({} not in the hand)", card_list(&not_held))
-        } else {
-            String::new()
-        };
-        return Err((
-            FaultKind::WrongDiscard,
-            format!(
-                "expected 6 distinct cards from the hand, got {}{why}; line: {line}",
-                card_list(cards)
-            ),
-        ));
-    }
-    if keep_highest {
-        let kept = hand.difference(set);
-        let strongest_out = set.iter().min_by_key(|c| c.level());
-        let weakest_in = kept.iter().max_by_key(|c| c.level());
-        if let (Some(out), Some(kept)) = (strongest_out, weakest_in)
-            && out.beats(kept)
-        {
-            return Err((
-                FaultKind::WrongDiscard,
-                format!(
-                    "expected the 6 weakest cards under keep-highest (no discarded card \
-                     stronger than a kept one), got {}: {out} is discarded but {kept} is kept; \
-                     line: {line}",
-                    card_list(cards)
-                ),
-            ));
-        }
-    }
-    judge_signals(signals, hand, &line)?;
-    Ok(format!("discarded {}{}", card_list(cards), show_signals(signals)))
+    let cards =
+        judge::discard(game, seat, msg).map_err(|r| explain(&r, msg, game.hand(seat), raw))?;
+    judge_signals(game, seat, msg, raw)?;
+    debug_assert_eq!(cards.len(), 6);
+    let listed = if let FromBot::Discard { cards, .. } = msg { cards.as_slice() } else { &[] };
+    Ok(format!("discarded {}{}", card_list(listed), show_signals(msg.signals())))
 }
 
-fn judge_play(got: &Got, hand: CardSet) -> Result<Card, Refusal> {
-    let Got::Answer(FromBot::Play { card, signals, .. }, raw) = got else {
+/// `seat`'s answer to its play question in `game`: the card, and whether its signals were
+/// refused (the card stands then, as in a match).
+fn judge_play(got: &Got, game: &Game, seat: Seat) -> Result<(Card, Result<(), Fault>), Fault> {
+    let Got::Answer(msg, raw) = got else {
         return Err(wrong_kind("play", got));
     };
-    let line = shorten(raw);
-    let held = crate::convert::card(*card);
-    if !hand.contains(held) {
-        return Err((
-            FaultKind::IllegalCard,
-            format!(
-                "expected a card from the hand {}, got {:?}; line: {line}",
-                card_list(&codes(hand)),
-                card.as_str()
-            ),
-        ));
-    }
-    judge_signals(signals, hand, &line)?;
-    Ok(held)
+    let card = judge::play(game, seat, msg).map_err(|r| explain(&r, msg, game.hand(seat), raw))?;
+    Ok((card, judge_signals(game, seat, msg, raw)))
 }
 
 /// Faults of the checked seat, for people: kind, where, what, and the line.
@@ -1365,6 +1331,7 @@ fn fault_list(faults: &[&protocol::record::FaultRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::codec::decode_line;
 
     fn answer(line: &str) -> Got {
         match decode_line::<FromBot>(line.as_bytes()) {
@@ -1377,50 +1344,107 @@ mod tests {
         codes.split_whitespace().map(|c| c.parse::<Card>().unwrap()).collect()
     }
 
+    /// The checked seat, on the dealer's left: it votes, receives and leads first.
+    const ME: Seat = Seat::ALL[SEAT as usize];
+
+    /// A game of `rules` dealt by seat 0 where the checked seat holds `hand` and would receive
+    /// `received` if the chant is taken.
+    fn holding(rules: Rules, hand: CardSet, received: CardSet) -> Game {
+        let dealer = Seat::ALL[0];
+        let mut order: [Option<Card>; 48] = [None; 48];
+        let mine = (0..12).filter(|p| dealer.plus(1 + (p % 4) as u8) == ME);
+        for (slot, card) in mine.flat_map(|p| p * 3..p * 3 + 3).zip(hand.iter()) {
+            order[slot] = Some(card);
+        }
+        for (slot, card) in (36..48).step_by(2).zip(received.iter()) {
+            order[slot] = Some(card);
+        }
+        let mut rest = Card::all().filter(|c| !hand.union(received).contains(*c));
+        let cards: Vec<Card> = order.iter().map(|c| c.or_else(|| rest.next()).unwrap()).collect();
+        let game = dealt(rules, dealer, &Deck::from_cards(&cards).unwrap()).unwrap();
+        assert_eq!(game.hand(ME), hand);
+        game
+    }
+
+    /// The same game with the chant taken, the checked seat to discard.
+    fn discarding(rule: DiscardRule, hand: CardSet, received: CardSet) -> Game {
+        let mut game = holding(Rules { discard: rule, ..Rules::default() }, hand, received);
+        for seat in [SEAT, 2, 3, 0] {
+            act(&mut game, seat, Action::Vote(true)).unwrap();
+        }
+        assert_eq!(game.to_act(), Some(Turn::Discard(ME)));
+        game
+    }
+
     #[test]
     fn openings_need_accept_exactly_when_asked() {
         let hand = set("3o Ac Ab 5s 6s 7s 8s 9s Js");
+        let voting = holding(Rules::default(), hand, CardSet::EMPTY);
+        let silent = holding(Rules { chant: false, ..Rules::default() }, hand, CardSet::EMPTY);
         let ok =
             answer(r#"{"type":"opening","id":2,"accept":true,"signals":["monsieur","aces:2"]}"#);
-        assert!(judge_opening(&ok, true, hand).is_ok());
-        let e = judge_opening(&ok, false, hand).unwrap_err().1;
-        assert!(e.contains("expected no \"accept\" field"), "{e}");
+        assert!(judge_opening(&ok, &voting, ME).is_ok());
+        let e = judge_opening(&ok, &silent, ME).unwrap_err();
+        assert_eq!(e.kind, FaultKind::WrongAnswer);
+        assert!(e.detail.contains("expected no \"accept\" field"), "{}", e.detail);
         let none = answer(r#"{"type":"opening","id":2}"#);
-        assert!(judge_opening(&none, true, hand).unwrap_err().1.contains("expected an \"accept\""));
+        let e = judge_opening(&none, &voting, ME).unwrap_err();
+        assert!(e.detail.contains("expected an \"accept\""), "{}", e.detail);
         let lie = answer(r#"{"type":"opening","id":2,"signals":["madame"]}"#);
-        assert!(judge_opening(&lie, false, hand).unwrap_err().1.contains("\"madame\""));
+        let e = judge_opening(&lie, &silent, ME).unwrap_err();
+        assert_eq!(e.kind, FaultKind::BadSignal);
+        assert!(e.detail.contains("\"madame\""), "{}", e.detail);
         let word = answer(r#"{"type":"opening","id":2,"signals":["tea"]}"#);
-        assert!(judge_opening(&word, false, hand).unwrap_err().1.contains("vocabulary"));
+        assert!(judge_opening(&word, &silent, ME).unwrap_err().detail.contains("vocabulary"));
     }
 
     #[test]
     fn discards_are_six_distinct_held_cards_and_obey_keep_highest() {
-        let hand = set("3o 3c 2o 2c 9c 9o 2b 2s Ao Ac 4b 5s 6c 7o 8b");
+        let (dealt_hand, received) = (set("3o 3c 2o 2c 9c 9o 2b 2s Ao"), set("Ac 4b 5s 6c 7o 8b"));
+        let free = discarding(DiscardRule::Free, dealt_hand, received);
+        let keep = discarding(DiscardRule::KeepHighest, dealt_hand, received);
+        assert_eq!(free.hand(ME), set("3o 3c 2o 2c 9c 9o 2b 2s Ao Ac 4b 5s 6c 7o 8b"));
         let five = answer(r#"{"type":"discard","id":3,"cards":["4b","4b","5s","6c","7o"]}"#);
-        let e = judge_discard(&five, hand, false).unwrap_err().1;
-        assert!(e.starts_with(r#"expected 6 distinct cards from the hand, got ["4b","4b""#), "{e}");
+        let e = judge_discard(&five, &free, ME).unwrap_err();
+        assert_eq!(e.kind, FaultKind::WrongDiscard);
+        assert!(
+            e.detail.starts_with(r#"expected 6 distinct cards from the hand, got ["4b","4b""#),
+            "{}",
+            e.detail
+        );
         let weakest =
             answer(r#"{"type":"discard","id":3,"cards":["4b","5s","6c","7o","8b","Ao"]}"#);
-        assert!(judge_discard(&weakest, hand, true).is_ok());
+        assert!(judge_discard(&weakest, &keep, ME).is_ok());
         let strong = answer(r#"{"type":"discard","id":3,"cards":["3o","5s","6c","7o","8b","Ao"]}"#);
-        assert!(judge_discard(&strong, hand, false).is_ok());
-        let e = judge_discard(&strong, hand, true).unwrap_err().1;
+        assert!(judge_discard(&strong, &free, ME).is_ok());
+        let e = judge_discard(&strong, &keep, ME).unwrap_err().detail;
         assert!(e.contains("3o is discarded but 4b is kept"), "{e}");
         let foreign =
             answer(r#"{"type":"discard","id":3,"cards":["Kb","5s","6c","7o","8b","Ao"]}"#);
-        assert!(judge_discard(&foreign, hand, false).unwrap_err().1.contains("not in the hand"));
+        assert!(judge_discard(&foreign, &free, ME).unwrap_err().detail.contains("not in the hand"));
     }
 
     #[test]
     fn plays_are_held_cards() {
-        let hand = set("3o 5s");
-        assert!(judge_play(&answer(r#"{"type":"play","id":4,"card":"5s"}"#), hand).is_ok());
-        let e = judge_play(&answer(r#"{"type":"play","id":4,"card":"Kc"}"#), hand).unwrap_err().1;
-        assert!(e.starts_with(r#"expected a card from the hand ["3o","5s"], got "Kc""#), "{e}");
-        let e = judge_play(&answer(r#"{"type":"discard","id":4,"cards":[]}"#), hand).unwrap_err().1;
-        assert!(e.contains("got a discard answer"), "{e}");
-        let e = judge_play(&answer("not json"), hand).unwrap_err().1;
+        let hand = set("3o 4o 5o 2c 3c 5s 6s 7s 8s");
+        let game = holding(Rules { chant: false, ..Rules::default() }, hand, CardSet::EMPTY);
+        assert_eq!(game.to_act(), Some(Turn::Play(ME)));
+        let play = |line: &str| judge_play(&answer(line), &game, ME);
+        let (card, signals) = play(r#"{"type":"play","id":4,"card":"5s"}"#).unwrap();
+        assert_eq!((card, signals), (set("5s").iter().next().unwrap(), Ok(())));
+        let e = play(r#"{"type":"play","id":4,"card":"Kc"}"#).unwrap_err();
+        assert_eq!(e.kind, FaultKind::IllegalCard);
+        let expected = r#"expected a card from the hand ["3o","4o","5o","2c","3c","5s","6s","7s","8s"], got "Kc""#;
+        assert!(e.detail.starts_with(expected), "{}", e.detail);
+        let e = play(r#"{"type":"discard","id":4,"cards":[]}"#).unwrap_err();
+        assert!(e.detail.contains("got a discard answer"), "{}", e.detail);
+        let e = play("not json").unwrap_err().detail;
         assert!(e.contains("not a valid answer") && e.contains("line: not json"), "{e}");
+        // A refused signal leaves the card standing, as in a match.
+        let (card, signals) =
+            play(r#"{"type":"play","id":4,"card":"5s","signals":["aces:2"]}"#).unwrap();
+        assert_eq!(card, set("5s").iter().next().unwrap());
+        assert_eq!(signals.unwrap_err().kind, FaultKind::BadSignal);
     }
 
     #[test]

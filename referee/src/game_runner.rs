@@ -1,8 +1,11 @@
 //! Drives one game: the rules decide, this module does the talking, the clock and the record.
 //! A bot's misbehaviour becomes a fault line and a fallback move, never an error here.
 
+use crate::bot::ask::{IgnoredLines, MAX_IGNORED_KEPT};
 use crate::bot::{Bot, Reply};
 use crate::convert::{self, code, codes, seat_no, table_card};
+use crate::fault::Fault;
+use crate::judge::{self, Refusal};
 use crate::policy::{self, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown::Shutdown;
@@ -11,16 +14,12 @@ use protocol::record::{
     FaultKind, FaultRecord, Footer, Header, Penalty, RecordLine, SeatInfo, SeatStats,
 };
 use protocol::record::{RECORD_FORMAT, RECORD_VERSION};
-use rules::{
-    Action, Card, CardSet, Deck, Event, Events, Game, Rules, Seat, Signal, SignalDelivery,
-};
+use rules::{Action, Card, Deck, Event, Events, Game, Rules, Seat, SeatView, SignalDelivery};
 use rules::{SplitMix64, Team, Turn, derive_seed};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// Most signals one answer may carry.
-pub(crate) const MAX_SIGNALS: usize = 8;
 /// Ignored lines (stale or unknown ids) recorded per seat and game; more are only counted.
-pub(crate) const MAX_IGNORED_RECORDED: u32 = crate::bot::MAX_IGNORED_KEPT as u32;
+pub(crate) const MAX_IGNORED_RECORDED: u32 = MAX_IGNORED_KEPT as u32;
 /// Tag mixed into the game seed for the leaky-signal coin flips.
 const LEAK_TAG: u64 = 0x5349_474E;
 
@@ -55,6 +54,15 @@ pub(crate) fn game_seed(match_seed: u64, game_no: u64) -> u64 {
 /// The deck of deal `deal` (1-based) of a game: a documented, fixed derivation.
 pub(crate) fn deck_for(game_seed: u64, deal: u16) -> Deck {
     Deck::shuffled(derive_seed(&[game_seed, u64::from(deal)]))
+}
+
+/// The votes of the deal `view` sees, in the order cast: from the dealer's left
+/// (spec/protocol.md section 4.4).
+pub(crate) fn votes_cast(view: &SeatView) -> Vec<VoteCast> {
+    (1..=4)
+        .map(|k| view.dealer.plus(k))
+        .filter_map(|s| view.votes[s.index()].map(|accept| VoteCast { seat: seat_no(s), accept }))
+        .collect()
 }
 
 /// How a game ended.
@@ -227,20 +235,20 @@ impl Table<'_> {
         for seat in Seat::ALL {
             self.seats[seat.index()].bank_us = self.cfg.clock.bank_ms * 1000;
             // Faults met while (re)connecting belong to this game's record.
-            let pending = std::mem::take(&mut self.bots[seat.index()].pending_faults);
+            let pending = self.bots[seat.index()].take_pending_faults();
             let had_pending = !pending.is_empty();
-            for (kind, detail) in pending {
-                self.fault(seat, kind, detail, None, String::new());
+            for fault in pending {
+                self.fault(seat, fault, String::new());
             }
             // A bot that is gone without a new fault to show for it (it died in an earlier
             // game and could not come back) is still recorded once for this game.
             if !self.bots[seat.index()].is_alive() && !had_pending {
-                let (kind, detail) = self.bots[seat.index()]
-                    .dead
-                    .clone()
-                    .unwrap_or((FaultKind::ClosedStdout, "no connection".into()));
-                let detail = format!("still unavailable: {detail}");
-                self.fault(seat, kind, detail, None, String::new());
+                let dead = self.bots[seat.index()].dead();
+                let fault = match dead {
+                    Some(f) => Fault::new(f.kind, format!("still unavailable: {}", f.detail)),
+                    None => Fault::new(FaultKind::ClosedStdout, "still unavailable: no connection"),
+                };
+                self.fault(seat, fault, String::new());
             }
             self.bots[seat.index()].notify(&ToBot::Game {
                 game: setup.game_no,
@@ -313,7 +321,7 @@ impl Table<'_> {
         &mut self,
         seat: Seat,
         build: impl FnOnce(u64, u64, u64) -> ToBot,
-        validate: impl FnOnce(&Game, &FromBot) -> Result<(), (FaultKind, String)>,
+        validate: impl FnOnce(&Game, &FromBot) -> Result<(), Refusal>,
         fallback: impl FnOnce() -> String,
     ) -> Option<(FromBot, u64, String)> {
         let i = seat.index();
@@ -324,12 +332,12 @@ impl Table<'_> {
         let answer_us = answer_ms * 1000;
         let bank_us = self.seats[i].bank_us;
         let limit = Duration::from_micros(answer_us + bank_us);
-        let mut ignored = crate::bot::IgnoredLines::default();
+        let mut ignored = IgnoredLines::default();
         self.asking = Some(seat);
         let reply =
             self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
-        for (kind, detail, raw) in ignored.kept {
-            self.fault(seat, kind, detail, Some(raw.into_bytes()), String::new());
+        for fault in ignored.kept {
+            self.fault(seat, fault, String::new());
         }
         // Beyond the kept lines a flood is only counted, so the statistics stay exact.
         let more = u32::try_from(ignored.more).unwrap_or(u32::MAX);
@@ -343,16 +351,17 @@ impl Table<'_> {
                     self.signals(seat, msg.signals(), &raw);
                     Some((msg, us, raw))
                 }
-                Err((kind, detail)) => {
-                    self.fault(seat, kind, detail, Some(raw.into_bytes()), fallback());
+                Err(refusal) => {
+                    let fault = Fault::new(refusal.kind(), refusal.to_string());
+                    self.fault(seat, fault.with_raw(raw.into_bytes()), fallback());
                     None
                 }
             },
-            Reply::Fault(kind, detail, raw) => {
-                if kind == FaultKind::Timeout {
+            Reply::Fault(fault) => {
+                if fault.kind == FaultKind::Timeout {
                     self.seats[i].bank_us = 0;
                 }
-                self.fault(seat, kind, detail, raw, fallback());
+                self.fault(seat, fault, fallback());
                 None
             }
         };
@@ -373,14 +382,8 @@ impl Table<'_> {
 
     /// Records a fault, applies the policy and tells the bot. `done` is what the referee did
     /// about the question instead of the bot (the fallback move), empty when it did nothing.
-    fn fault(
-        &mut self,
-        seat: Seat,
-        kind: FaultKind,
-        detail: String,
-        raw: Option<Vec<u8>>,
-        done: String,
-    ) {
+    fn fault(&mut self, seat: Seat, fault: Fault, done: String) {
+        let Fault { kind, detail, raw } = fault;
         let i = seat.index();
         // A bot that can no longer be reached (it was killed for not reading, say) is replaced
         // whatever the class of the fault that revealed it.
@@ -446,18 +449,14 @@ impl Table<'_> {
     /// Checks and delivers the signals of an accepted answer, whose line is `raw`. The first
     /// refused signal is a fault and drops it and the rest of the answer's signals.
     fn signals(&mut self, seat: Seat, words: &[String], raw: &str) {
-        if words.len() > MAX_SIGNALS {
-            let detail = format!("{} signals in one answer; at most {MAX_SIGNALS}", words.len());
-            return self.refuse_signal(seat, detail, raw);
+        if let Err(refusal) = judge::signal_count(words) {
+            return self.refuse_signal(seat, refusal, raw);
         }
         for word in words {
-            let signal = match word.parse::<Signal>() {
+            let signal = match judge::signal(&self.game, seat, word) {
                 Ok(s) => s,
-                Err(e) => return self.refuse_signal(seat, format!("{word:?}: {e}"), raw),
+                Err(refusal) => return self.refuse_signal(seat, refusal, raw),
             };
-            if let Err(e) = self.game.check_signal(seat, signal) {
-                return self.refuse_signal(seat, format!("{word}: {e}"), raw);
-            }
             // Checked before the coins are drawn: only a delivered signal takes any, so the
             // record's signal lines alone say which outputs of the stream each one took.
             let coins = self.leak_coins();
@@ -482,9 +481,10 @@ impl Table<'_> {
 
     /// A refused signal's fault. It keeps the answer's line, which has no line of its own in the
     /// record when the fault forfeits the game.
-    fn refuse_signal(&mut self, seat: Seat, detail: String, raw: &str) {
+    fn refuse_signal(&mut self, seat: Seat, refusal: Refusal, raw: &str) {
+        let fault = Fault::new(refusal.kind(), refusal.to_string());
         let done = policy::SIGNAL_DROPPED.to_string();
-        self.fault(seat, FaultKind::BadSignal, detail, Some(raw.as_bytes().to_vec()), done);
+        self.fault(seat, fault.with_raw(raw.as_bytes().to_vec()), done);
     }
 
     /// The coin flips of a delivered signal, for the opponent on the sender's left and then the
@@ -501,17 +501,10 @@ impl Table<'_> {
 
     async fn opening(&mut self, seat: Seat) {
         let view = self.game.view(seat);
-        let vote = self.game.to_act() == Some(Turn::Vote(seat));
-        // In the order cast, from the dealer's left (spec/protocol.md section 4.4).
-        let votes: Vec<VoteCast> = (1..=4)
-            .map(|k| view.dealer.plus(k))
-            .filter_map(|s| {
-                view.votes[s.index()].map(|accept| VoteCast { seat: seat_no(s), accept })
-            })
-            .collect();
+        let vote = judge::vote_asked(&self.game, seat);
+        let votes = votes_cast(&view);
         let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), codes(view.hand));
-        let fallback =
-            move || if vote { "voted refuse for you" } else { "nothing needed" }.to_string();
+        let fallback = move || policy::opening_done(vote).to_string();
         let reply = self
             .ask(
                 seat,
@@ -525,18 +518,7 @@ impl Table<'_> {
                     time_ms,
                     bank_ms,
                 },
-                move |_, msg| match msg {
-                    FromBot::Opening { accept: None, .. } if vote => Err((
-                        FaultKind::WrongAnswer,
-                        "the question asked for a chant vote: accept is missing".into(),
-                    )),
-                    FromBot::Opening { accept: Some(_), .. } if !vote => Err((
-                        FaultKind::WrongAnswer,
-                        "no chant vote was asked: accept must be absent".into(),
-                    )),
-                    FromBot::Opening { .. } => Ok(()),
-                    other => Err(wrong_type("opening", other)),
-                },
+                move |game, msg| judge::opening(game, seat, msg).map(drop),
                 fallback,
             )
             .await;
@@ -562,7 +544,7 @@ impl Table<'_> {
     async fn discard(&mut self, seat: Seat) {
         let view = self.game.view(seat);
         let fallback_cards = policy::fallback_discard(view.hand);
-        let fallback = move || format!("discarded {} for you", show(fallback_cards));
+        let fallback = move || policy::discard_done(fallback_cards);
         let (deal, hand, received) = (view.deal, codes(view.hand), self.received_in_order(seat));
         let rule = convert::discard_rule(self.cfg.rules.discard);
         let reply = self
@@ -577,17 +559,7 @@ impl Table<'_> {
                     time_ms,
                     bank_ms,
                 },
-                move |game, msg| match msg {
-                    FromBot::Discard { cards, .. } => {
-                        let (set, n) = convert::set(cards);
-                        if n != set.len() {
-                            return Err((FaultKind::WrongDiscard, "a card is named twice".into()));
-                        }
-                        game.check_discard(seat, set)
-                            .map_err(|e| (FaultKind::WrongDiscard, e.to_string()))
-                    }
-                    other => Err(wrong_type("discard", other)),
-                },
+                move |game, msg| judge::discard(game, seat, msg).map(drop),
                 fallback,
             )
             .await;
@@ -612,10 +584,7 @@ impl Table<'_> {
         }
         // The weakest card is worked out only when a fault needs it: this is the hot path.
         let held = view.hand;
-        let fallback = move || match policy::fallback_play(held) {
-            Some(card) => format!("played {card} for you"),
-            None => "nothing to play".into(),
-        };
+        let fallback = move || policy::play_done(policy::fallback_play(held));
         let table = view.table().iter().map(|&(s, c)| table_card(s, c)).collect();
         let (deal, trick, leader, hand) =
             (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
@@ -636,17 +605,7 @@ impl Table<'_> {
                     time_ms,
                     bank_ms,
                 },
-                move |game, msg| match msg {
-                    FromBot::Play { card, .. }
-                        if game.hand(seat).contains(convert::card(*card)) =>
-                    {
-                        Ok(())
-                    }
-                    FromBot::Play { card, .. } => {
-                        Err((FaultKind::IllegalCard, format!("card {card} is not in your hand")))
-                    }
-                    other => Err(wrong_type("play", other)),
-                },
+                move |game, msg| judge::play(game, seat, msg).map(drop),
                 fallback,
             )
             .await;
@@ -852,15 +811,6 @@ impl Table<'_> {
             duration,
         }
     }
-}
-
-fn wrong_type(expected: &str, got: &FromBot) -> (FaultKind, String) {
-    (FaultKind::WrongAnswer, format!("expected a {expected} answer, got {}", got.kind()))
-}
-
-/// Cards as codes separated by spaces, for messages.
-fn show(cards: CardSet) -> String {
-    cards.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

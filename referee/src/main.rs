@@ -6,8 +6,10 @@ mod check_bot;
 mod cli;
 mod convert;
 mod entropy;
+mod fault;
 mod game_runner;
 mod html;
+mod judge;
 #[cfg(test)]
 mod layering_tests;
 mod match_cmd;

@@ -1,5 +1,6 @@
 //! `referee match`: four bots, N games on the same processes, records, and a readable account.
 
+use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::tcp::NetConfig;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig, preflight};
@@ -87,8 +88,13 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     shutdown::listen(trigger);
 
     let lobby = open_lobby(players, &args.net, connect, args.json).await?;
-    let wait = args.net.connect_wait;
-    let mut bots = connect_all(players, connect, dir.as_deref(), lobby.as_ref(), wait).await;
+    let place = Place {
+        connect,
+        stderr_dir: dir.as_deref(),
+        lobby: lobby.as_ref(),
+        connect_wait: args.net.connect_wait,
+    };
+    let mut bots = connect_all(players, &place).await;
     // The first game's bots are the start-up check: a program that cannot play stops the match.
     let who: Vec<String> = (0..bots.len()).map(|p| format!("player {p}")).collect();
     if let Some(r) = preflight::refusal(who.iter().map(String::as_str).zip(&bots), dir.as_deref()) {
@@ -98,12 +104,12 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
         return Err(r.line());
     }
     for (p, bot) in bots.iter().enumerate() {
-        if let Some((kind, detail)) = &bot.dead {
+        if let Some(fault) = bot.dead() {
             // The game goes on with the fallback in that seat; say so where a person sees it.
             eprintln!(
                 "referee: warning: player {p} is not playing ({}): {}",
-                kind.as_str(),
-                Shown(detail)
+                fault.kind.as_str(),
+                Shown(&fault.detail)
             );
         }
     }
@@ -123,12 +129,7 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
         // Bots that died in the last game start again; a bot that failed to start for the first
         // game has had its chance and its fault is recorded there.
         for (p, bot) in bots.iter_mut().enumerate().filter(|_| game_no > 1) {
-            // A TCP bot that dropped since its last question gets a handshake's time to come
-            // back, once; a seat already empty is only taken if its bot is back.
-            let wait = if bot.drop_if_closed().await { connect.handshake } else { Duration::ZERO };
-            if !bot.is_alive() {
-                restart(bot, p, connect, dir.as_deref(), lobby.as_ref(), wait).await;
-            }
+            seat::revive(bot, &place, &stem(p), None).await;
         }
         let (player_at, first_dealer, draw) = seating(cfg, seed, game_no);
         let setup = GameSetup {
@@ -220,14 +221,7 @@ pub(crate) async fn open_lobby(
 }
 
 /// Starts the four players' bots at once (handshakes overlap; TCP seats wait for their bots).
-pub(crate) async fn connect_all(
-    players: &[BotSpec; 4],
-    connect: &ConnectConfig,
-    dir: Option<&std::path::Path>,
-    lobby: Option<&Lobby>,
-    wait: Duration,
-) -> Vec<Bot> {
-    let [a, b, c, d] = players.clone();
+pub(crate) async fn connect_all(players: &[BotSpec; 4], place: &Place<'_>) -> Vec<Bot> {
     let tokens: Vec<String> = players
         .iter()
         .filter_map(|p| if let BotSpec::TcpSeat { token } = p { Some(token.clone()) } else { None })
@@ -235,60 +229,26 @@ pub(crate) async fn connect_all(
     // TCP seats are taken from the lobby only once all of them are filled (or the wait is
     // over), just before the game: until then a bot that drops and reconnects keeps its seat.
     let ready = async {
-        if let Some(lobby) = lobby {
-            lobby.wait_ready(&tokens, wait).await;
+        if let Some(lobby) = place.lobby {
+            lobby.wait_ready(&tokens, place.connect_wait).await;
         }
     };
-    let (a, b, c, d, ()) = tokio::join!(
-        Bot::connect(a, connect, dir, "player0", None),
-        Bot::connect(b, connect, dir, "player1", None),
-        Bot::connect(c, connect, dir, "player2", None),
-        Bot::connect(d, connect, dir, "player3", None),
-        ready,
-    );
+    let [a, b, c, d] = players.clone();
+    let connect = |spec: BotSpec, p: usize| async move {
+        Bot::connect(spec, place.connect, place.stderr_dir, &stem(p), None).await
+    };
+    let (a, b, c, d, ()) =
+        tokio::join!(connect(a, 0), connect(b, 1), connect(c, 2), connect(d, 3), ready);
     let mut bots = vec![a, b, c, d];
-    if let Some(lobby) = lobby {
-        for bot in bots.iter_mut() {
-            let BotSpec::TcpSeat { token } = &bot.spec else { continue };
-            let token = token.clone();
-            match lobby.take(&token, Duration::ZERO).await {
-                Some(arrived) => bot.replace_with(arrived),
-                None => {
-                    let fault = (
-                        protocol::record::FaultKind::NoStart,
-                        format!(
-                            "no bot connected with this seat's token within {} ms",
-                            wait.as_millis()
-                        ),
-                    );
-                    bot.dead = Some(fault.clone());
-                    bot.pending_faults.push(fault);
-                }
-            }
-        }
+    for bot in bots.iter_mut() {
+        seat::take_from_lobby(bot, place, Duration::ZERO).await;
     }
     bots
 }
 
-/// Brings a dead bot back for the next game: a program is started again; a TCP seat takes a
-/// bot that reconnected with its token, if one did.
-async fn restart(
-    bot: &mut Bot,
-    player: usize,
-    connect: &ConnectConfig,
-    dir: Option<&std::path::Path>,
-    lobby: Option<&Lobby>,
-    wait: Duration,
-) {
-    match (&bot.spec, lobby) {
-        (BotSpec::TcpSeat { token }, Some(lobby)) => {
-            let token = token.clone();
-            if let Some(arrived) = lobby.take(&token, wait).await {
-                bot.replace_with(arrived);
-            }
-        }
-        _ => bot.start(connect, dir, &format!("player{player}"), None).await,
-    }
+/// The stderr log name of player `p`'s bot.
+fn stem(p: usize) -> String {
+    format!("player{p}")
 }
 
 /// The players' bots in seat order.
@@ -358,25 +318,14 @@ pub(crate) fn account(s: &GameSummary, player_at: [usize; 4]) -> String {
 }
 
 fn fault_line(f: &protocol::record::FaultRecord, names: &[String; 4]) -> String {
-    let at = match (f.deal, f.trick) {
-        (Some(d), Some(t)) => format!(" in deal {d}, trick {t}"),
-        (Some(d), None) => format!(" in deal {d}"),
-        _ => String::new(),
-    };
     format!(
-        "seat {} ({}) {}{at}: {}; penalty {:?}, strike {}",
+        "seat {} ({}) {}; {}, strike {}",
         f.seat,
         Shown(&names[f.seat as usize]),
-        f.kind.as_str(),
-        Shown(&f.detail),
-        f.penalty,
+        Shown(&crate::fault::summary(f)),
+        f.penalty.shown(),
         f.strikes
     )
-    .replace("penalty Fallback", "fallback played")
-    .replace("penalty Replaced", "replaced by the fallback")
-    .replace("penalty Forfeit", "forfeit")
-    .replace("penalty Ignored", "ignored")
-    .replace("penalty SignalDropped", "signal dropped")
 }
 
 /// What the match totals need of each game.
@@ -532,6 +481,43 @@ mod tests {
             }))
             .unwrap();
             assert_eq!(text, expected, "{n} games");
+        }
+    }
+
+    /// The account names the fault's place and its penalty in words, and escapes what the bot
+    /// controls.
+    #[test]
+    fn fault_lines_say_the_penalty_in_words() {
+        use protocol::record::{FaultKind, FaultRecord, Penalty};
+        let names = summary(1, Status::Complete, None).names;
+        let mut f = FaultRecord {
+            seat: 1,
+            deal: Some(2),
+            trick: Some(3),
+            kind: FaultKind::Timeout,
+            detail: "no answer\u{1b} within 100 ms".into(),
+            raw: None,
+            raw_b64: None,
+            action: "played 3s for you".into(),
+            penalty: Penalty::Fallback,
+            strikes: 1,
+        };
+        assert_eq!(
+            fault_line(&f, &names),
+            "seat 1 (b \"quoted\") timeout in deal 2, trick 3: no answer\\u{1b} within 100 ms; \
+             fallback played, strike 1"
+        );
+        f.trick = None;
+        for (penalty, said) in [
+            (Penalty::Ignored, "ignored"),
+            (Penalty::SignalDropped, "signal dropped"),
+            (Penalty::Replaced, "replaced by the fallback"),
+            (Penalty::Forfeit, "forfeit"),
+        ] {
+            f.penalty = penalty;
+            let line = fault_line(&f, &names);
+            assert!(line.ends_with(&format!("100 ms; {said}, strike 1")), "{line}");
+            assert!(line.contains(" timeout in deal 2: "), "{line}");
         }
     }
 

@@ -81,6 +81,26 @@ pub(crate) fn fallback_discard(hand: CardSet) -> CardSet {
 /// The fallback chant vote.
 pub(crate) const FALLBACK_VOTE: bool = false;
 
+/// What the referee did about an opening question it answered for a bot (the `done` of
+/// [`action_text`]): the fallback vote when one was asked.
+pub(crate) fn opening_done(vote: bool) -> &'static str {
+    if vote { "voted refuse for you" } else { "nothing needed" }
+}
+
+/// What the referee did about a discard question it answered for a bot.
+pub(crate) fn discard_done(cards: CardSet) -> String {
+    let codes: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+    format!("discarded {} for you", codes.join(" "))
+}
+
+/// What the referee did about a play question it answered for a bot (`card`: the fallback).
+pub(crate) fn play_done(card: Option<Card>) -> String {
+    match card {
+        Some(card) => format!("played {card} for you"),
+        None => "nothing to play".into(),
+    }
+}
+
 /// What the referee does about a refused signal: the answer's action stands.
 pub(crate) const SIGNAL_DROPPED: &str = "signal not delivered; the rest of the answer stands";
 

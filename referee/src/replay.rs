@@ -796,7 +796,7 @@ impl Replayer {
             "  fault: seat {seat} {}{place}: {}; penalty {}, {}",
             fault.kind.as_str(),
             Shown(&fault.detail),
-            penalty_name(fault.penalty),
+            fault.penalty.as_str(),
             plural(fault.strikes.into(), "strike")
         ));
         self.faults.push(fault);
@@ -1008,16 +1008,6 @@ fn describe(record: &RecordLine) -> String {
         RecordLine::Trick { trick, .. } => format!("trick {trick}"),
         RecordLine::DealOver { deal, .. } => format!("deal_over of deal {deal}"),
         other => format!("{} line", kind(other)),
-    }
-}
-
-fn penalty_name(penalty: Penalty) -> &'static str {
-    match penalty {
-        Penalty::Ignored => "ignored",
-        Penalty::SignalDropped => "signal_dropped",
-        Penalty::Fallback => "fallback",
-        Penalty::Replaced => "replaced",
-        Penalty::Forfeit => "forfeit",
     }
 }
 

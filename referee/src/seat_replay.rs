@@ -16,10 +16,12 @@
 //! the recorded one. `--until` stops before one question, leaving the bot running for a
 //! debugger.
 
-use crate::bot::conn::{Incoming, LineConn};
+use crate::bot::ask::{self, Heard, IgnoredLines, Peer};
+use crate::bot::conn::LineConn;
 use crate::bot::process::{self, Limits, SpawnSpec};
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
 use crate::convert;
+use crate::fault::Fault;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, run_game};
 use crate::policy::{self, OnFault, Policy};
 use crate::record_io::Recorder;
@@ -557,10 +559,7 @@ async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, String> {
             Start::Dead { kind, detail, pending } => {
                 let mut bot =
                     Bot::attach_at(spec, Box::new(r), writer, &connect, info.first_id, false).await;
-                bot.dead = Some((*kind, detail.clone()));
-                if *pending {
-                    bot.pending_faults.push((*kind, detail.clone()));
-                }
+                bot.set_unavailable(Fault::new(*kind, detail.clone()), *pending);
                 bot
             }
         };
@@ -746,7 +745,7 @@ fn check_summary(game: &Recorded, s: &GameSummary) -> Result<(), String> {
 }
 
 fn fault_text(f: &FaultRecord) -> String {
-    format!("seat {} {} ({:?}, strike {})", f.seat, f.kind.as_str(), f.penalty, f.strikes)
+    format!("seat {} {} ({}, strike {})", f.seat, f.kind.as_str(), f.penalty.as_str(), f.strikes)
 }
 
 /// A question's type and id, when the referee line is a question.
@@ -1135,60 +1134,61 @@ fn stderr_target(seat: usize) -> (PathBuf, bool) {
     }
 }
 
-/// The process's bytes in and out, and the process itself.
+/// The re-driven bot: its connection and its process.
 struct Driven {
     proc_: Option<process::BotProcess>,
-    stdin: tokio::process::ChildStdin,
     conn: LineConn,
-    ended: bool,
+    /// Why the bot can no longer be fed, once it cannot.
+    ended: Option<Fault>,
 }
 
 impl Driven {
+    /// Writes `bytes` (lines that ask nothing), giving up after `limit`; false when the bot is
+    /// gone.
     async fn write(&mut self, bytes: &[u8], limit: Duration) -> bool {
-        let res = tokio::time::timeout(limit, async {
-            self.stdin.write_all(bytes).await?;
-            self.stdin.flush().await
-        })
-        .await;
-        matches!(res, Ok(Ok(())))
-    }
-
-    /// The bot's answer to question `id`, read as the referee reads it; lines with other ids
-    /// are shown and skipped.
-    async fn answer(&mut self, id: u64, limit: Duration) -> Said {
-        let deadline = Instant::now() + limit;
-        loop {
-            match self.conn.next(deadline).await {
-                Incoming::Line(line) => match decode_line::<FromBot>(&line) {
-                    Ok(m) if m.id() == id => return Said::Answer(m),
-                    Ok(m) => say!(
-                        "  (the bot sent a {} answer with id {} while question {id} was open: ignored)",
-                        m.kind(),
-                        m.id()
-                    ),
-                    Err(_) => return Said::Malformed(line),
-                },
-                Incoming::TooLong => return Said::TooLong,
-                Incoming::Deadline => return Said::Nothing,
-                Incoming::Eof { .. } | Incoming::Error(_) => {
-                    self.ended = true;
-                    return Said::Ended;
-                }
+        self.conn.queue_bytes(bytes);
+        match self.conn.flush(Instant::now() + limit).await {
+            Ok(()) => true,
+            Err(e) => {
+                self.ended = Some(ask::write_failed(self.proc_.as_mut(), false, e).await);
+                false
             }
         }
     }
 
-    /// How the process ended, for messages: `: exit code 2`.
-    async fn exit_text(&mut self) -> String {
-        let status = match self.proc_.as_mut() {
-            Some(p) => p.exit_status(Duration::from_millis(500)).await,
-            None => None,
-        };
-        status.map_or(String::new(), |s| format!(": {}", process::describe_exit(s)))
+    /// Writes `bytes`, question `id` last, and hears the bot's answer as the referee hears it;
+    /// lines with other ids are shown and skipped.
+    async fn answer(&mut self, bytes: &[u8], id: u64, limit: Duration) -> Said {
+        self.conn.queue_bytes(bytes);
+        let mut ignored = IgnoredLines::default();
+        let peer = Peer { conn: &mut self.conn, process: self.proc_.as_mut(), tcp: false };
+        let heard = ask::ask(peer, id, limit, &mut ignored).await;
+        for f in &ignored.kept {
+            say!("  (the bot sent a {}: ignored)", f.detail);
+        }
+        if ignored.more > 0 {
+            say!("  (and {} more lines with other ids: ignored)", ignored.more);
+        }
+        match heard {
+            Heard::Answer(m, _, _) => Said::Answer(m),
+            Heard::Malformed(_, line) => Said::Malformed(line),
+            Heard::Fault(f) if f.kind == FaultKind::LineTooLong => Said::TooLong,
+            Heard::Fault(_) => Said::Nothing,
+            Heard::Gone(f) => {
+                self.ended = Some(f);
+                Said::Ended
+            }
+        }
+    }
+
+    /// How the bot ended, for messages: `: exit code 2`.
+    fn how(&self) -> String {
+        self.ended.as_ref().map_or(String::new(), |f| format!(": {}", f.detail))
     }
 
     async fn finish(mut self, grace: Duration) {
-        drop(self.stdin);
+        self.conn.shutdown().await;
+        drop(self.conn);
         if let Some(p) = self.proc_.take() {
             p.finish(grace).await;
         }
@@ -1217,9 +1217,8 @@ async fn redrive(
     let max_line = protocol::MAX_LINE_BYTES.max(line_limit(game));
     let mut bot = Driven {
         proc_: Some(proc_),
-        stdin,
-        conn: LineConn::new(Box::new(stdout), Box::new(tokio::io::sink()), max_line),
-        ended: false,
+        conn: LineConn::new(Box::new(stdout), Box::new(stdin), max_line),
+        ended: None,
     };
     let handshake = Duration::from_millis(game.header.clock.handshake_ms);
     say!(
@@ -1246,9 +1245,8 @@ async fn redrive(
             game.header.game,
             conv.first_id
         );
-        let ok = bot.write(hello.as_bytes(), handshake + MARGIN).await;
-        if !ok || bot.answer(1, handshake + MARGIN).await == Said::Ended {
-            let how = bot.exit_text().await;
+        if bot.answer(hello.as_bytes(), 1, handshake + MARGIN).await == Said::Ended {
+            let how = bot.how();
             bot.finish(Duration::ZERO).await;
             return Err(format!("the bot ({command}) ended without answering its hello{how}"));
         }
@@ -1268,7 +1266,6 @@ async fn redrive(
         {
             until = None;
             if !pending.is_empty() && !bot.write(&pending, MARGIN).await {
-                bot.ended = true;
                 break;
             }
             pending.clear();
@@ -1290,16 +1287,15 @@ async fn redrive(
                 Duration::from_millis(ms("time_ms") + ms("bank_ms"))
             }
         } + MARGIN;
-        let sent = bot.write(&pending, limit).await;
+        let now = bot.answer(&pending, id, limit).await;
         pending.clear();
-        let now = if sent { bot.answer(id, limit).await } else { Said::Ended };
         let (recorded, fault) = match answers.next() {
             Some((mv, fault)) => (Said::of_move(mv), *fault),
             None => (Said::Unrecorded, None),
         };
         asked += 1;
         if asked == 1 && now == Said::Ended && !conv.continued {
-            let how = bot.exit_text().await;
+            let how = bot.how();
             bot.finish(Duration::ZERO).await;
             return Err(format!(
                 "the bot ({command}) ended without answering its first question{how}"
@@ -1324,17 +1320,16 @@ async fn redrive(
             );
         }
         if now == Said::Ended {
-            bot.ended = true;
             break;
         }
     }
-    if !pending.is_empty() && !bot.ended {
+    if !pending.is_empty() && bot.ended.is_none() {
         let _ = bot.write(&pending, MARGIN).await;
     }
     if let Some(u) = until {
         say!("({} never came in seat {seat}'s conversation)", u.text());
     }
-    let ended = bot.ended;
+    let ended = bot.ended.is_some();
     bot.finish(if stopped.is_some() { Duration::ZERO } else { Duration::from_secs(1) }).await;
     if ended {
         say!("(the bot ended its output: the rest of the conversation was not fed)");

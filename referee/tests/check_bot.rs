@@ -199,6 +199,26 @@ fn silent_bot_fails_the_handshake_within_its_limit() {
     assert!(run.took < Duration::from_millis(4_000), "took {:?}", run.took);
 }
 
+/// Issue 17: check-bot read its bot with a loop of its own, which did not watch the process: a
+/// line that a dead bot's child wrote in the moment before the referee swept it could be taken
+/// for the bot's answer. It is heard by the match's loop now, where the exit wins: the
+/// conversation ends at the question after the exit, and none of the child's lines counts.
+#[test]
+fn answers_written_for_a_dead_bot_are_not_taken() {
+    let pids = std::env::temp_dir().join(format!("check-bot-orphan-{}.pids", std::process::id()));
+    let hostile = root().join("sample-bots/hostile/orphan_answers.py");
+    let run = check_bot(&[&script("python3", &hostile, &format!("'{}'", pids.display()))]);
+    let _ = std::fs::remove_file(&pids);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    run.assert_fails(
+        "play",
+        &["an answer to the play question (trick 2)", "no longer running (exit code 0)"],
+    );
+    for check in &CHECKS[5..] {
+        run.assert_fails(check, &["the bot is no longer running (exit code 0)"]);
+    }
+}
+
 #[test]
 fn a_program_that_cannot_start_fails_the_handshake() {
     let run = check_bot(&["/nonexistent/aluette-bot"]);

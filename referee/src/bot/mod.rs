@@ -1,18 +1,22 @@
 //! Bots as the referee sees them: how one is reached (a program, a built-in), the handshake, and
 //! asking one question against a deadline with every way it can fail classified as a fault.
 
+pub(crate) mod ask;
 pub(crate) mod builtin;
 pub(crate) mod conn;
 pub(crate) mod preflight;
 pub(crate) mod process;
+pub(crate) mod seat;
 pub(crate) mod shell;
 pub(crate) mod tcp;
 
+use crate::bot::ask::{Heard, IgnoredLines, Peer};
 use crate::bot::builtin::Builtin;
-use crate::bot::conn::{Incoming, LineConn};
+use crate::bot::conn::LineConn;
 use crate::bot::process::{BotProcess, SpawnSpec};
+use crate::fault::Fault;
 use crate::text;
-use protocol::msg::{FromBot, NO_QUESTION, ToBot};
+use protocol::msg::{FromBot, ToBot};
 use protocol::record::FaultKind;
 use protocol::{FEATURES, PROTOCOL_VERSION};
 use std::time::Duration;
@@ -125,9 +129,8 @@ pub(crate) struct Identity {
 pub(crate) enum Reply {
     /// An answer with the question's id, the think time, and the line as received.
     Answer(FromBot, Duration, String),
-    /// No usable answer: the class, what happened, and the offending line's bytes when there
-    /// was one (not necessarily UTF-8).
-    Fault(FaultKind, String, Option<Vec<u8>>),
+    /// No usable answer.
+    Fault(Fault),
 }
 
 /// How long a stopped bot may take to read its `bye` and exit before it is killed.
@@ -135,30 +138,6 @@ const STOP_GRACE: Duration = Duration::from_millis(500);
 /// Grace a bot gets to exit after `bye` before its process group is killed, when a match or a
 /// tournament table closes it (`Bot::close`).
 pub(crate) const BYE_GRACE: Duration = Duration::from_secs(1);
-
-/// A line skipped while waiting for an answer (a stale or unknown id).
-pub(crate) type Ignored = (FaultKind, String, String);
-
-/// Ignored lines kept per question for the record; a flood beyond them is only counted, so a bot
-/// cannot make the referee hold its lines.
-pub(crate) const MAX_IGNORED_KEPT: usize = 20;
-
-/// The lines a question skipped: the first few kept, the rest counted.
-#[derive(Debug, Default)]
-pub(crate) struct IgnoredLines {
-    pub(crate) kept: Vec<Ignored>,
-    pub(crate) more: u64,
-}
-
-impl IgnoredLines {
-    fn push(&mut self, line: Ignored) {
-        if self.kept.len() < MAX_IGNORED_KEPT {
-            self.kept.push(line);
-        } else {
-            self.more += 1;
-        }
-    }
-}
 
 /// One bot connection and, for programs, its process.
 #[derive(Debug)]
@@ -172,11 +151,11 @@ pub(crate) struct Bot {
     builtin: Option<JoinHandle<()>>,
     next_id: u64,
     /// Why the bot can no longer play, once it cannot.
-    pub(crate) dead: Option<(FaultKind, String)>,
+    dead: Option<Fault>,
     /// Processes that ended and are being reaped (their stderr logs completed).
     retired: Vec<JoinHandle<()>>,
     /// Faults met while connecting, recorded by the next game.
-    pub(crate) pending_faults: Vec<(FaultKind, String)>,
+    pending_faults: Vec<Fault>,
     /// Starts so far (for naming restarted bots' stderr logs).
     starts: u32,
     /// The hello answer of the current connection, until a game's record has taken it.
@@ -300,9 +279,8 @@ impl Bot {
                         self.process = Some(proc_);
                     }
                     Err(e) => {
-                        let fault = (FaultKind::NoStart, format!("cannot start {}: {e}", argv[0]));
-                        self.pending_faults.push(fault.clone());
-                        self.dead = Some(fault);
+                        let detail = format!("cannot start {}: {e}", argv[0]);
+                        self.set_unavailable(Fault::new(FaultKind::NoStart, detail), true);
                         return;
                     }
                 }
@@ -320,17 +298,15 @@ impl Bot {
                     self.conn = Some(conn);
                 }
                 Err(e) => {
-                    let fault = (FaultKind::NoStart, format!("cannot connect to {addr}: {e}"));
-                    self.pending_faults.push(fault.clone());
-                    self.dead = Some(fault);
+                    let detail = format!("cannot connect to {addr}: {e}");
+                    self.set_unavailable(Fault::new(FaultKind::NoStart, detail), true);
                     return;
                 }
             },
             BotSpec::TcpSeat { .. } => {
                 // Seats filled by connecting bots are (re)filled by the lobby, not started.
-                let fault =
-                    (FaultKind::Disconnected, "no bot is connected to this seat".to_string());
-                self.dead = Some(fault);
+                let fault = Fault::new(FaultKind::Disconnected, "no bot is connected to this seat");
+                self.set_unavailable(fault, false);
                 return;
             }
         }
@@ -344,7 +320,7 @@ impl Bot {
         if self.is_alive() {
             self.say_bye(&format!("handshake refused: {detail}")).await;
         }
-        let fault = (FaultKind::HandshakeRefused, detail);
+        let fault = Fault::new(FaultKind::HandshakeRefused, detail);
         self.pending_faults.push(fault.clone());
         self.kill(fault).await;
     }
@@ -387,7 +363,7 @@ impl Bot {
             Reply::Answer(other, _, _) => {
                 Err(format!("expected a hello answer, got {}", other.kind()))
             }
-            Reply::Fault(kind, detail, _) => Err(format!("{}: {detail}", kind.as_str())),
+            Reply::Fault(f) => Err(format!("{}: {}", f.kind.as_str(), f.detail)),
         }
     }
 
@@ -413,11 +389,31 @@ impl Bot {
     /// failing at that game's first question. True when it was.
     pub(crate) async fn drop_if_closed(&mut self) -> bool {
         if self.is_alive() && self.conn.as_ref().is_some_and(LineConn::peer_closed) {
-            let why = (FaultKind::Disconnected, "the connection closed between games".into());
+            let why = Fault::new(FaultKind::Disconnected, "the connection closed between games");
             self.kill(why).await;
             return true;
         }
         false
+    }
+
+    /// Why the bot can no longer play, once it cannot.
+    pub(crate) fn dead(&self) -> Option<&Fault> {
+        self.dead.as_ref()
+    }
+
+    /// Marks the bot unable to play because of `fault`, met outside any game (a seat nobody
+    /// took); with `record`, the next game's record shows the fault.
+    pub(crate) fn set_unavailable(&mut self, fault: Fault, record: bool) {
+        if record {
+            self.pending_faults.push(fault.clone());
+        }
+        self.dead = Some(fault);
+    }
+
+    /// The faults met while connecting since the last game, for its record; taking them marks
+    /// them recorded.
+    pub(crate) fn take_pending_faults(&mut self) -> Vec<Fault> {
+        std::mem::take(&mut self.pending_faults)
     }
 
     /// True while the bot can be asked questions.
@@ -450,201 +446,43 @@ impl Bot {
             return;
         }
         if let Err(e) = conn.flush(Instant::now() + limit).await {
-            let fault = self.classify_write_error(e).await;
+            let fault = ask::write_failed(self.process.as_mut(), self.spec.is_tcp(), e).await;
             self.kill(fault).await;
         }
     }
 
     /// Asks one question, built from its id, and waits at most `limit` for the answer. Lines
-    /// with stale or unknown ids are skipped and reported in `ignored`.
+    /// with stale or unknown ids are skipped and reported in `ignored`. A bot found gone is
+    /// dead from then on.
     pub(crate) async fn ask(
         &mut self,
         question: impl FnOnce(u64) -> ToBot,
         limit: Duration,
         ignored: &mut IgnoredLines,
     ) -> Reply {
-        if let Some((kind, detail)) = &self.dead {
-            return Reply::Fault(*kind, detail.clone(), None);
+        if let Some(fault) = &self.dead {
+            return Reply::Fault(fault.clone());
         }
         let Some(conn) = self.conn.as_mut() else {
-            return Reply::Fault(FaultKind::ClosedStdout, "no connection".into(), None);
+            return Reply::Fault(Fault::new(FaultKind::ClosedStdout, "no connection"));
         };
         let id = self.next_id;
         self.next_id += 1;
         conn.queue(&question(id));
-        if let Err(e) = conn.flush(Instant::now() + limit).await {
-            let fault = self.classify_write_error(e).await;
-            return self.die(fault).await;
-        }
-        let sent = Instant::now();
-        let deadline = sent + limit;
-        let timed_out = || {
-            let ms = limit.as_millis();
-            Reply::Fault(FaultKind::Timeout, format!("no answer within {ms} ms"), None)
-        };
-        loop {
-            let Some(conn) = self.conn.as_mut() else {
-                return Reply::Fault(FaultKind::ClosedStdout, "no connection".into(), None);
-            };
-            // A bot can die while a child it started still holds its stdout open, so end of
-            // file never comes: watch the process too. Its end wins over any line still in the
-            // pipe: those may have been written by what it left behind, not by the bot.
-            let incoming = match self.process.as_mut() {
-                Some(process) => tokio::select! {
-                    biased;
-                    status = process.wait() => {
-                        return self.die((FaultKind::Exited, exit_detail(status))).await;
-                    }
-                    incoming = conn.next(deadline) => incoming,
-                },
-                None => conn.next(deadline).await,
-            };
-            // A line read once the bot has ended is nobody's answer (see above); the exit may
-            // not have been reported yet, so it is looked up.
-            if matches!(incoming, Incoming::Line(_))
-                && let Some(fault) = self.exited_now()
-            {
-                return self.die(fault).await;
-            }
-            match incoming {
-                Incoming::Line(line) => {
-                    let msg = match FromBot::decode(&line) {
-                        Ok(msg) => msg,
-                        Err(e) => {
-                            // Kept as bytes: a line that is not UTF-8 must reach the record as
-                            // sent, or its replay would see another line.
-                            let detail = excerpt(&e.to_string(), &line);
-                            return Reply::Fault(FaultKind::Malformed, detail, Some(line));
-                        }
-                    };
-                    // A decoded line is UTF-8, so its own buffer becomes the recorded text
-                    // without a copy (the fallback is never taken).
-                    let raw = String::from_utf8(line)
-                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-                    match msg {
-                        msg if msg.id() == id => {
-                            return Reply::Answer(msg, sent.elapsed(), raw);
-                        }
-                        msg if (1..id).contains(&msg.id()) => ignored.push((
-                            FaultKind::StaleId,
-                            format!(
-                                "{} answer with id {} while question {id} is open",
-                                msg.kind(),
-                                msg.id()
-                            ),
-                            raw,
-                        )),
-                        msg if msg.id() == NO_QUESTION => ignored.push((
-                            FaultKind::UnknownId,
-                            format!(
-                                "{} answer with an id no question has (ids are integers from 1; \
-                                 0, negative numbers, numbers beyond 2^64 - 1 and numbers with \
-                                 a fraction or an exponent are none)",
-                                msg.kind()
-                            ),
-                            raw,
-                        )),
-                        msg => ignored.push((
-                            FaultKind::UnknownId,
-                            format!(
-                                "{} answer with id {} that was never asked",
-                                msg.kind(),
-                                msg.id()
-                            ),
-                            raw,
-                        )),
-                    }
-                }
-                Incoming::TooLong => {
-                    let max = self.conn.as_ref().map_or(0, LineConn::max_line);
-                    return Reply::Fault(
-                        FaultKind::LineTooLong,
-                        format!("a line longer than {max} bytes"),
-                        None,
-                    );
-                }
-                Incoming::Deadline => return timed_out(),
-                Incoming::Eof { partial } => {
-                    let fault = self.classify_eof(partial).await;
-                    return self.die(fault).await;
-                }
-                Incoming::Error(e) => {
-                    let kind = if self.spec.is_tcp() {
-                        FaultKind::Disconnected
-                    } else {
-                        FaultKind::ClosedStdout
-                    };
-                    let fault = (kind, format!("reading the bot failed: {e}"));
-                    return self.die(fault).await;
-                }
-            }
-            // Only an ignored line gets here. Checked after each: a bot that floods valid lines
-            // keeps the read ready, so the read's own timer would never get its turn.
-            if Instant::now() >= deadline {
-                return timed_out();
+        let peer = Peer { conn, process: self.process.as_mut(), tcp: self.spec.is_tcp() };
+        match ask::ask(peer, id, limit, ignored).await {
+            Heard::Answer(msg, took, raw) => Reply::Answer(msg, took, raw),
+            Heard::Malformed(e, line) => Reply::Fault(ask::malformed(&e, line)),
+            Heard::Fault(fault) => Reply::Fault(fault),
+            Heard::Gone(fault) => {
+                self.kill(fault.clone()).await;
+                Reply::Fault(fault)
             }
         }
-    }
-
-    /// The `exited` fault of a bot process that has ended (reaped or not), checked without
-    /// waiting.
-    fn exited_now(&self) -> Option<(FaultKind, String)> {
-        let status = self.process.as_ref()?.ended()?;
-        Some((FaultKind::Exited, exit_detail(status)))
-    }
-
-    async fn classify_eof(&mut self, partial: usize) -> (FaultKind, String) {
-        let half = if partial > 0 {
-            format!(" after a half-sent line of {partial} bytes")
-        } else {
-            String::new()
-        };
-        match self.process.as_mut() {
-            Some(p) => match p.exit_status(Duration::from_millis(500)).await {
-                Some(status) => {
-                    (FaultKind::Exited, format!("{}{half}", process::describe_exit(status)))
-                }
-                None => {
-                    (FaultKind::ClosedStdout, format!("closed its stdout but kept running{half}"))
-                }
-            },
-            None if self.spec.is_tcp() => {
-                (FaultKind::Disconnected, format!("the connection closed{half}"))
-            }
-            None => (FaultKind::ClosedStdout, format!("closed the connection{half}")),
-        }
-    }
-
-    async fn classify_write_error(&mut self, e: std::io::Error) -> (FaultKind, String) {
-        if e.kind() == std::io::ErrorKind::TimedOut {
-            return (FaultKind::Timeout, "stopped reading its input".into());
-        }
-        match self.process.as_mut() {
-            Some(p) => match p.exit_status(Duration::from_millis(500)).await {
-                Some(status) => (FaultKind::Exited, process::describe_exit(status)),
-                // Its stdout may well be open still (it can go on writing answers), so this is
-                // not `closed_stdout`: a bot that closed its stdin stopped reading its input,
-                // which spec 6.1 classes as `timeout`, found at once rather than by the clock.
-                None => (
-                    FaultKind::Timeout,
-                    format!("stopped reading its input: it closed its stdin ({e})"),
-                ),
-            },
-            None if self.spec.is_tcp() => {
-                (FaultKind::Disconnected, format!("the connection failed: {e}"))
-            }
-            None => (FaultKind::ClosedStdout, format!("connection closed: {e}")),
-        }
-    }
-
-    /// [`Bot::kill`] for a fault found while asking, which is then the question's reply.
-    async fn die(&mut self, fault: (FaultKind, String)) -> Reply {
-        self.kill(fault.clone()).await;
-        Reply::Fault(fault.0, fault.1, None)
     }
 
     /// Marks the bot dead and kills its process group; it can be started again for another game.
-    async fn kill(&mut self, why: (FaultKind, String)) {
+    async fn kill(&mut self, why: Fault) {
         self.dead = Some(why);
         self.retire(Duration::ZERO);
     }
@@ -699,7 +537,7 @@ impl Bot {
             // What the next game finds is a seat without a bot: a program is gone (it is
             // started again), a TCP bot's connection is closed (it may connect again).
             let kind = if self.spec.is_tcp() { FaultKind::Disconnected } else { FaultKind::Exited };
-            self.dead = Some((kind, format!("stopped by the referee: {reason}")));
+            self.dead = Some(Fault::new(kind, format!("stopped by the referee: {reason}")));
             self.retire(STOP_GRACE);
         }
     }
@@ -724,11 +562,6 @@ impl Bot {
             let _ = task.await;
         }
     }
-}
-
-/// An exit status for a fault's detail.
-fn exit_detail(status: Option<std::process::ExitStatus>) -> String {
-    status.map_or_else(|| "ended".to_string(), process::describe_exit)
 }
 
 /// What a hello answer may call its bot: the referee's handshake and `check-bot` judge it by this
@@ -756,12 +589,4 @@ pub(crate) fn check_identity(
         return Err("author longer than 128 bytes".into());
     }
     Ok(())
-}
-
-/// An error message with the start of the offending line, safe to print and record.
-fn excerpt(error: &str, line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&line[..line.len().min(80)]);
-    let more = if line.len() > 80 { "..." } else { "" };
-    // A decoder's message can quote the line (an unknown variant): escaped like the excerpt.
-    format!("{} in line {text:?}{more}", text::escape(error))
 }

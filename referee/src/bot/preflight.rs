@@ -53,11 +53,12 @@ pub(crate) fn refusal<'a>(
             BotSpec::TcpConnect(addr) => format!("the bot listening at {addr}"),
             _ => return None,
         };
-        let (kind, detail) = bot.dead.as_ref()?;
+        let dead = bot.dead()?;
         Some(Refusal {
             line: format!(
-                "{who} cannot play: {shown} did not start and answer its hello ({}: {detail}); no game was played",
-                kind.as_str(),
+                "{who} cannot play: {shown} did not start and answer its hello ({}: {}); no game was played",
+                dead.kind.as_str(),
+                dead.detail,
             ),
             log: stderr_dir.zip(bot.stderr_log.as_deref()).map(|(d, log)| normalised(&d.join(log))),
         })

@@ -8,6 +8,7 @@
 //! bot that died is started again before its next game; groups not used for a while are
 //! closed when the table needs room for others.
 
+use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig};
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, run_game};
@@ -16,7 +17,6 @@ use crate::record_io::{self, Recorder};
 use crate::shutdown::{Shutdown, Stage};
 use crate::tournament::config::Entrant;
 use crate::tournament::schedule::Job;
-use protocol::record::FaultKind;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -255,13 +255,7 @@ impl Bots {
         group.last_used = self.clock;
         if !group.fresh {
             for (slot, bot) in group.bots.iter_mut().enumerate() {
-                // A TCP bot that dropped since its last question gets a handshake's time to
-                // come back, once.
-                let wait =
-                    if bot.drop_if_closed().await { ctx.connect.handshake } else { Duration::ZERO };
-                if !bot.is_alive() {
-                    restart(ctx, table, cpu, key, slot, bot, wait).await;
-                }
+                seat::revive(bot, &place(ctx), &stem(ctx, table, key, slot), cpu).await;
             }
         }
         group.fresh = false;
@@ -326,40 +320,15 @@ fn spec_for(ctx: &TableCtx, table: usize, key: Key, slot: usize) -> BotSpec {
 async fn open_bot(ctx: &TableCtx, table: usize, cpu: Option<usize>, key: Key, slot: usize) -> Bot {
     let spec = spec_for(ctx, table, key, slot);
     let stem = stem(ctx, table, key, slot);
-    let mut bot = Bot::connect(spec.clone(), &ctx.connect, Some(&ctx.records), &stem, cpu).await;
-    if let (BotSpec::TcpSeat { token }, Some(lobby)) = (&spec, &ctx.lobby) {
-        match lobby.take(token, ctx.connect_wait).await {
-            Some(arrived) => bot.replace_with(arrived),
-            None => bot.pending_faults.push((
-                FaultKind::NoStart,
-                format!(
-                    "no bot connected with token {token} within {} ms",
-                    ctx.connect_wait.as_millis()
-                ),
-            )),
-        }
-    }
-    bot
+    seat::fill(spec, &place(ctx), &stem, cpu, ctx.connect_wait).await
 }
 
-/// Brings a dead bot back: a program is started again; a TCP seat takes a bot that
-/// reconnected with its token, if one did.
-async fn restart(
-    ctx: &TableCtx,
-    table: usize,
-    cpu: Option<usize>,
-    key: Key,
-    slot: usize,
-    bot: &mut Bot,
-    wait: Duration,
-) {
-    match (&bot.spec, &ctx.lobby) {
-        (BotSpec::TcpSeat { token }, Some(lobby)) => {
-            let token = token.clone();
-            if let Some(arrived) = lobby.take(&token, wait).await {
-                bot.replace_with(arrived);
-            }
-        }
-        _ => bot.start(&ctx.connect, Some(&ctx.records), &stem(ctx, table, key, slot), cpu).await,
+/// Where this tournament's seats are filled from.
+fn place(ctx: &TableCtx) -> Place<'_> {
+    Place {
+        connect: &ctx.connect,
+        stderr_dir: Some(&ctx.records),
+        lobby: ctx.lobby.as_ref(),
+        connect_wait: ctx.connect_wait,
     }
 }
