@@ -5,68 +5,17 @@
 //! sent, so its game replays seat by seat; and a bad number for a flag gets a message naming
 //! the flag and its range.
 
-mod common;
-
-use common::{Scratch, cmdline, jsonl, referee, referee_fails, s, text};
+use crate::harness::{Played, RANDOM, Scratch, Suite, referee, referee_fails, s, text};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
-const RANDOM: &str = "builtin:random";
-/// How long a killed bot process may take to disappear.
-const REAP: Duration = Duration::from_secs(3);
+/// wire_bot.py bots, on the default clocks.
+const WIRE: Suite = Suite { clocks: &[], marks: &["wire_bot.py"] };
 
-/// One game (seed 1) with a wire_bot.py bot in seat 0 and built-in bots elsewhere.
-struct Game {
-    path: PathBuf,
-    record: Vec<Value>,
-}
-
-impl Game {
-    fn faults(&self) -> Vec<&Value> {
-        self.lines("fault").collect()
-    }
-
-    fn lines<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
-        self.record.iter().filter(move |l| l["type"] == kind)
-    }
-
-    fn plays(&self, seat: u64) -> Vec<&Value> {
-        self.lines("play").filter(|l| l["seat"] == seat).collect()
-    }
-}
-
-/// The `--bot` value of a wire_bot.py bot; its pid goes to the scratch folder's `pids`.
-fn bot(dir: &Scratch, mode: &str) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/wire_bot.py");
-    format!("python3 '{}' {mode} '{}'", script.display(), dir.join("pids").display())
-}
-
-/// Plays the game and checks what every case must leave intact: exit status 0, a complete
-/// record that replays, and no bot process left alive.
-fn play(dir: &Scratch, mode: &str, extra: &[&str]) -> Game {
-    let records = dir.join("records");
-    let bot = bot(dir, mode);
-    let mut args = vec!["match", "--seed", "1", "--records", s(&records), "--bot", &bot];
-    args.extend(["--bot", RANDOM, "--bot", RANDOM, "--bot", RANDOM]);
-    args.extend(extra);
-    let out = referee(&args);
-    assert!(out.status.success(), "referee {args:?}: {}", text(&out.stderr));
-    let path = records.join("game-000001.jsonl");
-    let record = jsonl(&path);
-    let footer = record.last().unwrap();
-    assert_eq!((&footer["type"], &footer["status"]), (&"footer".into(), &"complete".into()));
-    let out = referee(&["replay", "--quiet", s(&path)]);
-    assert!(out.status.success(), "replay: {}", text(&out.stderr));
-    let pids = std::fs::read_to_string(dir.join("pids")).unwrap_or_default();
-    let deadline = Instant::now() + REAP;
-    for pid in pids.lines().map(|l| l.parse::<u32>().unwrap()) {
-        while common::alive(pid) && cmdline(pid).contains("wire_bot.py") {
-            assert!(Instant::now() < deadline, "bot process {pid} outlived the referee");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    Game { path, record }
+/// One game (seed 1) with a wire_bot.py bot in seat 0 and built-in bots elsewhere, and what
+/// every case must leave intact.
+fn play(dir: &Scratch, mode: &str, extra: &[&str]) -> Played {
+    WIRE.play(dir, [&dir.wire_bot(mode), RANDOM, RANDOM, RANDOM], extra)
 }
 
 /// `replay --seat S` for every seat, each re-deriving its conversation; the four outputs.
@@ -134,7 +83,7 @@ fn ids_no_question_can_have_are_ignored_as_unknown_ids() {
         assert_eq!(f["raw"], format!(r#"{{"type":"play","id":{odd},"card":"{card}"}}"#));
     }
     assert!(game.plays(0).iter().all(|p| p.get("auto").is_none()), "the answer stands");
-    assert_eq!(game.record.last().unwrap()["stats"][0]["strikes"], 0);
+    assert_eq!(game.stats(0)["strikes"], 0);
     // The re-run reads the same lines, ignores them the same way, and shows them.
     let seats = every_seat(&game.path);
     let shown = sent(&seats[0]);
@@ -190,7 +139,8 @@ fn a_line_that_is_not_utf8_is_recorded_as_sent_and_replays_for_every_seat() {
         "seat 0's conversation shows the line, its bad byte as \\xff"
     );
     // Re-driving the same bot compares its bytes with the recorded ones: the same.
-    let out = referee(&["replay", s(&game.path), "--seat", "0", "--bot", &bot(&dir, "non-utf8")]);
+    let out =
+        referee(&["replay", s(&game.path), "--seat", "0", "--bot", &dir.wire_bot("non-utf8")]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains(" 0 differ"), "{stdout}");

@@ -11,13 +11,9 @@
 //! happens exactly when the test wants it; well-behaved bots are the sample bots.
 //! `tcp_clients/listen_bot.py` turns a stdin/stdout bot into a bot that listens.
 
-// The lint steers the referee's own code to its process module (process groups, kill on drop);
-// here starting the referee and the bots directly is the whole point.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{Scratch, quoted, root, rust_bot_path};
+use crate::harness::{
+    Scratch, check_record, jsonl, quoted, root, run_limited, rust_bot_path, text,
+};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -49,31 +45,17 @@ fn heuristic_py() -> String {
     root().join("sample-bots/python/heuristic_bot.py").display().to_string()
 }
 
-/// What the tests here need of their scratch folder.
-impl Scratch {
-    fn records(&self) -> String {
-        self.join("records").display().to_string()
+/// `match` with a fixed seed, records in the scratch folder, and (unless `extra` sets one) a
+/// generous wait for TCP bots.
+fn match_args(s: &Scratch, seed: u64, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> =
+        ["match", "--seed", &seed.to_string(), "--records"].iter().map(|s| s.to_string()).collect();
+    args.push(s.records().display().to_string());
+    if !extra.contains(&"--connect-wait-ms") {
+        args.extend(["--connect-wait-ms".into(), CONNECT_WAIT_MS.into()]);
     }
-
-    /// `match` with a fixed seed, records in this folder, and (unless `extra` sets one) a
-    /// generous wait for TCP bots.
-    fn match_args(&self, seed: u64, extra: &[&str]) -> Vec<String> {
-        let mut args: Vec<String> = ["match", "--seed", &seed.to_string(), "--records"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        args.push(self.records());
-        if !extra.contains(&"--connect-wait-ms") {
-            args.extend(["--connect-wait-ms".into(), CONNECT_WAIT_MS.into()]);
-        }
-        args.extend(extra.iter().map(|s| s.to_string()));
-        args
-    }
-
-    /// Record `n` (from 1) of this folder's match.
-    fn record(&self, n: u64) -> PathBuf {
-        self.join("records").join(format!("game-{n:06}.jsonl"))
-    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
 }
 
 /// What the referee printed about its lobby.
@@ -279,21 +261,6 @@ impl Drop for Proc {
 
 // ---- records -------------------------------------------------------------------------------
 
-fn check_record(s: &Scratch, path: &Path) -> Vec<Value> {
-    let mut replay = Referee::start(s, &["replay", "--quiet", path.to_str().expect("UTF-8")]);
-    replay.finish().assert_ok(&format!("replay {}", path.display()));
-    let lines = common::jsonl(path);
-    assert_eq!(lines[0]["type"], "header", "{}", path.display());
-    let footer = lines.last().expect("a record has lines");
-    assert_eq!(
-        (&footer["type"], &footer["status"]),
-        (&json!("footer"), &json!("complete")),
-        "{}: {footer}",
-        path.display()
-    );
-    lines
-}
-
 fn seat_of(header: &Value, seat: usize) -> &Value {
     &header["seats"][seat]
 }
@@ -462,14 +429,14 @@ fn refused(addr: &str, hello: Value, reason: &str) {
 fn four_tcp_bots_play_a_complete_game() {
     let _shared = shared();
     let s = Scratch::new("four");
-    let mut referee = Referee::start(&s, &s.match_args(3, &["--bot", "tcp"]));
+    let mut referee = Referee::start(&s, &match_args(&s, 3, &["--bot", "tcp"]));
     let lobby = referee.lobby(4);
     assert_eq!(lobby.tokens.iter().map(|(p, _)| *p).collect::<Vec<_>>(), [0, 1, 2, 3]);
     let mut bots: Vec<Proc> =
         (0..4).map(|p| Proc::python(&lobby.addr, lobby.token(p), &format!("py-tcp-{p}"))).collect();
     referee.finish().assert_ok("four TCP bots");
 
-    let lines = check_record(&s, &s.record(1));
+    let lines = check_record(&s.record(1));
     for p in 0..4 {
         let seat = seat_of(&lines[0], p);
         assert_eq!(seat["command"], json!(["tcp"]), "seat {p}: {seat}");
@@ -493,7 +460,7 @@ fn tcp_and_program_seats_share_a_table() {
     let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:bob", "--bot", &py];
     let mut extra = vec!["--games", "2"];
     extra.extend(bots);
-    let mut referee = Referee::start(&s, &s.match_args(5, &extra));
+    let mut referee = Referee::start(&s, &match_args(&s, 5, &extra));
     let lobby = referee.lobby(2);
     assert_eq!(lobby.tokens, [(0, "alice".to_string()), (2, "bob".to_string())]);
     let mut alice = Proc::python(&lobby.addr, "alice", "alice-bot");
@@ -503,7 +470,7 @@ fn tcp_and_program_seats_share_a_table() {
     assert!(done.stdout.contains("Match over: 2 games"), "{}", done.stdout);
 
     for game in 1..=2 {
-        let lines = check_record(&s, &s.record(game));
+        let lines = check_record(&s.record(game));
         let header = &lines[0];
         let commands: Vec<&Value> = (0..4).map(|p| &seat_of(header, p)["command"]).collect();
         assert_eq!(commands[0], &json!(["tcp"]));
@@ -559,13 +526,13 @@ fn the_referee_connects_to_a_bot_that_listens() {
         ["--bot", &seat0, "--bot", "builtin:random", "--bot", &seat2, "--bot", "builtin:random"];
     let mut extra = vec!["--games", "2"];
     extra.extend(bots);
-    let mut referee = Referee::start(&s, &s.match_args(8, &extra));
+    let mut referee = Referee::start(&s, &match_args(&s, 8, &extra));
     let done = referee.finish();
     done.assert_ok("bots that listen");
     assert!(!done.stdout.contains("Listening"), "no seat waits for a connecting bot");
 
     for game in 1..=2 {
-        let lines = check_record(&s, &s.record(game));
+        let lines = check_record(&s.record(game));
         for (p, addr) in [(0, &seat0), (2, &seat2)] {
             let header_seat = seat_of(&lines[0], p);
             assert_eq!(header_seat["command"], json!([addr]), "{header_seat}");
@@ -587,13 +554,13 @@ fn alice_table(s: &Scratch, seed: u64, extra: &[&str]) -> Referee {
     let mut args = extra.to_vec();
     args.extend(["--bot", "tcp:alice", "--bot", "builtin:random"]);
     args.extend(["--bot", "builtin:random", "--bot", "builtin:random"]);
-    Referee::start(s, &s.match_args(seed, &args))
+    Referee::start(s, &match_args(s, seed, &args))
 }
 
 /// The single game of `s`'s match was played to the end by the well-behaved bot named `name` in
 /// seat 0, which no refused connection charged with a fault.
 fn assert_seat0_played_cleanly(s: &Scratch, name: &str) {
-    let lines = check_record(s, &s.record(1));
+    let lines = check_record(&s.record(1));
     assert_eq!(seat_of(&lines[0], 0)["name"], name);
     assert!(all_faults(&lines).is_empty(), "{:?}", all_faults(&lines));
     assert!(!answers(&lines, 0).iter().any(|a| auto(a)), "seat 0 was played for");
@@ -691,7 +658,7 @@ fn a_disconnect_mid_game_is_replaced_and_the_bot_may_come_back() {
     let mut args = vec!["--games", "2"];
     args.extend(bots);
     args.extend(["--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(14, &args));
+    let mut referee = Referee::start(&s, &match_args(&s, 14, &args));
     let lobby = referee.lobby(2);
     // Carol answers after 20 ms: game 1 lasts about a second, time enough for alice to come back
     // before game 2.
@@ -724,7 +691,7 @@ fn a_disconnect_mid_game_is_replaced_and_the_bot_may_come_back() {
     referee.finish().assert_ok("disconnect");
     carol.join().expect("carol");
 
-    let game1 = check_record(&s, &s.record(1));
+    let game1 = check_record(&s.record(1));
     let f = faults(&game1, 0);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(
@@ -738,7 +705,7 @@ fn a_disconnect_mid_game_is_replaced_and_the_bot_may_come_back() {
     assert!(mine[5..].iter().all(|a| auto(a)), "the fallback plays the rest of the game");
     assert!(faults(&game1, 2).is_empty(), "{:?}", faults(&game1, 2));
 
-    let game2 = check_record(&s, &s.record(2));
+    let game2 = check_record(&s.record(2));
     let seat0 = seat_of(&game2[0], 0);
     assert_eq!(seat0["name"], "phoenix", "{seat0}");
     assert!(seat0["hello"].is_string(), "a new connection: its handshake is recorded");
@@ -764,7 +731,7 @@ fn a_half_sent_line_then_close_is_disconnected() {
     c.drain();
 
     referee.finish().assert_ok("half-sent line");
-    let lines = check_record(&s, &s.record(1));
+    let lines = check_record(&s.record(1));
     let f = faults(&lines, 0);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(
@@ -788,7 +755,7 @@ fn a_slow_sender_times_out_without_stalling_the_table() {
     let mut args = clocks.to_vec();
     args.extend(bots);
     args.extend(["--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(16, &args));
+    let mut referee = Referee::start(&s, &match_args(&s, 16, &args));
     let lobby = referee.lobby(2);
     let steady = steady(&lobby.addr, "steady", "steady", Duration::ZERO);
 
@@ -816,7 +783,7 @@ fn a_slow_sender_times_out_without_stalling_the_table() {
     steady.join().expect("steady");
     slow.join().expect("slow");
 
-    let lines = check_record(&s, &s.record(1));
+    let lines = check_record(&s.record(1));
     let f = faults(&lines, 0);
     assert_eq!(f.first().map(|f| &f["kind"]), Some(&json!("timeout")), "{f:?}");
     assert!(
@@ -874,13 +841,13 @@ fn a_seat_nobody_connects_to_is_no_start() {
     let _shared = shared();
     let s = Scratch::new("nobody");
     let args = ["--connect-wait-ms", "1000", "--bot", "tcp:alice", "--bot", "builtin:random"];
-    let mut referee = Referee::start(&s, &s.match_args(18, &args));
+    let mut referee = Referee::start(&s, &match_args(&s, 18, &args));
     referee.lobby(1);
     let done = referee.finish();
     done.assert_ok("nobody connects");
     assert!(done.elapsed >= Duration::from_millis(1000), "waited only {:?}", done.elapsed);
 
-    let lines = check_record(&s, &s.record(1));
+    let lines = check_record(&s.record(1));
     let f0 = faults(&lines, 0);
     assert_eq!(f0.len(), 1, "{f0:?}");
     assert_eq!(
@@ -912,7 +879,7 @@ fn a_bot_that_listens_but_cannot_be_reached_stops_the_match() {
     let listen_seat = format!("tcp://{free}");
     let mut args = vec!["--bot", "builtin:random", "--bot", "builtin:random"];
     args.extend(["--bot", &listen_seat, "--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(18, &args));
+    let mut referee = Referee::start(&s, &match_args(&s, 18, &args));
     let status = referee.child.wait().expect("the referee ends");
     let stderr = referee.stderr();
     assert!(!status.success(), "the match went on without player 2: {stderr}");
@@ -955,7 +922,7 @@ fn a_bot_that_drops_before_the_game_may_take_its_seat_again() {
     let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:bob"];
     let mut args = bots.to_vec();
     args.extend(["--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(19, &args));
+    let mut referee = Referee::start(&s, &match_args(&s, 19, &args));
     let lobby = referee.lobby(2);
 
     // Alice's bot connects while the table waits for bob, then crashes and is restarted.
@@ -1004,9 +971,9 @@ const STRANGER: &str = "127.0.0.2";
 fn run_attack(argv: &[&str]) -> Value {
     let mut cmd = Command::new(argv[0]);
     cmd.args(&argv[1..]).current_dir(root()).stdin(Stdio::null());
-    let out = common::run_limited(&mut cmd, HANG);
-    let stdout = common::text(&out.stdout);
-    assert!(out.status.success(), "{argv:?}: {}\n{}", out.status, common::text(&out.stderr));
+    let out = run_limited(&mut cmd, HANG);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{argv:?}: {}\n{}", out.status, text(&out.stderr));
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("{argv:?} printed {stdout:?}: {e}"))
 }
@@ -1030,7 +997,7 @@ fn a_seated_bots_token_is_refused_before_and_during_games() {
     let mut args = vec!["--log", "info"];
     args.extend(bots);
     args.extend(["--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(22, &args));
+    let mut referee = Referee::start(&s, &match_args(&s, 22, &args));
     let lobby = referee.lobby(2);
 
     // The rightful bot holds its first question until the second attempt is over, so the game
@@ -1202,7 +1169,7 @@ fn sample_bots(addr: &str, token: &str) -> Vec<Vec<String>> {
 fn run_sample_bot(argv: &[String]) -> std::process::Output {
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..]).current_dir(root()).stdin(Stdio::null());
-    common::run_limited(&mut cmd, HANG)
+    run_limited(&mut cmd, HANG)
 }
 
 /// A sample bot refused by the lobby used to exit 0 without a word: now it prints the
@@ -1212,11 +1179,11 @@ fn a_refused_sample_bot_says_why_and_fails() {
     let _shared = shared();
     let s = Scratch::new("sample-refused");
     let bots = ["--bot", "tcp:p0", "--bot", "tcp:p1", "--bot", "tcp:p2", "--bot", "tcp:p3"];
-    let mut referee = Referee::start(&s, &s.match_args(25, &bots));
+    let mut referee = Referee::start(&s, &match_args(&s, 25, &bots));
     let lobby = referee.lobby(4);
     for argv in sample_bots(&lobby.addr, "not-a-seat") {
         let out = run_sample_bot(&argv);
-        let stderr = common::text(&out.stderr);
+        let stderr = text(&out.stderr);
         assert!(!out.status.success(), "{argv:?} exited 0 when refused");
         assert!(stderr.contains("unknown seat token"), "{argv:?} did not say why: {stderr:?}");
     }
@@ -1231,7 +1198,7 @@ fn a_refused_sample_bot_says_why_and_fails() {
     for b in &mut playing {
         b.assert_exits_ok();
     }
-    let lines = check_record(&s, &s.record(1));
+    let lines = check_record(&s.record(1));
     assert!(all_faults(&lines).is_empty(), "{:?}", all_faults(&lines));
 }
 
@@ -1252,7 +1219,7 @@ fn a_sample_bot_whose_connection_closes_before_any_question_fails() {
     });
     for argv in &bots {
         let out = run_sample_bot(argv);
-        let stderr = common::text(&out.stderr);
+        let stderr = text(&out.stderr);
         assert!(!out.status.success(), "{argv:?} exited 0");
         assert!(stderr.contains("before the first game"), "{argv:?}: {stderr:?}");
     }
@@ -1284,10 +1251,10 @@ fn a_stopped_tcp_bot_is_disconnected_at_the_next_game() {
     assert!(c.bye().is_some_and(|b| b.contains("replaced")), "{:?}", c.bye());
     referee.finish().assert_ok("stopped");
 
-    let game1 = check_record(&s, &s.record(1));
+    let game1 = check_record(&s.record(1));
     let f1 = faults(&game1, 0);
     assert_eq!(f1.last().map(|f| &f["penalty"]), Some(&json!("replaced")), "{f1:?}");
-    let game2 = check_record(&s, &s.record(2));
+    let game2 = check_record(&s.record(2));
     let f2 = faults(&game2, 0);
     assert_eq!(f2.len(), 1, "{f2:?}");
     assert_eq!(f2[0]["kind"], "disconnected", "{}", f2[0]);
@@ -1304,7 +1271,7 @@ fn game_time(s: &Scratch, dir: &str) -> (u32, Duration) {
     for entry in std::fs::read_dir(s.join(dir)).expect("the records folder") {
         let path = entry.expect("directory entry").path();
         if path.extension().is_some_and(|e| e == "jsonl") {
-            let lines = common::jsonl(&path);
+            let lines = jsonl(&path);
             let footer = lines.last().expect("a footer");
             assert_eq!(footer["status"], "complete", "{}", path.display());
             ms += footer["duration_ms"].as_u64().expect("duration_ms");

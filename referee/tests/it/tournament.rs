@@ -3,39 +3,21 @@
 //! unit-tested inside the module on results whose answer is known; these show that the pieces
 //! hold together as a user runs them, including a kill with SIGKILL in the middle.
 
-// The lint steers the referee's own code to its process module; here running the referee
-// directly is the whole point.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{RUN_LIMIT, Scratch, jsonl, read_json, referee, referee_cmd, referee_ok, root, s};
+use crate::harness::{
+    RUN_LIMIT, Scratch, assert_replays, gated, jsonl, py_random, read_json, record_files, referee,
+    referee_cmd, referee_ok, s, text, unplayable,
+};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// Runs the referee, insists on failure with exactly one line on stderr, and returns it.
+/// The referee fails with one line of its own (not clap's) on stderr; returns it.
 fn referee_fails(args: &[&str]) -> String {
-    let out = referee(args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "referee {args:?} should fail");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "referee {args:?}: want one line on stderr, got:\n{stderr}");
-    assert!(lines[0].starts_with("referee: "), "{}", lines[0]);
-    lines[0].to_string()
-}
-
-/// The record files of a tournament, in game order.
-fn records(out: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("records"))
-        .expect("a records folder")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    files
+    let line = crate::harness::referee_fails(args);
+    assert!(line.starts_with("referee: "), "{line}");
+    line
 }
 
 fn entrants(names: &[(&str, &str)]) -> String {
@@ -61,7 +43,7 @@ fn n(v: &Value) -> u64 {
 #[test]
 fn round_robin_of_three_with_a_python_entrant() {
     let sc = Scratch::new("round-robin");
-    let python = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
+    let python = py_random();
     let config = sc.write(
         "rr.toml",
         &format!(
@@ -111,10 +93,10 @@ fn round_robin_of_three_with_a_python_entrant() {
     // Every game is journaled once, recorded, and replays.
     let journal = jsonl(&out.join("journal.jsonl"));
     assert_eq!(journal.len(), 6);
-    let files = records(&out);
+    let files = record_files(&out.join("records"));
     assert_eq!(files.len(), 6);
     for f in &files {
-        common::assert_replays(f);
+        assert_replays(f);
     }
     // The python bots' stderr logs sit in logs/, where the records' headers point.
     let header = &jsonl(&files[2])[0];
@@ -192,8 +174,8 @@ fn duplicate_rooms_get_the_same_decks_with_partnerships_swapped() {
             }
         }
         assert!(compared >= 5, "deal set {unit}: only {compared} deals in both rooms");
-        common::assert_replays(&rooms[&1]);
-        common::assert_replays(&rooms[&2]);
+        assert_replays(&rooms[&1]);
+        assert_replays(&rooms[&2]);
     }
     let st = read_json(&out.join("standings.json"));
     let pair = &st["pairs"][0];
@@ -207,7 +189,7 @@ fn kill_and_resume_loses_and_repeats_no_game() {
     let sc = Scratch::new("resume");
     // A Python entrant keeps each game slow enough (tens of milliseconds, whatever the build
     // profile) for the kill to land in the middle of the tournament.
-    let python = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
+    let python = py_random();
     let config = sc.write(
         "kill.toml",
         &format!(
@@ -245,10 +227,10 @@ fn kill_and_resume_loses_and_repeats_no_game() {
     let mut sorted = games.clone();
     sorted.sort();
     assert_eq!(sorted, (1..=40).collect::<Vec<u64>>(), "every game exactly once: {games:?}");
-    let files = records(&out);
+    let files = record_files(&out.join("records"));
     assert_eq!(files.len(), 40);
     for f in &files {
-        common::assert_replays(f);
+        assert_replays(f);
     }
     let st = read_json(&out.join("standings.json"));
     assert_eq!(st["tournament"]["played"], 40);
@@ -305,8 +287,7 @@ fn a_disqualified_entrant_plays_no_more() {
     // It starts and answers its hello (a program that cannot stops the tournament before it
     // begins), then exits at its 3rd play question of every game: one fault per seat and game,
     // two a game, so the third game against H passes the threshold of five.
-    let script = root().join("referee/tests/bots/misbehave.py");
-    let broken = format!("python3 '{}' exit '{}'", script.display(), sc.join("pids").display());
+    let broken = sc.misbehave("exit");
     let config = sc.write(
         "dq.toml",
         &format!(
@@ -342,7 +323,7 @@ fn sprt_stops_a_lopsided_match() {
     );
     let out = sc.join("out");
     let run = referee(&["tournament", s(&config), "--out", s(&out)]);
-    let (stdout, stderr) = (common::text(&run.stdout), common::text(&run.stderr));
+    let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
     assert!(run.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("H1 accepted"), "{stdout}");
     let st = read_json(&out.join("standings.json"));
@@ -393,23 +374,6 @@ fn sprt_stops_a_lopsided_match() {
     assert!(last.is_some_and(|l| l.starts_with(&want)), "want {want:?}, got {last:?}\n{stderr}");
 }
 
-/// Programs that can never play, each with a word of what the stopping line must say.
-fn unplayable(sc: &Scratch) -> Vec<(&'static str, String, &'static str)> {
-    use std::os::unix::fs::PermissionsExt;
-    let no_run_bit = sc.write("no_run_bit.sh", "#!/bin/sh\nexit 0\n");
-    std::fs::set_permissions(&no_run_bit, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let refuses = sc.write(
-        "refuses.py",
-        "import sys\nsys.stdin.readline()\nprint('{\"type\":\"hello\",\"id\":1,\"protocol\":99,\"name\":\"x\",\"version\":\"1\"}', flush=True)\nsys.stdin.read()\n",
-    );
-    vec![
-        ("missing", "/nonexistent/aluette-bot --level 2".into(), "(no_start: cannot start"),
-        ("no-run-bit", format!("'{}'", no_run_bit.display()), "(no_start: cannot start"),
-        ("exits", "sh -c 'exit 3'".into(), "(handshake_refused: exited: exit code 3)"),
-        ("refuses", format!("python3 '{}'", refuses.display()), "speaks protocol 99"),
-    ]
-}
-
 #[test]
 fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
     let sc = Scratch::new("cannot-start");
@@ -446,8 +410,7 @@ fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
 /// A resumable tournament with a program entrant, and the config text for it with `top` keys,
 /// `python` arguments and `sections` added.
 fn resumable(top: &str, python: &str, sections: &str) -> String {
-    let bot = root().join("sample-bots/python/random_bot.py");
-    let command = format!("python3 '{}'{python}", bot.display());
+    let command = format!("{}{python}", py_random());
     format!(
         "seed = 4\ngames = 2\nconcurrency = 1\n{top}\n{}[clock]\nhandshake-ms = 20000\n{sections}",
         entrants(&[("H", "builtin:heuristic"), ("P", &command)])
@@ -502,16 +465,6 @@ fn resume_refuses_a_config_that_changes_the_games_and_never_rewrites_the_plan() 
     assert_eq!(std::fs::read(out.join("tournament.json")).unwrap(), plan, "a resume rewrote it");
 }
 
-/// A bot command that waits for the file GATE before it starts `command`, from its
-/// `skip`-th start on (counted in GATE.starts): the start-up check gets through, the games wait.
-fn gated(sc: &Scratch, gate: &Path, skip: u32, command: &str) -> String {
-    let script = sc.write(
-        "gate.sh",
-        "#!/bin/sh\n# gate.sh GATE SKIP CMD...: from the SKIP-th start on, wait for GATE.\ngate=$1; skip=$2; shift 2\necho x >> \"$gate.starts\"\nif [ \"$(wc -l < \"$gate.starts\")\" -gt \"$skip\" ]; then\n  while [ ! -e \"$gate\" ]; do sleep 0.05; done\nfi\nexec \"$@\"\n",
-    );
-    format!("sh '{}' '{}' {skip} {command}", script.display(), gate.display())
-}
-
 /// Waits until `path` exists and holds `want` (a pid), failing after [`RUN_LIMIT`].
 fn wait_for(path: &Path, want: &str, child: &mut std::process::Child) {
     let start = Instant::now();
@@ -526,7 +479,7 @@ fn wait_for(path: &Path, want: &str, child: &mut std::process::Child) {
 fn a_second_referee_on_the_folder_is_refused_and_resume_works_after_kill_9() {
     let sc = Scratch::new("lock");
     let gate = sc.join("gate");
-    let python = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
+    let python = py_random();
     let config = sc.write(
         "lock.toml",
         &format!(
@@ -568,9 +521,7 @@ fn a_second_referee_on_the_folder_is_refused_and_resume_works_after_kill_9() {
 fn a_clean_sweep_is_an_infinite_elo_in_every_file() {
     let sc = Scratch::new("sweep");
     // Under the forfeit policy its first card not held loses the game: it loses every game.
-    let script = root().join("referee/tests/bots/misbehave.py");
-    let loser =
-        format!("python3 '{}' illegal-always '{}'", script.display(), sc.join("pids").display());
+    let loser = sc.misbehave("illegal-always");
     let config = sc.write(
         "sweep.toml",
         &format!(

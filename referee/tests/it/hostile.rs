@@ -3,297 +3,27 @@
 //! clock. Each test checks that the referee exits 0, finishes a game whose record replays,
 //! records the right fault class and penalty, keeps its own memory small whatever the bot
 //! sends, and leaves no process of the bot (children included) alive.
-// The tests start the referee, and through it the bots, on purpose: the lint that steers the
-// referee's own code to its process module does not apply to a test that runs the binary.
-#![allow(clippy::disallowed_methods)]
 
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
+use crate::harness::{
+    MAX_HWM_KB, Played, RANDOM, SHORT_CLOCKS, Scratch, Suite, assert_fault, auto, detail,
+    referee_logged, root,
+};
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
 
-const RANDOM: &str = "builtin:random";
-/// The clocks unless a test gives its own. Short clocks keep the file fast: a timeout costs
-/// answer + bank = 500 ms, then 300 ms once the bank is spent. Python takes seconds to start
-/// when many tests share a small machine, hence the long handshake limit.
-const CLOCKS: [(&str, &str); 3] =
-    [("--answer-ms", "300"), ("--bank-ms", "200"), ("--handshake-ms", "5000")];
-/// A referee run longer than this is hung, not slow.
-const HANG: Duration = Duration::from_secs(40);
-/// How long a killed process may take to disappear after the referee exits.
-const REAP: Duration = Duration::from_secs(2);
-/// The referee's peak resident memory (VmHWM) must stay under this whatever a bot does: a
-/// debug build needs a fraction of it, and any attack that made it hold a bot's output (a
-/// 100 MB line, a flood) would blow through it.
-const MAX_HWM_KB: u64 = 64 * 1024;
-/// How often the referee's memory is sampled.
-const POLL: Duration = Duration::from_millis(20);
+/// The hostile bots, which note their pids (and their children's) in the scratch folder.
+const HOSTILE: Suite = Suite { clocks: SHORT_CLOCKS, marks: &["sample-bots/hostile/"] };
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Played {
+    HOSTILE.play(s, bots, extra)
 }
 
-/// A fresh folder per test (tests run in parallel), kept when the test fails for inspection.
-struct Scratch {
-    name: String,
-    dir: PathBuf,
-}
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("aluette-hostile-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch { name: name.into(), dir }
-    }
-
-    /// Every bot of a test (and every child of a bot) appends its pid here.
-    fn pidfile(&self) -> PathBuf {
-        self.dir.join("pids")
-    }
-
-    /// The `--bot` command line of sample-bots/hostile/NAME.py.
-    fn hostile(&self, name: &str) -> String {
-        let script = repo().join(format!("sample-bots/hostile/{name}.py"));
-        format!("python3 '{}' '{}'", script.display(), self.pidfile().display())
-    }
-
-    /// The `--bot` command line of the shell attack sample-bots/hostile/NAME.sh.
-    fn shell(&self, name: &str) -> String {
-        let script = repo().join(format!("sample-bots/hostile/{name}.sh"));
-        format!("sh '{}' '{}'", script.display(), self.pidfile().display())
-    }
-
-    /// The stderr log the referee kept for player `p`'s first process.
-    fn stderr_log(&self, p: usize) -> PathBuf {
-        self.dir.join(format!("records/player{p}.stderr.log"))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        // A failed test may leave bots behind (the bots clear their parent-death signal, and
-        // the referee may have been killed): end them, so one failure does not load the
-        // machine for the tests that follow.
-        for pid in std::fs::read_to_string(self.pidfile()).unwrap_or_default().lines() {
-            if let Ok(pid) = pid.parse::<u32>()
-                && alive(pid)
-            {
-                let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
-            }
-        }
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-/// A finished match: each game's record lines, the pids the bots wrote, the referee's peak
-/// memory.
-struct Outcome {
-    games: Vec<Vec<Value>>,
-    pids: Vec<u32>,
-    peak_kb: u64,
-}
-
-impl Outcome {
-    /// The record of game 1.
-    fn record(&self) -> &[Value] {
-        &self.games[0]
-    }
-
-    fn faults(&self) -> Vec<&Value> {
-        self.lines("fault").collect()
-    }
-
-    fn lines<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
-        self.record().iter().filter(move |l| l["type"] == kind)
-    }
-
-    /// The `play` lines of a seat, in order.
-    fn plays(&self, seat: u64) -> Vec<&Value> {
-        self.lines("play").filter(|l| l["seat"] == seat).collect()
-    }
-
-    fn footer(&self) -> &Value {
-        self.record().last().unwrap()
-    }
-
-    /// Seat `seat`'s statistics in game 1's footer.
-    fn stats(&self, seat: usize) -> &Value {
-        &self.footer()["stats"][seat]
-    }
-}
-
-fn auto(line: &Value) -> bool {
-    line["auto"] == true
-}
-
-fn assert_fault(fault: &Value, seat: u64, kind: &str, penalty: &str, strikes: u64) {
-    assert_eq!(
-        (&fault["seat"], &fault["kind"], &fault["penalty"], &fault["strikes"]),
-        (&Value::from(seat), &Value::from(kind), &Value::from(penalty), &Value::from(strikes)),
-        "{fault}"
-    );
-}
-
-fn detail(fault: &Value) -> &str {
-    fault["detail"].as_str().unwrap_or_default()
-}
-
-/// The peak resident set of a running process, in kB (`None` once it has exited).
-fn vm_hwm_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Runs the referee with `args`, its output in files next to `out`, sampling its peak memory
-/// every 20 ms and failing the test if it hangs. Returns its status and peak VmHWM in kB. A
-/// referee past the memory bound is killed at once (the test fails on the peak): one that
-/// holds what a bot sends could otherwise take the machine's memory down with it.
-fn run(args: &[&str], out: &Path) -> (ExitStatus, u64) {
-    let file = |name: &str| std::fs::File::create(out.with_extension(name)).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(file("out"))
-        .stderr(file("err"))
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let mut peak = 0;
-    loop {
-        // Sampled before reaping: a reaped pid could belong to someone else.
-        peak = peak.max(vm_hwm_kb(child.id()).unwrap_or(0));
-        if let Some(status) = child.try_wait().unwrap() {
-            return (status, peak);
-        }
-        if peak >= MAX_HWM_KB {
-            let _ = child.kill();
-            return (child.wait().unwrap(), peak);
-        }
-        if start.elapsed() > HANG {
-            let _ = child.kill();
-            panic!("referee {args:?} still running after {HANG:?}");
-        }
-        std::thread::sleep(POLL);
-    }
-}
-
-/// Plays a match (seed 1) with `bots` in seats 0..3, and checks what every attack must leave
-/// intact: exit status 0, bounded memory, every game's record complete and replaying, and no
-/// bot process alive once the referee is gone.
-fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Outcome {
-    let records = s.dir.join("records");
-    let mut args = vec!["match", "--seed", "1", "--records", records.to_str().unwrap()];
-    for (flag, value) in CLOCKS {
-        if !extra.contains(&flag) {
-            args.extend([flag, value]);
-        }
-    }
-    for b in bots {
-        args.extend(["--bot", b]);
-    }
-    args.extend(extra);
-    let (status, peak_kb) = run(&args, &s.dir.join("match"));
-    eprintln!("{}: referee peak VmHWM {peak_kb} kB", s.name);
-    assert!(peak_kb > 0, "the referee's memory was never sampled");
-    assert!(
-        peak_kb < MAX_HWM_KB,
-        "referee peak memory reached {peak_kb} kB (killed at the bound); see {}",
-        s.dir.display()
-    );
-    assert!(status.success(), "referee match: {status}; see {}", s.dir.display());
-
-    let mut games = Vec::new();
-    for g in 1.. {
-        let path = records.join(format!("game-{g:06}.jsonl"));
-        let Ok(text) = std::fs::read_to_string(&path) else { break };
-        let record: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        let footer = record.last().unwrap();
-        assert_eq!(
-            (&footer["type"], &footer["status"]),
-            (&"footer".into(), &"complete".into()),
-            "game {g}: {footer}"
-        );
-        let (status, _) =
-            run(&["replay", "--quiet", path.to_str().unwrap()], &s.dir.join(format!("replay{g}")));
-        assert!(status.success(), "referee replay of game {g}: {status}; see {}", s.dir.display());
-        games.push(record);
-    }
-    assert!(!games.is_empty(), "no record in {}", records.display());
-
-    let pids: Vec<u32> = std::fs::read_to_string(s.pidfile())
-        .unwrap_or_default()
-        .lines()
-        .map(|l| l.parse().unwrap())
-        .collect();
-    let deadline = Instant::now() + REAP;
-    for &pid in &pids {
-        while alive(pid) {
-            assert!(Instant::now() < deadline, "bot process {pid} outlived the referee");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    Outcome { games, pids, peak_kb }
-}
-
-/// Runs a match (seed 1) with `bots` in seats 0..3 whose seat-0 bot can never play, and checks
-/// the start-up check's answer: a non-zero exit before any game, one line on stderr naming
-/// player 0 and why, no record, bounded memory, and no bot process alive once the referee is
-/// gone. Returns that line and the pids the bots wrote.
 fn refused(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> (String, Vec<u32>) {
-    let records = s.dir.join("records");
-    let mut args = vec!["match", "--seed", "1", "--records", records.to_str().unwrap()];
-    for (flag, value) in CLOCKS {
-        if !extra.contains(&flag) {
-            args.extend([flag, value]);
-        }
-    }
-    for b in bots {
-        args.extend(["--bot", b]);
-    }
-    args.extend(extra);
-    let (status, peak_kb) = run(&args, &s.dir.join("match"));
-    assert!(peak_kb < MAX_HWM_KB, "referee peak memory reached {peak_kb} kB");
-    assert!(!status.success(), "referee match should stop before game 1; see {}", s.dir.display());
-    let stderr = std::fs::read_to_string(s.dir.join("match.err")).unwrap();
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "one line on stderr: {stderr}");
-    assert!(lines[0].starts_with("referee: player 0 cannot play: "), "{}", lines[0]);
-    assert!(!records.join("game-000001.jsonl").exists(), "no game is played");
-    let pids: Vec<u32> = std::fs::read_to_string(s.pidfile())
-        .unwrap_or_default()
-        .lines()
-        .map(|l| l.parse().unwrap())
-        .collect();
-    let deadline = Instant::now() + REAP;
-    for &pid in &pids {
-        while alive(pid) {
-            assert!(Instant::now() < deadline, "bot process {pid} outlived the referee");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    (lines[0].to_string(), pids)
-}
-
-/// True while `pid` runs and is still one of the hostile bots (a zombie has ended; a reused pid
-/// is someone else's).
-fn alive(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
-    // The state follows the command name, which is in parentheses and may hold spaces.
-    let zombie = stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    !zombie && String::from_utf8_lossy(&cmdline).contains("sample-bots/hostile/")
+    HOSTILE.refused(s, bots, extra)
 }
 
 /// Game 1 was forfeited by team 0 (seat 0's) after one fault of `kind`.
-fn assert_forfeit(game: &Outcome, kind: &str) {
+fn assert_forfeit(game: &Played, kind: &str) {
     let faults = game.faults();
     assert_eq!(faults.len(), 1, "the first fault ends the game: {faults:#?}");
     assert_fault(faults[0], 0, kind, "forfeit", 1);
@@ -307,8 +37,8 @@ fn not_executable_is_no_start() {
     let s = Scratch::new("not-executable");
     // A copy with every execute bit cleared, whatever the checkout did to the original (root
     // may run any file with one execute bit set).
-    let program = s.dir.join("not_executable.sh");
-    std::fs::copy(repo().join("sample-bots/hostile/not_executable.sh"), &program).unwrap();
+    let program = s.join("not_executable.sh");
+    std::fs::copy(root().join("sample-bots/hostile/not_executable.sh"), &program).unwrap();
     std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o644)).unwrap();
     let bot = format!("'{}' '{}'", program.display(), s.pidfile().display());
     let (line, pids) = refused(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
@@ -393,11 +123,11 @@ fn crash_between_games_is_charged_to_the_next_game() {
     assert!(game.faults().is_empty(), "game 1 was played cleanly: {:#?}", game.faults());
     assert!(game.plays(0).iter().all(|p| !auto(p)));
     // Spec 6.1: a fault between games is charged to the next game.
-    let faults: Vec<&Value> = game.games[1].iter().filter(|l| l["type"] == "fault").collect();
+    let faults: Vec<&Value> = game.games[1].faults();
     assert_eq!(faults.len(), 1, "{faults:#?}");
     assert_fault(faults[0], 0, "exited", "replaced", 1);
     assert_eq!(detail(faults[0]), "exit code 4");
-    let footer = game.games[1].last().unwrap();
+    let footer = game.games[1].footer();
     assert_eq!(footer["stats"][0]["replaced"], true);
 }
 
@@ -531,7 +261,7 @@ fn stderr_flood_is_capped() {
     assert!(game.faults().is_empty(), "a talkative bot commits no fault: {:#?}", game.faults());
     assert!(game.plays(0).iter().all(|p| !auto(p)), "stderr never blocked the bot");
     let written = PER_DEAL * game.lines("deal").count() as u64;
-    let log = std::fs::read(s.stderr_log(0)).unwrap();
+    let log = std::fs::read(s.records().join("player0.stderr.log")).unwrap();
     // The log holds the first CAP bytes, then one note line from the referee with the count.
     assert!(log.len() as u64 > CAP, "the note is missing: {} bytes", log.len());
     let (kept, note) = log.split_at(CAP as usize);
@@ -773,7 +503,7 @@ fn answers_written_for_a_dead_bot_are_not_taken() {
 /// bidirectional controls), whatever a bot put in its name or its lines.
 fn assert_output_is_inert(s: &Scratch) {
     let mut seen = 0;
-    for entry in std::fs::read_dir(&s.dir).unwrap() {
+    for entry in std::fs::read_dir(s.path()).unwrap() {
         let path = entry.unwrap().path();
         if !matches!(path.extension().and_then(|e| e.to_str()), Some("out" | "err")) {
             continue;
@@ -797,7 +527,7 @@ fn assert_output_is_inert(s: &Scratch) {
         // Tabs are the referee's own layout nowhere; their absence keeps the check strict.
         assert!(!text.contains('\t'), "{}: a tab", path.display());
     }
-    assert!(seen >= 2, "no output files in {}", s.dir.display());
+    assert!(seen >= 2, "no output files in {}", s.path().display());
 }
 
 #[test]
@@ -812,10 +542,10 @@ fn control_characters_in_a_hello_are_refused_and_never_printed() {
             line.contains(&format!("the {field} holds the control character U+001B")),
             "{line}"
         );
-        let (status, _) = run(&["check-bot", &bot], &s.dir.join("check-bot"));
+        let status = referee_logged(&["check-bot", &bot], &s.join("check-bot")).status;
         assert!(!status.success(), "check-bot passed a bot whose {field} is an attack");
         assert!(
-            std::fs::read_to_string(s.dir.join("check-bot.out")).unwrap().contains("U+001B"),
+            std::fs::read_to_string(s.join("check-bot.out")).unwrap().contains("U+001B"),
             "check-bot does not say why"
         );
         assert_output_is_inert(&s);
@@ -832,18 +562,19 @@ fn control_characters_in_answers_reach_no_output() {
     assert!(kinds.iter().filter(|&&k| k == "malformed").count() >= 4, "{kinds:?}");
     assert!(kinds.contains(&"stale_id"), "{kinds:?}");
     // Everything that prints what a bot said, besides the match and replay `play` ran.
-    let record = s.dir.join("records/game-000001.jsonl");
+    let record = s.record(1);
     let record = record.to_str().unwrap();
     for seat in ["0", "1"] {
-        let (status, _) =
-            run(&["replay", record, "--seat", seat], &s.dir.join(format!("seat{seat}")));
+        let status =
+            referee_logged(&["replay", record, "--seat", seat], &s.join(&format!("seat{seat}")))
+                .status;
         assert!(status.success(), "replay --seat {seat}: {status}");
     }
-    let (status, _) = run(&["replay", record], &s.dir.join("replay-account"));
+    let status = referee_logged(&["replay", record], &s.join("replay-account")).status;
     assert!(status.success());
-    let account = std::fs::read_to_string(s.dir.join("replay-account.out")).unwrap();
+    let account = std::fs::read_to_string(s.join("replay-account.out")).unwrap();
     assert!(account.contains("\\u{1b}[2J"), "the account shows the escape, escaped: {account}");
-    let (status, _) = run(&["check-bot", &bot], &s.dir.join("check-bot"));
+    let status = referee_logged(&["check-bot", &bot], &s.join("check-bot")).status;
     assert!(!status.success(), "check-bot passed a bot that sends junk");
     assert_output_is_inert(&s);
 }

@@ -4,16 +4,10 @@
 //! describes. The expected tables are derived here from the record itself, independently of the
 //! page's script.
 //!
-//! Chromium is Debian's `chromium` package; it is installed with apt-get when missing (CI runs
-//! as root on a fresh machine), and the test fails, never skips, when that is not possible.
+//! Chromium is Debian's `chromium` package, which `.ci/run` installs. A test never installs
+//! anything: without Chromium it fails, never skips, with one line saying how to get it.
 
-// The lint steers the referee's own code to its process module; here running programs
-// (the referee, apt-get, Chromium) directly is the whole point.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{RUN_LIMIT, run_limited};
+use crate::harness::{RUN_LIMIT, referee_cmd, run_limited};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -42,29 +36,13 @@ fn run(cmd: &mut Command) -> Output {
     run_limited(cmd.stdin(Stdio::null()), RUN_LIMIT)
 }
 
-/// Makes sure `/usr/bin/chromium` exists, installing Debian's package when it does not.
+/// Fails the test, in one line, when headless Chromium is missing: the test cannot run.
 fn ensure_chromium() {
-    static READY: OnceLock<()> = OnceLock::new();
-    READY.get_or_init(|| {
-        if !Path::new(CHROMIUM).exists() {
-            eprintln!("{CHROMIUM} is missing: installing it with apt-get");
-            let apt = |args: &[&str]| {
-                Command::new("apt-get")
-                    .args(args)
-                    .env("DEBIAN_FRONTEND", "noninteractive")
-                    .stdin(Stdio::null())
-                    .status()
-            };
-            let update = apt(&["update"]);
-            let install = apt(&["install", "-y", "chromium"]);
-            assert!(
-                matches!(&install, Ok(s) if s.success()) && Path::new(CHROMIUM).exists(),
-                "the HTML viewer test needs headless Chromium at {CHROMIUM}, and installing it \
-                 failed (apt-get update: {update:?}; apt-get install -y chromium: {install:?}). \
-                 Install Debian's `chromium` package (as root) and run the test again."
-            );
-        }
-    });
+    assert!(
+        Path::new(CHROMIUM).exists(),
+        "{CHROMIUM} is missing: install Debian's chromium package: apt-get install chromium; \
+         .ci/run does it"
+    );
 }
 
 /// The record and the two pages every test uses, made once per test process.
@@ -78,7 +56,7 @@ struct Fixture {
 }
 
 fn referee(args: &[&str]) -> Output {
-    let out = run(Command::new(env!("CARGO_BIN_EXE_referee")).args(args));
+    let out = run(&mut referee_cmd(args));
     assert!(
         out.status.success(),
         "referee {args:?} failed: {}\n{}",

@@ -1,0 +1,1 @@
+//! Tidy checks (to come).
