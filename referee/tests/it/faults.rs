@@ -4,22 +4,16 @@
 //! becomes the right fault line, the game still finishes, the record replays, and no bot
 //! process outlives the referee.
 
-use crate::harness::{Played, RANDOM, SHORT_CLOCKS, Scratch, Suite, assert_fault, auto, received};
+use crate::harness::{RANDOM, SHORT_CLOCKS, Scratch, Suite, assert_fault, auto, received};
 
 /// misbehave.py bots (and the `sleep` children of its orphan modes), on short clocks.
-const MISBEHAVE: Suite = Suite { clocks: SHORT_CLOCKS, marks: &["misbehave.py", "sleep"] };
-
-fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Played {
-    MISBEHAVE.play(s, bots, extra)
-}
+const MISBEHAVE: Suite =
+    Suite { clocks: SHORT_CLOCKS, marks: &["misbehave.py", "sleep"], command: Scratch::misbehave };
 
 #[test]
 fn exit_mid_deal_is_replaced_by_the_fallback() {
-    let s = Scratch::new("exit");
-    let game = play(&s, [&s.misbehave("exit"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    let (_s, game) = MISBEHAVE.in_seat0("exit", "exit", &[]);
+    let faults = game.assert_faults(&[(0, "exited", "replaced", 1)]);
     assert_eq!(faults[0]["detail"], "exit code 3");
     let plays = game.plays(0);
     assert!(!auto(plays[0]) && !auto(plays[1]), "the first two plays were the bot's");
@@ -29,8 +23,7 @@ fn exit_mid_deal_is_replaced_by_the_fallback() {
 
 #[test]
 fn late_answer_is_a_timeout_then_a_stale_id() {
-    let s = Scratch::new("sleep");
-    let game = play(&s, [&s.misbehave("sleep"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = MISBEHAVE.in_seat0("sleep", "sleep", &[]);
     let faults = game.faults();
     assert_fault(faults[0], 0, "timeout", "fallback", 1);
     // The late answer is read with the next question: ignored, never taken as its answer.
@@ -50,11 +43,8 @@ fn late_answer_is_a_timeout_then_a_stale_id() {
 
 #[test]
 fn garbage_line_is_malformed() {
-    let s = Scratch::new("garbage");
-    let game = play(&s, [&s.misbehave("garbage"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "malformed", "fallback", 1);
+    let (_s, game) = MISBEHAVE.in_seat0("garbage", "garbage", &[]);
+    game.assert_faults(&[(0, "malformed", "fallback", 1)]);
     let plays = game.plays(0);
     assert!(auto(plays[1]));
     assert!(plays.iter().filter(|p| auto(p)).count() == 1, "the bot plays on after one bad line");
@@ -62,15 +52,9 @@ fn garbage_line_is_malformed() {
 
 #[test]
 fn ten_megabyte_line_is_line_too_long() {
-    let s = Scratch::new("long-line");
-    let game = play(&s, [&s.misbehave("long-line"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(
-        faults.len(),
-        1,
-        "the rest of the long line is skipped, not a second fault: {faults:#?}"
-    );
-    assert_fault(faults[0], 0, "line_too_long", "fallback", 1);
+    let (_s, game) = MISBEHAVE.in_seat0("long-line", "long-line", &[]);
+    // The rest of the long line is skipped, not a second fault.
+    game.assert_faults(&[(0, "line_too_long", "fallback", 1)]);
     let plays = game.plays(0);
     assert!(auto(plays[1]));
     assert!(
@@ -81,33 +65,24 @@ fn ten_megabyte_line_is_line_too_long() {
 
 #[test]
 fn card_not_held_is_illegal_card() {
-    let s = Scratch::new("illegal-once");
-    let game = play(&s, [&s.misbehave("illegal-once"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "illegal_card", "fallback", 1);
+    let (_s, game) = MISBEHAVE.in_seat0("illegal-once", "illegal-once", &[]);
+    game.assert_faults(&[(0, "illegal_card", "fallback", 1)]);
     let plays = game.plays(0);
     assert!(auto(plays[1]) && plays.iter().filter(|p| auto(p)).count() == 1);
 }
 
 #[test]
 fn answering_twice_is_a_stale_id_without_strike() {
-    let s = Scratch::new("twice");
-    let game = play(&s, [&s.misbehave("twice"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "stale_id", "ignored", 0);
+    let (_s, game) = MISBEHAVE.in_seat0("twice", "twice", &[]);
+    game.assert_faults(&[(0, "stale_id", "ignored", 0)]);
     assert!(game.plays(0).iter().all(|p| !auto(p)), "the game goes on normally");
     assert_eq!(game.footer()["stats"][0]["strikes"], 0);
 }
 
 #[test]
 fn closed_stdout_is_replaced_and_killed() {
-    let s = Scratch::new("close-stdout");
-    let game = play(&s, [&s.misbehave("close-stdout"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "closed_stdout", "replaced", 1);
+    let (_s, game) = MISBEHAVE.in_seat0("close-stdout", "close-stdout", &[]);
+    game.assert_faults(&[(0, "closed_stdout", "replaced", 1)]);
     assert!(game.plays(0)[1..].iter().all(|p| auto(p)));
     // `play` checked the process is gone: the bot ignores end of input, so only a kill ends it.
     assert_eq!(game.pids.len(), 1);
@@ -128,24 +103,18 @@ fn silent_handshake_is_refused_and_killed() {
 
 #[test]
 fn child_outliving_the_bot_is_killed() {
-    let s = Scratch::new("orphan");
-    let game = play(&s, [&s.misbehave("orphan"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = MISBEHAVE.in_seat0("orphan", "orphan", &[]);
     assert_eq!(game.pids.len(), 2, "the bot and its child wrote their pids");
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    game.assert_faults(&[(0, "exited", "replaced", 1)]);
 }
 
 #[test]
 fn exit_while_a_child_holds_stdout_is_exited() {
     // The child keeps the bot's stdout open, so no end of file comes: the referee must notice
     // the process itself ended, not wait out timeouts.
-    let s = Scratch::new("orphan-holding-stdout");
-    let game = play(&s, [&s.misbehave("orphan-holding-stdout"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = MISBEHAVE.in_seat0("orphan-holding-stdout", "orphan-holding-stdout", &[]);
     assert_eq!(game.pids.len(), 2, "the bot and its child wrote their pids");
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    game.assert_faults(&[(0, "exited", "replaced", 1)]);
 }
 
 #[test]
@@ -158,13 +127,13 @@ fn missing_program_is_no_start() {
 
 #[test]
 fn three_strikes_replace_the_bot() {
-    let s = Scratch::new("illegal-always");
-    let game = play(&s, [&s.misbehave("illegal-always"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 3, "a replaced bot is asked nothing more: {faults:#?}");
-    assert_fault(faults[0], 0, "illegal_card", "fallback", 1);
-    assert_fault(faults[1], 0, "illegal_card", "fallback", 2);
-    assert_fault(faults[2], 0, "illegal_card", "replaced", 3);
+    let (s, game) = MISBEHAVE.in_seat0("illegal-always", "illegal-always", &[]);
+    // A replaced bot is asked nothing more.
+    game.assert_faults(&[
+        (0, "illegal_card", "fallback", 1),
+        (0, "illegal_card", "fallback", 2),
+        (0, "illegal_card", "replaced", 3),
+    ]);
     assert!(game.plays(0).iter().all(|p| auto(p)));
     assert_eq!(game.footer()["stats"][0]["replaced"], true);
     // Spec 6.2: a replaced bot that can still listen gets an `error` and a `bye`, and is
@@ -187,14 +156,12 @@ fn three_strikes_replace_the_bot() {
 #[test]
 fn forfeit_policy_ends_the_game() {
     let s = Scratch::new("forfeit");
-    let game = play(
+    let game = MISBEHAVE.play(
         &s,
         [&s.misbehave("illegal-always"), RANDOM, RANDOM, RANDOM],
         &["--on-fault", "forfeit"],
     );
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "illegal_card", "forfeit", 1);
+    game.assert_faults(&[(0, "illegal_card", "forfeit", 1)]);
     assert_eq!((&game.footer()["forfeit"], &game.footer()["winner"]), (&0.into(), &1.into()));
     let over: Vec<_> =
         received(&s.records(), 0).into_iter().filter(|m| m["type"] == "game_over").collect();
@@ -208,10 +175,8 @@ fn five_card_discard_is_wrong_discard() {
     // dealer is seat 0 and seat 1 (the dealer's left) receives and discards first.
     let s = Scratch::new("short-discard");
     let [yes, short] = [s.misbehave("accept-chant"), s.misbehave("short-discard")];
-    let game = play(&s, [&yes, &short, &yes, &yes], &["--chant", "on"]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 1, "wrong_discard", "fallback", 1);
+    let game = MISBEHAVE.play(&s, [&yes, &short, &yes, &yes], &["--chant", "on"]);
+    game.assert_faults(&[(1, "wrong_discard", "fallback", 1)]);
     let discard = game.lines("discard").find(|d| d["seat"] == 1).unwrap();
     assert!(auto(discard) && discard["cards"].as_array().unwrap().len() == 6, "{discard}");
     assert_eq!(game.pids.len(), 4);
@@ -219,11 +184,8 @@ fn five_card_discard_is_wrong_discard() {
 
 #[test]
 fn false_signal_is_dropped() {
-    let s = Scratch::new("false-signal");
-    let game = play(&s, [&s.misbehave("false-signal"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "bad_signal", "signal_dropped", 1);
+    let (_s, game) = MISBEHAVE.in_seat0("false-signal", "false-signal", &[]);
+    game.assert_faults(&[(0, "bad_signal", "signal_dropped", 1)]);
     assert_eq!(
         game.lines("signal").filter(|l| l["from"] == 0).count(),
         0,

@@ -12,21 +12,13 @@ use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 
 /// The hostile bots, which note their pids (and their children's) in the scratch folder.
-const HOSTILE: Suite = Suite { clocks: SHORT_CLOCKS, marks: &["sample-bots/hostile/"] };
-
-fn play(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> Played {
-    HOSTILE.play(s, bots, extra)
-}
-
-fn refused(s: &Scratch, bots: [&str; 4], extra: &[&str]) -> (String, Vec<u32>) {
-    HOSTILE.refused(s, bots, extra)
-}
+const HOSTILE: Suite =
+    Suite { clocks: SHORT_CLOCKS, marks: &["sample-bots/hostile/"], command: Scratch::hostile };
 
 /// Game 1 was forfeited by team 0 (seat 0's) after one fault of `kind`.
 fn assert_forfeit(game: &Played, kind: &str) {
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "the first fault ends the game: {faults:#?}");
-    assert_fault(faults[0], 0, kind, "forfeit", 1);
+    // The first fault ends the game.
+    game.assert_faults(&[(0, kind, "forfeit", 1)]);
     assert_eq!((&game.footer()["forfeit"], &game.footer()["winner"]), (&0.into(), &1.into()));
 }
 
@@ -41,7 +33,7 @@ fn not_executable_is_no_start() {
     std::fs::copy(root().join("sample-bots/hostile/not_executable.sh"), &program).unwrap();
     std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o644)).unwrap();
     let bot = format!("'{}' '{}'", program.display(), s.pidfile().display());
-    let (line, pids) = refused(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
+    let (line, pids) = HOSTILE.refused(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
     assert!(line.contains("(no_start: cannot start"), "{line}");
     assert!(pids.is_empty(), "the program never ran");
 }
@@ -49,7 +41,7 @@ fn not_executable_is_no_start() {
 #[test]
 fn exit_127_before_hello_is_refused() {
     let s = Scratch::new("exit-127");
-    let (line, pids) = refused(&s, [&s.shell("exit_127"), RANDOM, RANDOM, RANDOM], &[]);
+    let (line, pids) = HOSTILE.refused(&s, [&s.shell("exit_127"), RANDOM, RANDOM, RANDOM], &[]);
     // The process started, so it is not no_start; it never gave a hello answer.
     assert!(line.contains("(handshake_refused: exited: exit code 127)"), "{line}");
     assert_eq!(pids.len(), 1);
@@ -60,17 +52,15 @@ fn exit_127_before_hello_is_refused() {
 #[test]
 fn crash_during_handshake_is_refused() {
     let s = Scratch::new("crash-handshake");
-    let (line, _) = refused(&s, [&s.hostile("crash_handshake"), RANDOM, RANDOM, RANDOM], &[]);
+    let (line, _) =
+        HOSTILE.refused(&s, [&s.hostile("crash_handshake"), RANDOM, RANDOM, RANDOM], &[]);
     assert!(line.contains("(handshake_refused: exited: exit code 1)"), "{line}");
 }
 
 #[test]
 fn crash_at_opening_is_exited() {
-    let s = Scratch::new("crash-opening");
-    let game = play(&s, [&s.hostile("crash_opening"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    let (_s, game) = HOSTILE.in_seat0("crash-opening", "crash_opening", &[]);
+    let faults = game.assert_faults(&[(0, "exited", "replaced", 1)]);
     assert_eq!((detail(faults[0]), &faults[0]["deal"]), ("exit code 3", &1.into()));
     let mine = game.record().iter().filter(|l| l["seat"] == 0 && l.get("auto").is_some());
     assert!(mine.into_iter().all(auto), "the fallback answers every question of seat 0");
@@ -82,11 +72,9 @@ fn crash_at_discard_is_exited() {
     // bots. Deal 1's dealer is seat 0: seat 1, the dealer's left, discards first.
     let s = Scratch::new("crash-discard");
     let yes = s.hostile("accept_chant");
-    let game = play(&s, [&yes, &s.hostile("crash_discard"), &yes, &yes], &[]);
+    let game = HOSTILE.play(&s, [&yes, &s.hostile("crash_discard"), &yes, &yes], &[]);
     assert_eq!(game.lines("chant").next().unwrap()["taken"], true, "deal 1's chant is taken");
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 1, "exited", "replaced", 1);
+    let faults = game.assert_faults(&[(1, "exited", "replaced", 1)]);
     assert_eq!((detail(faults[0]), &faults[0]["deal"]), ("exit code 1", &1.into()));
     let discard = game.lines("discard").find(|d| d["seat"] == 1).unwrap();
     assert!(auto(discard) && discard["cards"].as_array().unwrap().len() == 6, "{discard}");
@@ -96,11 +84,8 @@ fn crash_at_discard_is_exited() {
 
 #[test]
 fn crash_at_play_is_exited() {
-    let s = Scratch::new("crash-play");
-    let game = play(&s, [&s.hostile("crash_play"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    let (_s, game) = HOSTILE.in_seat0("crash-play", "crash_play", &[]);
+    let faults = game.assert_faults(&[(0, "exited", "replaced", 1)]);
     assert_eq!(detail(faults[0]), "killed by SIGSEGV");
     let plays = game.plays(0);
     assert!(!auto(plays[0]) && plays[1..].iter().all(|p| auto(p)));
@@ -108,17 +93,15 @@ fn crash_at_play_is_exited() {
 
 #[test]
 fn crash_at_play_forfeits_under_forfeit() {
-    let s = Scratch::new("crash-play-forfeit");
-    let bots = [&s.hostile("crash_play"), RANDOM, RANDOM, RANDOM];
-    let game = play(&s, bots, &["--on-fault", "forfeit"]);
+    let (_s, game) =
+        HOSTILE.in_seat0("crash-play-forfeit", "crash_play", &["--on-fault", "forfeit"]);
     assert_forfeit(&game, "exited");
 }
 
 #[test]
 fn crash_between_games_is_charged_to_the_next_game() {
-    let s = Scratch::new("crash-between-games");
-    let bots = [&s.hostile("crash_between_games"), RANDOM, RANDOM, RANDOM];
-    let game = play(&s, bots, &["--games", "2"]);
+    let (_s, game) =
+        HOSTILE.in_seat0("crash-between-games", "crash_between_games", &["--games", "2"]);
     assert_eq!(game.games.len(), 2);
     assert!(game.faults().is_empty(), "game 1 was played cleanly: {:#?}", game.faults());
     assert!(game.plays(0).iter().all(|p| !auto(p)));
@@ -138,20 +121,19 @@ fn hang_at_handshake_is_refused() {
     let s = Scratch::new("hang-handshake");
     // The other seats are built in, so a short handshake limit is safe here.
     let bots = [&s.hostile("hang_handshake"), RANDOM, RANDOM, RANDOM];
-    let (line, pids) = refused(&s, bots, &["--handshake-ms", "1500"]);
+    let (line, pids) = HOSTILE.refused(&s, bots, &["--handshake-ms", "1500"]);
     assert!(line.contains("(handshake_refused: timeout: no answer within 1500 ms)"), "{line}");
     assert_eq!(pids.len(), 1, "started once");
 }
 
 #[test]
 fn hang_at_play_times_out_three_times() {
-    let s = Scratch::new("hang-play");
-    let game = play(&s, [&s.hostile("hang_play"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 3, "{faults:#?}");
-    assert_fault(faults[0], 0, "timeout", "fallback", 1);
-    assert_fault(faults[1], 0, "timeout", "fallback", 2);
-    assert_fault(faults[2], 0, "timeout", "replaced", 3);
+    let (_s, game) = HOSTILE.in_seat0("hang-play", "hang_play", &[]);
+    let faults = game.assert_faults(&[
+        (0, "timeout", "fallback", 1),
+        (0, "timeout", "fallback", 2),
+        (0, "timeout", "replaced", 3),
+    ]);
     // The first wait is answer + bank; a timeout empties the bank, so then only answer_ms.
     assert_eq!(detail(faults[0]), "no answer within 500 ms");
     assert_eq!(detail(faults[1]), "no answer within 300 ms");
@@ -160,9 +142,7 @@ fn hang_at_play_times_out_three_times() {
 
 #[test]
 fn hang_at_play_forfeits_under_forfeit() {
-    let s = Scratch::new("hang-play-forfeit");
-    let bots = [&s.hostile("hang_play"), RANDOM, RANDOM, RANDOM];
-    let game = play(&s, bots, &["--on-fault", "forfeit"]);
+    let (_s, game) = HOSTILE.in_seat0("hang-play-forfeit", "hang_play", &["--on-fault", "forfeit"]);
     assert_forfeit(&game, "timeout");
 }
 
@@ -170,10 +150,9 @@ fn hang_at_play_forfeits_under_forfeit() {
 
 #[test]
 fn late_within_the_bank_is_no_fault() {
-    let s = Scratch::new("late-within-bank");
     // The bot is 30 ms late; a bank of 2 s leaves room for a loaded machine's delays.
-    let bots = [&s.hostile("late_within_bank"), RANDOM, RANDOM, RANDOM];
-    let game = play(&s, bots, &["--bank-ms", "2000"]);
+    let (_s, game) =
+        HOSTILE.in_seat0("late-within-bank", "late_within_bank", &["--bank-ms", "2000"]);
     assert!(game.faults().is_empty(), "{:#?}", game.faults());
     let plays = game.plays(0);
     assert!(plays.iter().all(|p| !auto(p)), "every answer was taken");
@@ -186,8 +165,7 @@ fn late_within_the_bank_is_no_fault() {
 
 #[test]
 fn late_beyond_the_bank_is_a_timeout_then_a_stale_id() {
-    let s = Scratch::new("late-beyond-bank");
-    let game = play(&s, [&s.hostile("late_beyond_bank"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("late-beyond-bank", "late_beyond_bank", &[]);
     let faults = game.faults();
     assert_fault(faults[0], 0, "timeout", "fallback", 1);
     assert_eq!((&faults[0]["deal"], &faults[0]["trick"]), (&1.into(), &2.into()));
@@ -206,8 +184,7 @@ fn late_beyond_the_bank_is_a_timeout_then_a_stale_id() {
 #[test]
 fn stdout_flood_of_stale_lines_is_ignored() {
     const LINES_PER_PLAY: u64 = 3000; // as in flood_stdout.py
-    let s = Scratch::new("flood-stdout");
-    let game = play(&s, [&s.hostile("flood_stdout"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("flood-stdout", "flood_stdout", &[]);
     let faults = game.faults();
     assert_eq!(faults.len(), 20, "at most 20 ignored lines are recorded per seat and game");
     assert!(faults.iter().all(|f| f["kind"] == "stale_id" && f["penalty"] == "ignored"));
@@ -223,9 +200,8 @@ fn endless_stdout_flood_still_times_out() {
     // Every line is valid and ignorable, so only the clock can end the question, however fast
     // the lines come; and the ignored lines must be counted, not kept. A long bank gives the
     // flood time to show whether memory grows with it (the bot floods for 10 s at most).
-    let s = Scratch::new("flood-stdout-endless");
-    let bots = [&s.hostile("flood_stdout_endless"), RANDOM, RANDOM, RANDOM];
-    let game = play(&s, bots, &["--bank-ms", "4700"]);
+    let (_s, game) =
+        HOSTILE.in_seat0("flood-stdout-endless", "flood_stdout_endless", &["--bank-ms", "4700"]);
     let faults = game.faults();
     let ignored = faults.iter().filter(|f| f["penalty"] == "ignored").count();
     assert!(ignored <= 20, "at most 20 ignored lines are recorded: {ignored}");
@@ -246,7 +222,7 @@ fn endless_flood_at_handshake_is_refused() {
     // The other seats are built in, so the handshake limit only has to leave the flood time
     // to show whether memory grows with it (the bot floods for 10 s at most).
     let bots = [&s.hostile("flood_handshake"), RANDOM, RANDOM, RANDOM];
-    let (line, _) = refused(&s, bots, &["--handshake-ms", "5000"]);
+    let (line, _) = HOSTILE.refused(&s, bots, &["--handshake-ms", "5000"]);
     assert!(line.contains("(handshake_refused: timeout"), "{line}");
 }
 
@@ -257,7 +233,7 @@ fn stderr_flood_is_capped() {
     let s = Scratch::new("flood-stderr");
     let cap = CAP.to_string();
     let bots = [&s.hostile("flood_stderr"), RANDOM, RANDOM, RANDOM];
-    let game = play(&s, bots, &["--stderr-cap", &cap]);
+    let game = HOSTILE.play(&s, bots, &["--stderr-cap", &cap]);
     assert!(game.faults().is_empty(), "a talkative bot commits no fault: {:#?}", game.faults());
     assert!(game.plays(0).iter().all(|p| !auto(p)), "stderr never blocked the bot");
     let written = PER_DEAL * game.lines("deal").count() as u64;
@@ -279,12 +255,8 @@ fn stderr_flood_is_capped() {
 
 #[test]
 fn binary_junk_and_invalid_utf8_are_malformed() {
-    let s = Scratch::new("binary-junk");
-    let game = play(&s, [&s.hostile("binary_junk"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 2, "{faults:#?}");
-    assert_fault(faults[0], 0, "malformed", "fallback", 1);
-    assert_fault(faults[1], 0, "malformed", "fallback", 2);
+    let (_s, game) = HOSTILE.in_seat0("binary-junk", "binary_junk", &[]);
+    game.assert_faults(&[(0, "malformed", "fallback", 1), (0, "malformed", "fallback", 2)]);
     let plays = game.plays(0);
     let autos: Vec<usize> = (0..plays.len()).filter(|&i| auto(plays[i])).collect();
     assert_eq!(autos, [1, 3], "the stream resynchronises at the next newline");
@@ -292,14 +264,13 @@ fn binary_junk_and_invalid_utf8_are_malformed() {
 
 #[test]
 fn hundred_megabyte_line_is_not_held() {
-    let s = Scratch::new("huge-line");
-    let game = play(&s, [&s.hostile("huge_line"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("huge-line", "huge_line", &[]);
     // play() checked the memory bound, the point of this attack.
-    let faults = game.faults();
-    assert_eq!(faults.len(), 3, "{faults:#?}");
-    assert_fault(faults[0], 0, "line_too_long", "fallback", 1);
-    assert_fault(faults[1], 0, "timeout", "fallback", 2);
-    assert_fault(faults[2], 0, "timeout", "replaced", 3);
+    game.assert_faults(&[
+        (0, "line_too_long", "fallback", 1),
+        (0, "timeout", "fallback", 2),
+        (0, "timeout", "replaced", 3),
+    ]);
     let plays = game.plays(0);
     assert!(!auto(plays[0]) && plays[1..].iter().all(|p| auto(p)));
 }
@@ -308,11 +279,8 @@ fn hundred_megabyte_line_is_not_held() {
 
 #[test]
 fn answer_for_another_seat_is_malformed() {
-    let s = Scratch::new("other-seat");
-    let game = play(&s, [&s.hostile("other_seat"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "malformed", "fallback", 1);
+    let (_s, game) = HOSTILE.in_seat0("other-seat", "other_seat", &[]);
+    let faults = game.assert_faults(&[(0, "malformed", "fallback", 1)]);
     assert!(detail(faults[0]).contains("seat"), "{}", faults[0]);
     let plays = game.plays(0);
     let autos: Vec<usize> = (0..plays.len()).filter(|&i| auto(plays[i])).collect();
@@ -321,8 +289,7 @@ fn answer_for_another_seat_is_malformed() {
 
 #[test]
 fn stale_id_answer_is_ignored_and_the_question_times_out() {
-    let s = Scratch::new("stale-id");
-    let game = play(&s, [&s.hostile("stale_id"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("stale-id", "stale_id", &[]);
     let faults = game.faults();
     assert_fault(faults[0], 0, "stale_id", "ignored", 0);
     assert_fault(faults[1], 0, "timeout", "fallback", 1);
@@ -333,8 +300,7 @@ fn stale_id_answer_is_ignored_and_the_question_times_out() {
 
 #[test]
 fn answering_twice_is_ignored() {
-    let s = Scratch::new("answer-twice");
-    let game = play(&s, [&s.hostile("answer_twice"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("answer-twice", "answer_twice", &[]);
     let faults = game.faults();
     assert_eq!(faults.len(), 20, "at most 20 ignored lines are recorded per seat and game");
     assert!(faults.iter().all(|f| f["kind"] == "stale_id" && f["penalty"] == "ignored"));
@@ -347,8 +313,7 @@ fn answering_twice_is_ignored() {
 
 #[test]
 fn unsolicited_lines_are_ignored() {
-    let s = Scratch::new("unsolicited");
-    let game = play(&s, [&s.hostile("unsolicited"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("unsolicited", "unsolicited", &[]);
     let faults = game.faults();
     assert_eq!(faults.len(), 20, "at most 20 ignored lines are recorded per seat and game");
     assert!(faults.iter().all(|f| f["penalty"] == "ignored"));
@@ -363,22 +328,21 @@ fn unsolicited_lines_are_ignored() {
 
 #[test]
 fn illegal_cards_strike_three_times() {
-    let s = Scratch::new("illegal-card");
-    let game = play(&s, [&s.hostile("illegal_card"), RANDOM, RANDOM, RANDOM], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 3, "a replaced bot is asked nothing more: {faults:#?}");
-    assert_fault(faults[0], 0, "illegal_card", "fallback", 1);
-    assert_fault(faults[1], 0, "malformed", "fallback", 2);
-    assert_fault(faults[2], 0, "illegal_card", "replaced", 3);
+    let (_s, game) = HOSTILE.in_seat0("illegal-card", "illegal_card", &[]);
+    // A replaced bot is asked nothing more.
+    game.assert_faults(&[
+        (0, "illegal_card", "fallback", 1),
+        (0, "malformed", "fallback", 2),
+        (0, "illegal_card", "replaced", 3),
+    ]);
     assert!(game.plays(0).iter().all(|p| auto(p)));
     assert_eq!(game.stats(0)["replaced"], true);
 }
 
 #[test]
 fn illegal_card_forfeits_under_forfeit() {
-    let s = Scratch::new("illegal-card-forfeit");
-    let bots = [&s.hostile("illegal_card"), RANDOM, RANDOM, RANDOM];
-    let game = play(&s, bots, &["--on-fault", "forfeit"]);
+    let (_s, game) =
+        HOSTILE.in_seat0("illegal-card-forfeit", "illegal_card", &["--on-fault", "forfeit"]);
     assert_forfeit(&game, "illegal_card");
 }
 
@@ -388,12 +352,12 @@ fn wrong_discards_strike_three_times() {
     // seat 1 discards in deals 1 (dealer's left), 2 (dealer) and 5 (dealer's left).
     let s = Scratch::new("wrong-discard");
     let yes = s.hostile("accept_chant");
-    let game = play(&s, [&yes, &s.hostile("wrong_discard"), &yes, &yes], &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 3, "{faults:#?}");
-    assert_fault(faults[0], 1, "wrong_discard", "fallback", 1);
-    assert_fault(faults[1], 1, "wrong_discard", "fallback", 2);
-    assert_fault(faults[2], 1, "wrong_discard", "replaced", 3);
+    let game = HOSTILE.play(&s, [&yes, &s.hostile("wrong_discard"), &yes, &yes], &[]);
+    let faults = game.assert_faults(&[
+        (1, "wrong_discard", "fallback", 1),
+        (1, "wrong_discard", "fallback", 2),
+        (1, "wrong_discard", "replaced", 3),
+    ]);
     let deals: Vec<Option<u64>> = faults.iter().map(|f| f["deal"].as_u64()).collect();
     assert_eq!(deals, [Some(1), Some(2), Some(5)]);
     let discards: Vec<&Value> = game.lines("discard").filter(|d| d["seat"] == 1).collect();
@@ -406,8 +370,7 @@ fn wrong_discards_strike_three_times() {
 
 #[test]
 fn false_and_too_many_signals_are_dropped() {
-    let s = Scratch::new("false-signals");
-    let game = play(&s, [&s.hostile("false_signals"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("false-signals", "false_signals", &[]);
     let faults = game.faults();
     assert_eq!(faults.len(), 3, "{faults:#?}");
     assert_fault(faults[0], 0, "bad_signal", "signal_dropped", 1);
@@ -432,19 +395,15 @@ fn false_and_too_many_signals_are_dropped() {
 
 #[test]
 fn forked_children_die_with_the_bot() {
-    let s = Scratch::new("fork-and-exit");
-    let game = play(&s, [&s.hostile("fork_and_exit"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("fork-and-exit", "fork_and_exit", &[]);
     assert_eq!(game.pids.len(), 3, "the bot, its child and the reparented grandchild");
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    let faults = game.assert_faults(&[(0, "exited", "replaced", 1)]);
     assert_eq!(detail(faults[0]), "exit code 0");
 }
 
 #[test]
 fn children_that_leave_the_group_die_too() {
-    let s = Scratch::new("setsid-child");
-    let game = play(&s, [&s.hostile("setsid_child"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("setsid-child", "setsid_child", &[]);
     // `play` waits for every pid in the file to be gone: the killed process group cannot reach
     // the child and grandchild in their own session, so the referee's orphan sweep must have.
     assert_eq!(game.pids.len(), 3, "the bot, its setsid child and that child's child");
@@ -454,8 +413,7 @@ fn children_that_leave_the_group_die_too() {
 
 #[test]
 fn sigterm_ignoring_bot_is_killed() {
-    let s = Scratch::new("ignore-sigterm");
-    let game = play(&s, [&s.hostile("ignore_sigterm"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("ignore-sigterm", "ignore_sigterm", &[]);
     // It played correctly; staying alive after bye is no fault, only a kill.
     assert!(game.faults().is_empty(), "{:#?}", game.faults());
     assert!(game.plays(0).iter().all(|p| !auto(p)));
@@ -464,14 +422,14 @@ fn sigterm_ignoring_bot_is_killed() {
 
 #[test]
 fn memory_hog_dies_at_its_limit() {
-    let s = Scratch::new("memory-hog");
-    let bots = [&s.hostile("memory_hog"), RANDOM, RANDOM, RANDOM];
     // Touching 128 MiB can take longer than 500 ms on a loaded virtual machine; a long bank
     // lets the bot die of its limit before its question times out.
-    let game = play(&s, bots, &["--bot-memory-mib", "128", "--bank-ms", "5000"]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    let (_s, game) = HOSTILE.in_seat0(
+        "memory-hog",
+        "memory_hog",
+        &["--bot-memory-mib", "128", "--bank-ms", "5000"],
+    );
+    game.assert_faults(&[(0, "exited", "replaced", 1)]);
     assert!(game.plays(0).iter().all(|p| auto(p)), "it died at its first play");
     // The bot's memory is not the referee's.
     assert!(game.peak_kb < MAX_HWM_KB);
@@ -481,13 +439,10 @@ fn memory_hog_dies_at_its_limit() {
 
 #[test]
 fn answers_written_for_a_dead_bot_are_not_taken() {
-    let s = Scratch::new("orphan-answers");
-    let game = play(&s, [&s.hostile("orphan_answers"), RANDOM, RANDOM, RANDOM], &[]);
+    let (_s, game) = HOSTILE.in_seat0("orphan-answers", "orphan_answers", &[]);
     // The bot and the setsid child that held its stdout: `play` waits for both to be gone.
     assert_eq!(game.pids.len(), 2, "the bot and its setsid child");
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_fault(faults[0], 0, "exited", "replaced", 1);
+    let faults = game.assert_faults(&[(0, "exited", "replaced", 1)]);
     assert_eq!(detail(faults[0]), "exit code 0");
     // Charged at the very next question, in the first deal, not when the advance answers ran out.
     assert_eq!((&faults[0]["deal"], &faults[0]["trick"]), (&1.into(), &2.into()), "{}", faults[0]);
@@ -536,7 +491,7 @@ fn control_characters_in_a_hello_are_refused_and_never_printed() {
         let s = Scratch::new(&format!("control-{field}"));
         let bot = format!("{} {field}", s.hostile("control_names"));
         // A program that fails its handshake stops the match before any game, with one line.
-        let (line, _) = refused(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
+        let (line, _) = HOSTILE.refused(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
         assert!(line.contains("handshake_refused"), "{line}");
         assert!(
             line.contains(&format!("the {field} holds the control character U+001B")),
@@ -556,7 +511,11 @@ fn control_characters_in_a_hello_are_refused_and_never_printed() {
 fn control_characters_in_answers_reach_no_output() {
     let s = Scratch::new("control-lines");
     let bot = s.hostile("control_lines");
-    let game = play(&s, [&bot, RANDOM, RANDOM, RANDOM], &["--max-strikes", "10", "--log", "debug"]);
+    let game = HOSTILE.play(
+        &s,
+        [&bot, RANDOM, RANDOM, RANDOM],
+        &["--max-strikes", "10", "--log", "debug"],
+    );
     let kinds: Vec<&str> = game.faults().iter().map(|f| f["kind"].as_str().unwrap()).collect();
     // The junk is faulted or ignored, never obeyed: the bot keeps its seat (10 strikes).
     assert!(kinds.iter().filter(|&&k| k == "malformed").count() >= 4, "{kinds:?}");

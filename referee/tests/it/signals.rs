@@ -59,8 +59,8 @@ fn our_derivation_gives_the_spec_check_values() {
 fn leaky_seen_by_is_re_derived_from_the_seed_alone() {
     let tmp = Scratch::new("leaky");
     let bot = signaller(false);
-    let extra = "--seed 11 --games 2 --signals leaky --signal-leak 0.5 --max-strikes 1000";
-    let dir = play(&tmp, [&bot, &bot, &bot, &bot], extra);
+    let flags = "--seed 11 --games 2 --signals leaky --signal-leak 0.5 --max-strikes 1000";
+    let dir = play(&tmp, [bot.as_str(); 4], flags);
     let bound = ((500_000u128 << 64) / 1_000_000) as u64;
     for game in 1..=2u64 {
         let path = record_path(&dir, game);
@@ -126,8 +126,7 @@ fn leaky_seen_by_is_re_derived_from_the_seed_alone() {
 fn a_bad_signal_names_its_trick_and_its_question() {
     let tmp = Scratch::new("trick");
     let bot = signaller(true);
-    let extra = "--seed 3 --max-strikes 1000";
-    let dir = play(&tmp, [&bot, &bot, &bot, &bot], extra);
+    let dir = play(&tmp, [bot.as_str(); 4], "--seed 3 --max-strikes 1000");
     let lines = jsonl(&record_path(&dir, 1));
     let (mut on_plays, mut elsewhere) = (0, 0);
     let mut tricks_done = 0;

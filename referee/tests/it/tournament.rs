@@ -20,6 +20,12 @@ fn referee_fails(args: &[&str]) -> String {
     line
 }
 
+/// Writes the tournament config `file` into the scratch folder: `settings` (TOML) and then the
+/// entrants, each (name, command).
+fn write_config(sc: &Scratch, file: &str, settings: &str, names: &[(&str, &str)]) -> PathBuf {
+    sc.write(file, &format!("{settings}\n\n{}", entrants(names)))
+}
+
 fn entrants(names: &[(&str, &str)]) -> String {
     names
         .iter()
@@ -44,16 +50,11 @@ fn n(v: &Value) -> u64 {
 fn round_robin_of_three_with_a_python_entrant() {
     let sc = Scratch::new("round-robin");
     let python = py_random();
-    let config = sc.write(
+    let config = write_config(
+        &sc,
         "rr.toml",
-        &format!(
-            "seed = 11\nformat = \"round-robin\"\ngames = 2\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000\n\n{}",
-            entrants(&[
-                ("heuristic", "builtin:heuristic"),
-                ("random", "builtin:random"),
-                ("python", &python)
-            ])
-        ),
+        "seed = 11\nformat = \"round-robin\"\ngames = 2\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000",
+        &[("heuristic", "builtin:heuristic"), ("random", "builtin:random"), ("python", &python)],
     );
     let out = sc.join("out");
     let stdout = referee_ok(&["tournament", s(&config), "--out", s(&out)]);
@@ -113,12 +114,11 @@ fn round_robin_of_three_with_a_python_entrant() {
 #[test]
 fn duplicate_rooms_get_the_same_decks_with_partnerships_swapped() {
     let sc = Scratch::new("duplicate");
-    let config = sc.write(
+    let config = write_config(
+        &sc,
         "dup.toml",
-        &format!(
-            "seed = 5\ngames = 3\nconcurrency = 2\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("R", "builtin:random")])
-        ),
+        "seed = 5\ngames = 3\nconcurrency = 2",
+        &[("H", "builtin:heuristic"), ("R", "builtin:random")],
     );
     let out = sc.join("out");
     referee_ok(&["tournament", s(&config), "--out", s(&out)]);
@@ -190,12 +190,11 @@ fn kill_and_resume_loses_and_repeats_no_game() {
     // A Python entrant keeps each game slow enough (tens of milliseconds, whatever the build
     // profile) for the kill to land in the middle of the tournament.
     let python = py_random();
-    let config = sc.write(
+    let config = write_config(
+        &sc,
         "kill.toml",
-        &format!(
-            "seed = 9\ngames = 20\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("P", &python)])
-        ),
+        "seed = 9\ngames = 20\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000",
+        &[("H", "builtin:heuristic"), ("P", &python)],
     );
     let out = sc.join("out");
     let journal = out.join("journal.jsonl");
@@ -288,12 +287,11 @@ fn a_disqualified_entrant_plays_no_more() {
     // begins), then exits at its 3rd play question of every game: one fault per seat and game,
     // two a game, so the third game against H passes the threshold of five.
     let broken = sc.misbehave("exit");
-    let config = sc.write(
+    let config = write_config(
+        &sc,
         "dq.toml",
-        &format!(
-            "seed = 3\nformat = \"round-robin\"\ngames = 3\nconcurrency = 1\ndisqualify = {{ max-faults = 5 }}\n\n[clock]\nhandshake-ms = 20000\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("broken", &broken), ("R", "builtin:random")])
-        ),
+        "seed = 3\nformat = \"round-robin\"\ngames = 3\nconcurrency = 1\ndisqualify = { max-faults = 5 }\n\n[clock]\nhandshake-ms = 20000",
+        &[("H", "builtin:heuristic"), ("broken", &broken), ("R", "builtin:random")],
     );
     let out = sc.join("out");
     referee_ok(&["tournament", s(&config), "--out", s(&out)]);
@@ -314,12 +312,11 @@ fn a_disqualified_entrant_plays_no_more() {
 #[test]
 fn sprt_stops_a_lopsided_match() {
     let sc = Scratch::new("sprt");
-    let config = sc.write(
+    let config = write_config(
+        &sc,
         "sprt.toml",
-        &format!(
-            "seed = 1\ngames = 500\nconcurrency = 2\nsprt = {{ elo0 = 0, elo1 = 100, alpha = 0.1, beta = 0.1 }}\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("R", "builtin:random")])
-        ),
+        "seed = 1\ngames = 500\nconcurrency = 2\nsprt = { elo0 = 0, elo1 = 100, alpha = 0.1, beta = 0.1 }",
+        &[("H", "builtin:heuristic"), ("R", "builtin:random")],
     );
     let out = sc.join("out");
     let run = referee(&["tournament", s(&config), "--out", s(&out)]);
@@ -378,12 +375,11 @@ fn sprt_stops_a_lopsided_match() {
 fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
     let sc = Scratch::new("cannot-start");
     for (case, command, want) in unplayable(&sc) {
-        let config = sc.write(
+        let config = write_config(
+            &sc,
             &format!("{case}.toml"),
-            &format!(
-                "seed = 1\ngames = 2\n\n[clock]\nhandshake-ms = 20000\n\n{}",
-                entrants(&[("good", "builtin:heuristic"), ("bad", &command)])
-            ),
+            "seed = 1\ngames = 2\n\n[clock]\nhandshake-ms = 20000",
+            &[("good", "builtin:heuristic"), ("bad", &command)],
         );
         let out = sc.join(case);
         let line = referee_fails(&["tournament", s(&config), "--out", s(&out)]);
@@ -395,12 +391,11 @@ fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
         }
         if case == "missing" {
             // Nothing is left that blocks the folder: with the bot fixed, it starts afresh.
-            let fixed = sc.write(
+            let fixed = write_config(
+                &sc,
                 "fixed.toml",
-                &format!(
-                    "seed = 1\ngames = 1\n\n{}",
-                    entrants(&[("good", "builtin:heuristic"), ("bad", "builtin:random")])
-                ),
+                "seed = 1\ngames = 1",
+                &[("good", "builtin:heuristic"), ("bad", "builtin:random")],
             );
             referee_ok(&["tournament", s(&fixed), "--out", s(&out)]);
         }
@@ -480,12 +475,11 @@ fn a_second_referee_on_the_folder_is_refused_and_resume_works_after_kill_9() {
     let sc = Scratch::new("lock");
     let gate = sc.join("gate");
     let python = py_random();
-    let config = sc.write(
+    let config = write_config(
+        &sc,
         "lock.toml",
-        &format!(
-            "seed = 2\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 60000\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("P", &gated(&sc, &gate, 1, &python))])
-        ),
+        "seed = 2\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 60000",
+        &[("H", "builtin:heuristic"), ("P", &gated(&sc, &gate, 1, &python))],
     );
     let out = sc.join("out");
     let mut first = referee_cmd(&["tournament", s(&config), "--out", s(&out)])
@@ -522,12 +516,11 @@ fn a_clean_sweep_is_an_infinite_elo_in_every_file() {
     let sc = Scratch::new("sweep");
     // Under the forfeit policy its first card not held loses the game: it loses every game.
     let loser = sc.misbehave("illegal-always");
-    let config = sc.write(
+    let config = write_config(
+        &sc,
         "sweep.toml",
-        &format!(
-            "seed = 8\nformat = \"round-robin\"\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 20000\n[faults]\non-fault = \"forfeit\"\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("L", &loser)])
-        ),
+        "seed = 8\nformat = \"round-robin\"\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 20000\n[faults]\non-fault = \"forfeit\"",
+        &[("H", "builtin:heuristic"), ("L", &loser)],
     );
     let out = sc.join("out");
     let stdout = referee_ok(&["tournament", s(&config), "--out", s(&out)]);

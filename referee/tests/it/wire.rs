@@ -5,18 +5,12 @@
 //! sent, so its game replays seat by seat; and a bad number for a flag gets a message naming
 //! the flag and its range.
 
-use crate::harness::{Played, RANDOM, Scratch, Suite, referee, referee_fails, s, text};
+use crate::harness::{Scratch, Suite, referee, referee_fails, s, text};
 use serde_json::Value;
 use std::path::Path;
 
 /// wire_bot.py bots, on the default clocks.
-const WIRE: Suite = Suite { clocks: &[], marks: &["wire_bot.py"] };
-
-/// One game (seed 1) with a wire_bot.py bot in seat 0 and built-in bots elsewhere, and what
-/// every case must leave intact.
-fn play(dir: &Scratch, mode: &str, extra: &[&str]) -> Played {
-    WIRE.play(dir, [&dir.wire_bot(mode), RANDOM, RANDOM, RANDOM], extra)
-}
+const WIRE: Suite = Suite { clocks: &[], marks: &["wire_bot.py"], command: Scratch::wire_bot };
 
 /// `replay --seat S` for every seat, each re-deriving its conversation; the four outputs.
 fn every_seat(path: &Path) -> Vec<String> {
@@ -39,8 +33,7 @@ fn sent(conversation: &str) -> Vec<&str> {
 /// valid 70,000-byte answer `malformed`. The configured limit is the one limit, both ways.
 #[test]
 fn an_answer_over_64_kib_is_taken_under_a_larger_line_limit() {
-    let dir = Scratch::new("long-answer");
-    let game = play(&dir, "long-answer", &["--max-line-bytes", "100000"]);
+    let (_dir, game) = WIRE.in_seat0("long-answer", "long-answer", &["--max-line-bytes", "100000"]);
     let kinds: Vec<&Value> = game.faults().iter().map(|f| &f["kind"]).collect();
     assert!(kinds.is_empty(), "faults {kinds:?}");
     let plays = game.plays(0);
@@ -52,11 +45,8 @@ fn an_answer_over_64_kib_is_taken_under_a_larger_line_limit() {
     assert!(sent(&seats[0]).contains(&raw), "seat 0's conversation shows the long answer");
 
     // Under the default limit the same answer is over it.
-    let dir = Scratch::new("long-answer-default");
-    let game = play(&dir, "long-answer", &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_eq!((&faults[0]["kind"], &faults[0]["seat"]), (&"line_too_long".into(), &0.into()));
+    let (_dir, game) = WIRE.in_seat0("long-answer-default", "long-answer", &[]);
+    let faults = game.assert_faults(&[(0, "line_too_long", "fallback", 1)]);
     assert!(faults[0]["detail"].as_str().unwrap().contains("65536"), "{}", faults[0]);
     every_seat(&game.path);
 }
@@ -66,20 +56,13 @@ fn an_answer_over_64_kib_is_taken_under_a_larger_line_limit() {
 /// written as a float, and an integer beyond 2^64 - 1.
 #[test]
 fn ids_no_question_can_have_are_ignored_as_unknown_ids() {
-    let dir = Scratch::new("odd-ids");
-    let game = play(&dir, "odd-ids", &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 5, "{faults:#?}");
+    let (_dir, game) = WIRE.in_seat0("odd-ids", "odd-ids", &[]);
+    let faults = game.assert_faults(&[(0, "unknown_id", "ignored", 0); 5]);
     let answer = game.plays(0)[1]["raw"].as_str().unwrap().to_string();
     let id: u64 = serde_json::from_str::<Value>(&answer).unwrap()["id"].as_u64().unwrap();
     let card = game.plays(0)[1]["card"].as_str().unwrap().to_string();
     let odd = ["-1".to_string(), "-0".into(), format!("{id}.0"), "18446744073709551616".into()];
     for (f, odd) in faults.iter().zip(odd.iter().chain([&"0".to_string()])) {
-        assert_eq!(
-            (&f["kind"], &f["penalty"], &f["strikes"]),
-            (&"unknown_id".into(), &"ignored".into(), &0.into()),
-            "{f}"
-        );
         assert_eq!(f["raw"], format!(r#"{{"type":"play","id":{odd},"card":"{card}"}}"#));
     }
     assert!(game.plays(0).iter().all(|p| p.get("auto").is_none()), "the answer stands");
@@ -97,12 +80,8 @@ fn ids_no_question_can_have_are_ignored_as_unknown_ids() {
 /// found at once by the failed write, and the bot is replaced and killed.
 #[test]
 fn a_bot_that_closes_its_stdin_stopped_reading_its_input() {
-    let dir = Scratch::new("close-stdin");
-    let game = play(&dir, "close-stdin", &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    let f = faults[0];
-    assert_eq!((&f["kind"], &f["penalty"]), (&"timeout".into(), &"replaced".into()), "{f}");
+    let (_dir, game) = WIRE.in_seat0("close-stdin", "close-stdin", &[]);
+    let f = game.assert_faults(&[(0, "timeout", "replaced", 1)])[0];
     let detail = f["detail"].as_str().unwrap();
     assert!(detail.starts_with("stopped reading its input: it closed its stdin"), "{detail}");
     let plays = game.plays(0);
@@ -116,12 +95,8 @@ fn a_bot_that_closes_its_stdin_stopped_reading_its_input() {
 /// `replay --seat` failed for every seat. The record keeps its bytes (`raw_b64`).
 #[test]
 fn a_line_that_is_not_utf8_is_recorded_as_sent_and_replays_for_every_seat() {
-    let dir = Scratch::new("non-utf8");
-    let game = play(&dir, "non-utf8", &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    let f = faults[0];
-    assert_eq!((&f["kind"], &f["penalty"]), (&"malformed".into(), &"fallback".into()), "{f}");
+    let (dir, game) = WIRE.in_seat0("non-utf8", "non-utf8", &[]);
+    let f = game.assert_faults(&[(0, "malformed", "fallback", 1)])[0];
     assert!(f.get("raw").is_none(), "{f}");
     let b64 = f["raw_b64"].as_str().expect("the line's bytes");
     let bytes = base64(b64);

@@ -106,6 +106,17 @@ impl Record {
         self.lines("fault").collect()
     }
 
+    /// Checks that the record's faults are exactly `want`, in order, each as (seat, kind,
+    /// penalty, strikes after it); returns them.
+    pub(crate) fn assert_faults(&self, want: &[(u64, &str, &str, u64)]) -> Vec<&Value> {
+        let faults = self.faults();
+        assert_eq!(faults.len(), want.len(), "{faults:#?}");
+        for (fault, &(seat, kind, penalty, strikes)) in faults.iter().zip(want) {
+            assert_fault(fault, seat, kind, penalty, strikes);
+        }
+        faults
+    }
+
     /// The `play` lines of a seat, in order.
     pub(crate) fn plays(&self, seat: u64) -> Vec<&Value> {
         self.lines("play").filter(|l| l["seat"] == seat).collect()

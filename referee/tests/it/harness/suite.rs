@@ -3,7 +3,7 @@
 //! bot process (children included) is left alive. The hostile, fault and wire tests each play
 //! their own bots this way.
 
-use super::{Logged, Record, Scratch, reaped, record_files, referee_logged, s};
+use super::{Logged, RANDOM, Record, Scratch, reaped, record_files, referee_logged, s};
 use std::path::Path;
 
 /// How one family of test bots is played.
@@ -13,6 +13,8 @@ pub(crate) struct Suite {
     pub(crate) clocks: &'static [(&'static str, &'static str)],
     /// What the command line of one of the family's processes holds (a reused pid does not).
     pub(crate) marks: &'static [&'static str],
+    /// The `--bot` command of the family's bot called NAME, noting its pids in the folder.
+    pub(crate) command: fn(&Scratch, &str) -> String,
 }
 
 /// Short clocks: a timeout costs answer + bank = 500 ms, then 300 ms once the bank is spent.
@@ -86,6 +88,15 @@ impl Suite {
         }
         assert!(!games.is_empty(), "no record in {}", sc.records().display());
         Played { games, pids: reaped(&sc.pidfile(), self.marks), peak_kb: run.peak_kb }
+    }
+
+    /// Plays [`Suite::play`] with the family's bot `bot` in seat 0 against random bots, in the
+    /// scratch folder `name`.
+    #[track_caller]
+    pub(crate) fn in_seat0(&self, name: &str, bot: &str, extra: &[&str]) -> (Scratch, Played) {
+        let s = Scratch::new(name);
+        let game = self.play(&s, [&(self.command)(&s, bot), RANDOM, RANDOM, RANDOM], extra);
+        (s, game)
     }
 
     /// Runs a match (seed 1) whose seat-0 bot can never play, and checks the start-up check's
