@@ -7,7 +7,10 @@
 //! Chromium is Debian's `chromium` package, which `.ci/run` installs. A test never installs
 //! anything: without Chromium it fails, never skips, with one line saying how to get it.
 
-use crate::harness::{RUN_LIMIT, referee_cmd, run_limited};
+use crate::harness::{
+    RANDOM, RUN_LIMIT, Scratch, match_args, quoted, record_path, referee_cmd, referee_fails,
+    referee_ok, root, run_limited, s as s_,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -723,4 +726,46 @@ fn the_side_panels_fit_a_1280_px_window() {
     // Four faults of two rows (three cells, then the detail), and the header row: the table
     // was really drawn.
     assert_eq!(faults_cells, 19.0, "{measure}");
+}
+
+/// A seat's page is built from the seat's conversation: a bot replaced for its strikes is told
+/// `bye` and nothing more, so its page stops there, while the whole game's page goes on to the
+/// end; and a seat whose bot was told nothing of the game has no page, which the referee says
+/// in one line.
+#[test]
+fn a_seat_page_stops_where_its_bot_was_stopped() {
+    let s = Scratch::new("stopped");
+    let bots = [&s.misbehave("illegal-always"), RANDOM, RANDOM, RANDOM];
+    referee_ok(&match_args("--seed 1", &s.records(), &bots));
+    let record = s.record(1);
+    let (page, seat0) = (s.join("game.html"), s.join("seat0.html"));
+    referee(&["replay", s_(&record), "--html", s_(&page)]);
+    referee(&["replay", s_(&record), "--seat", "0", "--html", s_(&seat0)]);
+    let whole = embedded_data(&read(&page))["events"].as_array().unwrap().clone();
+    let seat = embedded_data(&read(&seat0))["events"].as_array().unwrap().clone();
+    let kinds = |v: &[Value], kind: &str| v.iter().filter(|e| e["type"] == kind).count();
+    assert_eq!(seat.last().map(|e| &e["type"]), Some(&Value::from("bye")), "{seat:?}");
+    assert_eq!(kinds(&seat, "fault"), 3, "the seat's three faults");
+    assert!(kinds(&seat, "play") < kinds(&whole, "play") / 2, "the seat saw a few plays");
+    assert_eq!(whole.last().map(|e| &e["type"]), Some(&Value::from("footer")));
+
+    // A bot that plays game 1, exits between games, and cannot be started again for game 3.
+    let crash = root().join("sample-bots/hostile/crash_between_games.py");
+    let once = s.write(
+        "once.sh",
+        &format!(
+            "#!/bin/sh\nif [ -e \"$1\" ]; then exit 5; fi\n: > \"$1\"\nexec python3 {} \"$1.pids\"\n",
+            quoted(&crash)
+        ),
+    );
+    let bot = format!("sh {} {}", quoted(&once), quoted(&s.join("started")));
+    let dir = s.join("restarts");
+    let flags = "--seed 1 --games 3 --handshake-ms 20000";
+    referee_ok(&match_args(flags, &dir, &[&bot, RANDOM, RANDOM, RANDOM]));
+    let game3 = record_path(&dir, 3);
+    let line =
+        referee_fails(&["replay", s_(&game3), "--seat", "0", "--html", s_(&s.join("no.html"))]);
+    assert!(line.contains("seat 0's page: the seat's bot was told nothing of this game"), "{line}");
+    assert!(!s.join("no.html").exists(), "no page is written");
+    referee(&["replay", s_(&game3), "--seat", "1", "--html", s_(&s.join("seat1.html"))]);
 }
