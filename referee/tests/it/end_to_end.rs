@@ -3,9 +3,9 @@
 //! pieces with a paused clock; only these show that the pieces work together as a user runs them.
 
 use crate::harness::{
-    RANDOM, RUN_LIMIT, Scratch, check_record, gated, js_bot, match_args, play_seat, py_heuristic,
-    py_random, quoted, raw_log, record_files, referee, referee_cmd, referee_fails, referee_ok,
-    root, rust_bot, s, text, unplayable, words,
+    RANDOM, RUN_LIMIT, Scratch, built_binary, check_record, gated, js_bot, match_args, play_seat,
+    py_heuristic, py_random, quoted, raw_log, record_files, referee, referee_cmd, referee_fails,
+    referee_ok, root, rust_bot, rust_bot_path, s, text, unplayable, words,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -72,6 +72,21 @@ fn a_complete_game_between_python_javascript_and_rust() {
     for p in 0..4 {
         assert!(dir.join(format!("player{p}.stderr.log")).exists(), "player{p}.stderr.log missing");
     }
+}
+
+/// The tests used to build the Rust sample bot themselves, with a nested `cargo build`. They
+/// build nothing now: a binary that was not built is one line naming the command that builds it.
+#[test]
+fn a_binary_that_was_not_built_is_one_line_naming_the_build_command() {
+    let line = built_binary("no-such-bot").unwrap_err();
+    assert!(!line.contains('\n'), "{line}");
+    assert!(
+        line.contains(
+            "no-such-bot is missing: build it first with `cargo build --workspace --locked --bins`"
+        ),
+        "{line}"
+    );
+    assert_eq!(built_binary("aluette-bot").as_deref(), Ok(rust_bot_path()));
 }
 
 #[test]

@@ -41,11 +41,31 @@ fn run(cmd: &mut Command) -> Output {
 
 /// Fails the test, in one line, when headless Chromium is missing: the test cannot run.
 fn ensure_chromium() {
-    assert!(
-        Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} is missing: install Debian's chromium package: apt-get install chromium; \
-         .ci/run does it"
-    );
+    if let Err(line) = chromium_at(Path::new(CHROMIUM)) {
+        panic!("{line}");
+    }
+}
+
+/// What is wrong with running Chromium from `path`, in one line.
+fn chromium_at(path: &Path) -> Result<(), String> {
+    match path.exists() {
+        true => Ok(()),
+        false => Err(format!(
+            "{} is missing: install Debian's chromium package: apt-get install chromium; .ci/run \
+             does it",
+            path.display()
+        )),
+    }
+}
+
+/// The tests used to install Chromium themselves with apt-get when it was missing. They never
+/// install anything now: a missing browser is one line saying how to get it.
+#[test]
+fn a_missing_chromium_is_one_line_saying_how_to_get_it() {
+    let line = chromium_at(Path::new("/nonexistent/chromium")).unwrap_err();
+    assert!(!line.contains('\n'), "{line}");
+    assert!(line.contains("apt-get install chromium; .ci/run does it"), "{line}");
+    assert!(chromium_at(Path::new(env!("CARGO_BIN_EXE_referee"))).is_ok());
 }
 
 /// The record and the two pages every test uses, made once per test process.

@@ -34,18 +34,22 @@ pub(crate) const BUILD_BINS: &str = "cargo build --workspace --locked --bins";
 /// anything itself: a missing bot fails with one line naming the command that builds it.
 pub(crate) fn rust_bot_path() -> &'static Path {
     static BOT: OnceLock<PathBuf> = OnceLock::new();
-    BOT.get_or_init(|| {
-        let bin_dir = Path::new(env!("CARGO_BIN_EXE_referee"))
-            .parent()
-            .expect("the referee binary has a folder");
-        let bot = bin_dir.join("aluette-bot");
-        assert!(
-            bot.is_file(),
+    BOT.get_or_init(|| built_binary("aluette-bot").unwrap_or_else(|line| panic!("{line}")))
+}
+
+/// The workspace binary `name`, built next to the referee binary; what is wrong, in one line,
+/// when it is not there.
+pub(crate) fn built_binary(name: &str) -> Result<PathBuf, String> {
+    let bin_dir =
+        Path::new(env!("CARGO_BIN_EXE_referee")).parent().expect("the referee binary has a folder");
+    let bin = bin_dir.join(name);
+    match bin.is_file() {
+        true => Ok(bin),
+        false => Err(format!(
             "{} is missing: build it first with `{BUILD_BINS}` (.ci/run does)",
-            bot.display()
-        );
-        bot
-    })
+            bin.display()
+        )),
+    }
 }
 
 /// The Rust sample bot as a `--bot` command (its path, quoted).
