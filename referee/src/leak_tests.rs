@@ -632,7 +632,8 @@ fn assert_same_pages(a: &Played, b: &Played, what: &str) {
                 s.get(at.saturating_sub(60)..(at + 60).min(s.len())).unwrap_or("").to_string()
             };
             panic!(
-                "{what}: seat {seat}'s page depends on cards it never sees; first difference:\n  {}\n  {}",
+                "{what}: seat {seat}'s page depends on cards it never sees; first difference:\
+                 \n  {}\n  {}",
                 around(&pa),
                 around(&pb)
             );

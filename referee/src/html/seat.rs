@@ -109,7 +109,7 @@ impl<'a> OwnLines<'a> {
         self.signals(steps)?;
         let line = self.lines.pop_front().filter(|l| Own::of(l) == Some(want));
         let line = line.ok_or_else(|| {
-            format!("the conversation reaches a {want:?} of the seat that its record lines do not have next")
+            format!("the conversation reaches the seat's {want:?}, not its next record line")
         })?;
         if want.is_action() {
             self.acted += 1;

@@ -4,8 +4,8 @@
 
 use crate::harness::{
     RANDOM, RUN_LIMIT, Scratch, built_binary, check_record, gated, js_bot, match_args, play_seat,
-    py_heuristic, py_random, quoted, raw_log, record_files, referee, referee_cmd, referee_fails,
-    referee_ok, root, rust_bot, rust_bot_path, s, text, unplayable, words,
+    py_heuristic, py_random, raw_log, record_files, referee, referee_cmd, referee_fails,
+    referee_ok, rust_bot, rust_bot_path, s, starts_once, text, unplayable, words,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -242,15 +242,7 @@ fn a_bot_that_cannot_be_started_again_later_is_a_recorded_fault() {
     // It plays game 1 and exits on reading game_over (charged to game 2); its second start, for
     // game 3, exits at once. The start-up check passed, so that failure is game 3's fault.
     let tmp = Scratch::new("restart-fails");
-    let crash = root().join("sample-bots/hostile/crash_between_games.py");
-    let once = tmp.write(
-        "once.sh",
-        &format!(
-            "#!/bin/sh\nif [ -e \"$1\" ]; then exit 5; fi\n: > \"$1\"\nexec python3 {} \"$1.pids\"\n",
-            quoted(&crash)
-        ),
-    );
-    let bot = format!("sh {} {}", quoted(&once), quoted(&tmp.join("started")));
+    let bot = starts_once(&tmp);
     let dir = tmp.join("records");
     let flags = "--seed 1 --games 3 --handshake-ms 20000";
     referee_ok(&match_args(flags, &dir, &[&bot, RANDOM, RANDOM, RANDOM]));

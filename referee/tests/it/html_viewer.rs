@@ -8,8 +8,8 @@
 //! anything: without Chromium it fails, never skips, with one line saying how to get it.
 
 use crate::harness::{
-    RANDOM, RUN_LIMIT, Scratch, match_args, quoted, record_path, referee_cmd, referee_fails,
-    referee_ok, root, run_limited, s as s_,
+    RANDOM, RUN_LIMIT, Scratch, match_args, record_path, referee_cmd, referee_fails, referee_ok,
+    run_limited, s as s_, starts_once,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -770,15 +770,7 @@ fn a_seat_page_stops_where_its_bot_was_stopped() {
     assert_eq!(whole.last().map(|e| &e["type"]), Some(&Value::from("footer")));
 
     // A bot that plays game 1, exits between games, and cannot be started again for game 3.
-    let crash = root().join("sample-bots/hostile/crash_between_games.py");
-    let once = s.write(
-        "once.sh",
-        &format!(
-            "#!/bin/sh\nif [ -e \"$1\" ]; then exit 5; fi\n: > \"$1\"\nexec python3 {} \"$1.pids\"\n",
-            quoted(&crash)
-        ),
-    );
-    let bot = format!("sh {} {}", quoted(&once), quoted(&s.join("started")));
+    let bot = starts_once(&s);
     let dir = s.join("restarts");
     let flags = "--seed 1 --games 3 --handshake-ms 20000";
     referee_ok(&match_args(flags, &dir, &[&bot, RANDOM, RANDOM, RANDOM]));

@@ -223,8 +223,8 @@ fn check_tables(tables: &Tables) -> Vec<String> {
         let found = tables.all.iter().find(|((t, _), f)| types.contains(t) && *f == fields);
         if found.is_none() {
             problems.push(format!(
-                "protocol.md line {line}: the fields {fields:?} are those of no message of {types:?} \
-                 in the table of all messages"
+                "protocol.md line {line}: the fields {fields:?} are those of no message of \
+                 {types:?} in the table of all messages"
             ));
         }
     }

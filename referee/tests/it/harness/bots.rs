@@ -142,6 +142,20 @@ pub(crate) fn gated(sc: &Scratch, gate: &Path, skip: u32, command: &str) -> Stri
     format!("sh {} {} {skip} {command}", quoted(&script), quoted(gate))
 }
 
+/// A bot that starts once only: it plays game 1 and exits on reading its `game_over`
+/// (sample-bots/hostile/crash_between_games.py), and every later start exits at once with code 5.
+pub(crate) fn starts_once(tmp: &Scratch) -> String {
+    let crash = root().join("sample-bots/hostile/crash_between_games.py");
+    let once = tmp.write(
+        "once.sh",
+        &format!(
+            "#!/bin/sh\nif [ -e \"$1\" ]; then exit 5; fi\n: > \"$1\"\nexec python3 {} \"$1.pids\"\n",
+            quoted(&crash)
+        ),
+    );
+    format!("sh {} {}", quoted(&once), quoted(&tmp.join("started")))
+}
+
 /// Programs that can never play, each with a word of what the line that stops the run must say.
 pub(crate) fn unplayable(tmp: &Scratch) -> Vec<(&'static str, String, &'static str)> {
     use std::os::unix::fs::PermissionsExt;
