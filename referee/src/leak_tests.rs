@@ -220,17 +220,6 @@ fn config(rules: Rules) -> GameConfig {
 
 /// Plays one game with these sitters, from the seed's decks or from `decks`.
 async fn play_game(
-    rules: Rules,
-    sitters: [Sitter; 4],
-    seed: u64,
-    first_dealer: Seat,
-    decks: Option<Vec<Deck>>,
-) -> Played {
-    play_table(config(rules), sitters, seed, first_dealer, decks).await
-}
-
-/// [`play_game`] with the whole configuration given (a seating draw, say).
-async fn play_table(
     cfg: GameConfig,
     sitters: [Sitter; 4],
     seed: u64,
@@ -329,43 +318,64 @@ struct Walk {
     deals: usize,
 }
 
+/// Walks what a seat got, item by item in order, keeping what it may know, which `learn`
+/// updates from each item before its cards are checked (a `trick` makes its cards known in
+/// every vocabulary); fails at the first item that names a card outside it.
+fn walk_knowledge<'v>(
+    seat: usize,
+    items: impl IntoIterator<Item = (String, &'v Value)>,
+    learn: impl Fn(&Value, &mut CardSet, &mut Walk) -> Result<(), String>,
+) -> Result<Walk, String> {
+    let mut known = CardSet::EMPTY;
+    let mut walk = Walk::default();
+    for (at, v) in items {
+        match v["type"].as_str().unwrap_or("") {
+            "trick" => known = known.union(card_list(&v["cards"])),
+            "signal" => walk.signals += 1,
+            _ => learn(v, &mut known, &mut walk).map_err(|e| format!("seat {seat} {at}: {e}"))?,
+        }
+        let mut named = Vec::new();
+        cards_named(v, &mut named);
+        walk.cards_checked += named.len();
+        if let Some(c) = named.iter().find(|&&c| !known.contains(c)) {
+            return Err(format!("seat {seat} {at}: card {c} is not known to the seat: {v}"));
+        }
+    }
+    Ok(walk)
+}
+
 /// Walks a seat's conversation in order, keeping what the seat may know (its dealt hand, the
 /// cards it received in the chant, every card played so far in the deal), and fails at the first
 /// message that names a card outside it. Only `deal`, `discard` (its received cards), `played`
 /// and `trick` may make a card known by naming it.
 fn check_knowledge(seat: usize, tape: &[u8]) -> Result<Walk, String> {
-    let mut known = CardSet::EMPTY;
-    let mut walk = Walk::default();
+    let mut messages = Vec::new();
     for (n, line) in lines(tape).into_iter().enumerate() {
-        let text = String::from_utf8_lossy(line);
-        let v: Value = serde_json::from_slice(line)
-            .map_err(|e| format!("seat {seat} line {n}: not JSON ({e}): {text}"))?;
+        let v: Value = serde_json::from_slice(line).map_err(|e| {
+            format!("seat {seat} line {n}: not JSON ({e}): {}", String::from_utf8_lossy(line))
+        })?;
+        messages.push((format!("line {n}"), v));
+    }
+    let items = messages.iter().map(|(at, v)| (at.clone(), v));
+    walk_knowledge(seat, items, |v, known, walk| {
         match v["type"].as_str().unwrap_or("") {
             "deal" => {
                 // A new deck: what was known of the last deal says nothing about this one.
-                known = card_list(&v["hand"]);
+                *known = card_list(&v["hand"]);
                 walk.deals += 1;
                 if known.len() != 9 {
-                    return Err(format!("seat {seat} line {n}: a dealt hand of {}", known.len()));
+                    return Err(format!("a dealt hand of {}", known.len()));
                 }
             }
             "discard" => {
-                known = known.union(card_list(&v["received"]));
+                *known = known.union(card_list(&v["received"]));
                 walk.discard_questions += 1;
             }
-            "played" => known = known.union(card_list(&v["card"])),
-            "trick" => known = known.union(card_list(&v["cards"])),
-            "signal" => walk.signals += 1,
+            "played" => *known = known.union(card_list(&v["card"])),
             _ => {}
         }
-        let mut named = Vec::new();
-        cards_named(&v, &mut named);
-        walk.cards_checked += named.len();
-        if let Some(c) = named.iter().find(|&&c| !known.contains(c)) {
-            return Err(format!("seat {seat} line {n}: card {c} is not known to the seat: {text}"));
-        }
-    }
-    Ok(walk)
+        Ok(())
+    })
 }
 
 /// The JSON a page embeds.
@@ -376,46 +386,30 @@ fn page_data(page: &str) -> Value {
     serde_json::from_str(&page[start..start + len]).expect("the data is JSON")
 }
 
-/// Walks a seat's page step by step, as [`check_knowledge`] walks its conversation, keeping what
-/// the seat may know (its dealt hand, the cards it received, every card played so far in the
-/// deal), and fails at the first part of the page that names a card outside it: the header, a
-/// step, or the footer. Only `deal` (the seat's own hand), the seat's own `receive`, `play` and
-/// `trick` may make a card known by naming it.
+/// Walks a seat's page as [`check_knowledge`] walks its conversation: its header (before the
+/// first deal a seat knows no card), each step, and its footer. Only `deal` (the seat's own
+/// hand), the seat's own `receive`, `play` and `trick` may make a card known by naming it.
 fn check_page_knowledge(seat: usize, page: &str) -> Result<Walk, String> {
     let data = page_data(page);
-    let mut walk = Walk::default();
-    let check = |what: &str, v: &Value, known: CardSet, walk: &mut Walk| {
-        let mut named = Vec::new();
-        cards_named(v, &mut named);
-        walk.cards_checked += named.len();
-        match named.iter().find(|&&c| !known.contains(c)) {
-            Some(c) => Err(format!("seat {seat}'s page, {what}: card {c} is not known to it: {v}")),
-            None => Ok(()),
-        }
-    };
-    // Before the first deal a seat knows no card.
-    check("header", &data["header"], CardSet::EMPTY, &mut walk)?;
-    let mut known = CardSet::EMPTY;
-    for (n, e) in data["events"].as_array().expect("steps").iter().enumerate() {
-        let own = e["seat"] == seat as u64;
+    let steps = data["events"].as_array().expect("steps").iter();
+    let items = std::iter::once(("header".to_string(), &data["header"]))
+        .chain(steps.enumerate().map(|(n, e)| (format!("page step {n}"), e)))
+        .chain(std::iter::once(("footer".to_string(), &data["footer"])));
+    walk_knowledge(seat, items, |e, known, walk| {
         match e["type"].as_str().unwrap_or("") {
             "deal" => {
-                known = card_list(&e["hands"][seat]);
+                *known = card_list(&e["hands"][seat]);
                 walk.deals += 1;
             }
-            "receive" if own => {
-                known = known.union(card_list(&e["cards"]));
+            "receive" if e["seat"] == seat as u64 => {
+                *known = known.union(card_list(&e["cards"]));
                 walk.discard_questions += 1;
             }
-            "play" => known = known.union(card_list(&e["card"])),
-            "trick" => known = known.union(card_list(&e["cards"])),
-            "signal" => walk.signals += 1,
+            "play" => *known = known.union(card_list(&e["card"])),
             _ => {}
         }
-        check(&format!("step {n}"), e, known, &mut walk)?;
-    }
-    check("footer", &data["footer"], known, &mut walk)?;
-    Ok(walk)
+        Ok(())
+    })
 }
 
 fn rules_for(seed: u64, chant: bool) -> Rules {
@@ -493,7 +487,7 @@ async fn every_card_told_to_a_seat_is_one_it_may_know() {
                 sitters[pos as usize] = Sitter::Scripted(script);
                 let dealer = Seat::ALL[(seed as usize + pos as usize) % 4];
                 let rules = rules_for(seed, chant);
-                let p = play_game(rules, sitters, seed * 100 + pos, dealer, None).await;
+                let p = play_game(config(rules), sitters, seed * 100 + pos, dealer, None).await;
                 assert_eq!(p.summary.status, Status::Complete);
                 assert!(
                     p.summary.faults.is_empty(),
@@ -540,7 +534,7 @@ async fn a_seat_page_holds_no_card_of_the_seating_draw() {
             Sitter::Scripted(Script::new(VoteWith::Accept, seed + 1)),
         ];
         let cfg = GameConfig { seating_draw: true, ..config(rules_for(seed, true)) };
-        let p = play_table(cfg, sitters, seed, Seat::ALL[0], None).await;
+        let p = play_game(cfg, sitters, seed, Seat::ALL[0], None).await;
         let record = std::fs::read_to_string(&p.record.0).unwrap();
         assert!(record.lines().next().unwrap().contains(r#""draw":["#), "the record has a draw");
         for seat in 0..4 {
@@ -560,7 +554,7 @@ async fn every_card_told_is_known_when_the_chant_is_always_taken() {
             })
         });
         let rules = rules_for(seed, true);
-        let p = play_game(rules, sitters, seed, Seat::ALL[seed as usize % 4], None).await;
+        let p = play_game(config(rules), sitters, seed, Seat::ALL[seed as usize % 4], None).await;
         assert!(p.summary.faults.is_empty(), "{:?}", p.summary.faults);
         let mut discards = 0;
         for (seat, tape) in p.tapes.iter().enumerate() {
@@ -600,8 +594,8 @@ async fn with_and_without_rotation(
 ) -> (Played, Played) {
     // More decks than deals: the whole game uses given decks.
     let decks = seed_decks(seed, 30);
-    let a = play_game(rules, sitters, seed, dealer, Some(decks.clone())).await;
-    let b = play_game(rules, sitters, seed, dealer, Some(rotate_talons(&decks))).await;
+    let a = play_game(config(rules), sitters, seed, dealer, Some(decks.clone())).await;
+    let b = play_game(config(rules), sitters, seed, dealer, Some(rotate_talons(&decks))).await;
     assert_eq!(a.summary.status, Status::Complete);
     assert!(a.summary.faults.is_empty(), "{:?}", a.summary.faults);
     (a, b)
@@ -732,7 +726,7 @@ async fn partner_signals_reach_the_partner_only() {
                 })
             });
             let rules = Rules { signals: SignalDelivery::Partner, ..rules_for(seed, true) };
-            play_game(rules, sitters, seed, Seat::ALL[(seed as usize * 3) % 4], None)
+            play_game(config(rules), sitters, seed, Seat::ALL[(seed as usize * 3) % 4], None)
         };
         let quiet = game(false).await;
         let loud = game(true).await;
