@@ -816,7 +816,3 @@ impl Table<'_> {
 #[cfg(test)]
 #[path = "game_runner_tests.rs"]
 mod tests;
-
-#[cfg(test)]
-#[path = "leak_tests.rs"]
-mod leak_tests;

@@ -3,17 +3,18 @@
 //!
 //! The page is a template (`html/viewer.html`) with its style and script inlined and the game
 //! embedded as JSON in a `<script type="application/json">` block. The JSON is not the record
-//! itself but a view of it built here: with `--seat S` every fact seat S could not know is left
-//! out of the data (not merely hidden by the script), because anyone can read a page's source.
-//! What a seat knows follows spec/protocol.md: its own hand, receive and discard; every vote,
-//! chant, card played, trick and deal result; the signals it was sent; its own faults, think
-//! times and statistics; the players' names and the rules. Never the deck, the seeds, the other
-//! hands, other seats' talon cards, discards, signals it did not see, faults or think times.
+//! itself but a list of steps built from it here. With `--seat S` the steps come from another
+//! source: seat S's conversation as `replay --seat S` re-derives it (`html/seat.rs`), so the page
+//! holds what the referee told that seat and nothing else, by the one rule every message obeys
+//! (`rules::Game::view` and the events visible to the seat), not by rules of its own. Anyone can
+//! read a page's source: what a seat may not know is left out of the data, not hidden by the
+//! script.
+
+mod seat;
 
 use protocol::CardCode;
-use protocol::msg::SeatNo;
+use protocol::msg::{SeatNo, TableCard};
 use protocol::record::{FaultRecord, Footer, Header, RecordLine};
-use rules::SignalDelivery;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
@@ -40,17 +41,19 @@ pub(crate) fn write(
     cut_short: Option<usize>,
 ) -> Result<(), String> {
     let out = &page.out;
-    let bytes = std::fs::read(file)
-        .map_err(|e| format!("{}: cannot read the record: {e}", file.display()))?;
-    // Only a cut can leave bytes that are not UTF-8, inside the half-written last line, which
-    // is dropped below.
-    let text = String::from_utf8_lossy(&bytes);
-    let lines = parse_lines(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-    // The replay accepted these rules; what a seat may know of a signal depends on them.
-    let (rules, _) = crate::convert::rules_from_wire(&replay.header.rules)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
-    let data = view_data(replay, &lines, rules.signals, page.seat, cut_short);
-    let html = render_page(&data, &replay.header, page.seat);
+    let data = match page.seat {
+        None => {
+            let bytes = std::fs::read(file)
+                .map_err(|e| format!("{}: cannot read the record: {e}", file.display()))?;
+            // Only a cut can leave bytes that are not UTF-8, inside the half-written last
+            // line, which is dropped below.
+            let text = String::from_utf8_lossy(&bytes);
+            let lines = parse_lines(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            game_data(replay, &lines, cut_short)
+        }
+        Some(seat) => seat::seat_data(file, seat, cut_short.is_some())?,
+    };
+    let html = render_page(&data, replay.header.game, page.seat);
     std::fs::write(out, html).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
     if !quiet {
         match cut_short {
@@ -68,6 +71,14 @@ pub(crate) fn write(
         }
     }
     Ok(())
+}
+
+/// Seat `seat`'s whole page for the record at `path`, for the leak tests, which hold it to what
+/// the seat may know like every message.
+#[cfg(test)]
+pub(crate) fn seat_page(path: &std::path::Path, seat: SeatNo) -> Result<String, String> {
+    let game = crate::replay::replay_file(path).map_err(|e| e.to_string())?.header.game;
+    Ok(render_page(&seat::seat_data(path, seat, false)?, game, Some(seat)))
 }
 
 /// The record's lines. The replay verified them already; a half-written last line (which the
@@ -89,219 +100,188 @@ fn parse_lines(text: &str) -> Result<Vec<RecordLine>, String> {
     Ok(lines)
 }
 
-/// What the page shows: the whole game, or what `view` could know of it.
-fn view_data(
+/// The whole game's page: every line of the record a step.
+fn game_data(
     replay: &crate::replay::Replay,
     lines: &[RecordLine],
-    signals: SignalDelivery,
-    view: Option<SeatNo>,
     cut_short: Option<usize>,
 ) -> Value {
     let mut events = Vec::new();
-    let mut footer = None;
+    let mut footer = Value::Null;
     for line in lines {
         match line {
             RecordLine::Header(_) => {}
             RecordLine::Footer(f) => {
-                events.push(footer_event(f));
-                footer = Some(footer_data(f, view));
+                events.push(footer_step(&f.status, f.score, f.winner, f.forfeit, f.deals));
+                footer = footer_data(f);
             }
-            other => events.extend(event(other, signals, view)),
+            other => events.extend(event(other)),
         }
     }
     let mut data = Map::new();
-    data.insert("view".into(), json!(view));
-    data.insert("header".into(), header_data(&replay.header, view));
+    data.insert("view".into(), Value::Null);
+    data.insert("header".into(), header_data(&replay.header));
     data.insert("events".into(), Value::Array(events));
-    data.insert("footer".into(), footer.unwrap_or(Value::Null));
-    if view.is_none() {
-        // The line count would tell a seat how many lines it was not shown.
-        data.insert("verified".into(), json!({ "lines": replay.lines, "score": replay.score }));
-    }
+    data.insert("footer".into(), footer);
+    data.insert("verified".into(), json!({ "lines": replay.lines, "score": replay.score }));
     if let Some(line) = cut_short {
-        // Likewise: a seat learns that the record stops, not after how many lines.
-        let cut = if view.is_none() { json!({ "after_line": line }) } else { json!({}) };
-        data.insert("cut_short".into(), cut);
+        data.insert("cut_short".into(), json!({ "after_line": line }));
     }
     Value::Object(data)
 }
 
-fn header_data(h: &Header, view: Option<SeatNo>) -> Value {
+fn header_data(h: &Header) -> Value {
     let mut d = Map::new();
     d.insert("game".into(), json!(h.game));
     d.insert("rules".into(), json!(h.rules));
     d.insert("clock".into(), json!(h.clock));
     d.insert("first_dealer".into(), json!(h.first_dealer));
     if let Some(draw) = &h.draw {
-        // The seating draw is turned up on the table for everybody.
         d.insert("draw".into(), json!(draw));
     }
-    if view.is_some() {
-        // The `game` message gives a seat the players' names and nothing else about them.
-        let seats: Vec<Value> = h.seats.iter().map(|s| json!({ "name": s.name })).collect();
-        d.insert("seats".into(), Value::Array(seats));
-    } else {
-        // Seeds may exceed 2^53: strings, so the page's JSON.parse keeps every digit.
-        d.insert("match_seed".into(), json!(h.match_seed.to_string()));
-        d.insert("seed".into(), json!(h.seed.to_string()));
-        d.insert("referee".into(), json!(h.referee));
-        d.insert("policy".into(), json!(h.policy));
-        d.insert("started_unix_ms".into(), json!(h.started_unix_ms));
-        let seats: Vec<Value> = h
-            .seats
-            .iter()
-            .map(|s| {
-                json!({
-                    "name": s.name,
-                    "version": s.version,
-                    "author": s.author,
-                    "command": s.command,
-                })
+    // Seeds may exceed 2^53: strings, so the page's JSON.parse keeps every digit.
+    d.insert("match_seed".into(), json!(h.match_seed.to_string()));
+    d.insert("seed".into(), json!(h.seed.to_string()));
+    d.insert("referee".into(), json!(h.referee));
+    d.insert("policy".into(), json!(h.policy));
+    d.insert("started_unix_ms".into(), json!(h.started_unix_ms));
+    let seats: Vec<Value> = h
+        .seats
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "version": s.version,
+                "author": s.author,
+                "command": s.command,
             })
-            .collect();
-        d.insert("seats".into(), Value::Array(seats));
-    }
+        })
+        .collect();
+    d.insert("seats".into(), Value::Array(seats));
     Value::Object(d)
 }
 
-/// Think time and the fallback flag of an action, shown only to the seat that acted (a seat is
-/// never told how long another bot thought, nor that the referee answered for it).
-fn timing(e: &mut Map<String, Value>, seat: SeatNo, us: u64, auto: bool, view: Option<SeatNo>) {
-    if view.is_none_or(|v| v == seat) {
-        e.insert("us".into(), json!(us));
+fn footer_data(f: &Footer) -> Value {
+    json!({
+        "status": f.status,
+        "score": f.score,
+        "winner": f.winner,
+        "forfeit": f.forfeit,
+        "deals": f.deals,
+        "stats": f.stats,
+        "duration_ms": f.duration_ms,
+    })
+}
+
+/// One record line as a step of the page; `None` for the header and footer.
+fn event(line: &RecordLine) -> Option<Value> {
+    Some(match line {
+        RecordLine::Header(_) | RecordLine::Footer(_) => return None,
+        RecordLine::Deal { deal, dealer, deck, hands } => {
+            let hands = Value::Array(hands.iter().map(|h| cards(h)).collect());
+            deal_step(*deal, *dealer, hands, Some(deck))
+        }
+        RecordLine::Vote { seat, accept, us, auto, .. } => {
+            vote_step(*seat, *accept, Some((*us, *auto)))
+        }
+        RecordLine::Opening { seat, us, auto, .. } => {
+            with_timing(step("opening", json!({ "seat": seat })), Some((*us, *auto)))
+        }
+        RecordLine::Chant { taken } => chant_step(*taken),
+        RecordLine::Receive { seat, cards: received } => step(
+            "receive",
+            json!({ "seat": seat, "count": received.len(), "cards": cards(received) }),
+        ),
+        RecordLine::Discard { seat, cards: discarded, us, auto, .. } => with_timing(
+            step(
+                "discard",
+                json!({ "seat": seat, "count": discarded.len(), "cards": cards(discarded) }),
+            ),
+            Some((*us, *auto)),
+        ),
+        RecordLine::Play { seat, card, us, auto, .. } => play_step(*seat, card, Some((*us, *auto))),
+        RecordLine::Signal { from, signal, seen_by } => signal_step(*from, signal, seen_by, false),
+        RecordLine::Trick { trick, leader, cards: table, winner } => {
+            trick_step(*trick, *leader, table, *winner)
+        }
+        RecordLine::DealOver { deal, tricks, winner, points, mordienne, counted, score } => step(
+            "deal_over",
+            json!({
+                "deal": deal, "tricks": tricks, "winner": winner, "points": points,
+                "mordienne": mordienne, "counted": counted, "score": score,
+            }),
+        ),
+        RecordLine::Fault(f) => fault_step(f),
+    })
+}
+
+// ---- Steps. Both pages build each kind of step here, from a record line or a message.
+
+/// A step: its type and its fields.
+fn step(kind: &str, fields: Value) -> Value {
+    let mut e = match fields {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    e.insert("type".into(), json!(kind));
+    Value::Object(e)
+}
+
+/// The think time and fallback flag of an action, for the pages that may show them (the whole
+/// game's, and a seat's for its own actions: a seat is never told how long another bot
+/// thought, nor that the referee answered for it).
+type Timing = Option<(u64, bool)>;
+
+fn with_timing(mut e: Value, timing: Timing) -> Value {
+    if let (Some((us, auto)), Value::Object(m)) = (timing, &mut e) {
+        m.insert("us".into(), json!(us));
         if auto {
-            e.insert("auto".into(), json!(true));
+            m.insert("auto".into(), json!(true));
         }
     }
+    e
 }
 
 fn cards(cards: &[CardCode]) -> Value {
     Value::Array(cards.iter().map(|c| json!(c.as_str())).collect())
 }
 
-/// One record line as a step of the page, or `None` when `view` could not know of it.
-fn event(line: &RecordLine, signals: SignalDelivery, view: Option<SeatNo>) -> Option<Value> {
-    let sees = |seat: SeatNo| view.is_none_or(|v| v == seat);
-    let mut e = Map::new();
-    let kind = match line {
-        RecordLine::Header(_) | RecordLine::Footer(_) => return None,
-        RecordLine::Deal { deal, dealer, deck, hands } => {
-            e.insert("deal".into(), json!(deal));
-            e.insert("dealer".into(), json!(dealer));
-            let hands: Vec<Value> = (0..4u8)
-                .map(|s| match hands.get(usize::from(s)) {
-                    Some(h) if sees(s) => cards(h),
-                    _ => Value::Null,
-                })
-                .collect();
-            e.insert("hands".into(), Value::Array(hands));
-            if view.is_none() {
-                e.insert("deck".into(), cards(deck));
-            }
-            "deal"
-        }
-        RecordLine::Vote { seat, accept, us, auto, .. } => {
-            e.insert("seat".into(), json!(seat));
-            e.insert("accept".into(), json!(accept));
-            timing(&mut e, *seat, *us, *auto, view);
-            "vote"
-        }
-        RecordLine::Opening { seat, us, auto, .. } => {
-            e.insert("seat".into(), json!(seat));
-            timing(&mut e, *seat, *us, *auto, view);
-            "opening"
-        }
-        RecordLine::Chant { taken } => {
-            e.insert("taken".into(), json!(taken));
-            "chant"
-        }
-        RecordLine::Receive { seat, cards: received } => {
-            // Who receives, and how many, follows from the rules; the cards do not.
-            e.insert("seat".into(), json!(seat));
-            e.insert("count".into(), json!(received.len()));
-            if sees(*seat) {
-                e.insert("cards".into(), cards(received));
-            }
-            "receive"
-        }
-        RecordLine::Discard { seat, cards: discarded, us, auto, .. } => {
-            e.insert("seat".into(), json!(seat));
-            e.insert("count".into(), json!(discarded.len()));
-            if sees(*seat) {
-                e.insert("cards".into(), cards(discarded));
-            }
-            timing(&mut e, *seat, *us, *auto, view);
-            "discard"
-        }
-        RecordLine::Play { seat, card, us, auto, .. } => {
-            e.insert("seat".into(), json!(seat));
-            e.insert("card".into(), json!(card.as_str()));
-            timing(&mut e, *seat, *us, *auto, view);
-            "play"
-        }
-        RecordLine::Signal { from, signal, seen_by } => {
-            e.insert("from".into(), json!(from));
-            e.insert("signal".into(), json!(signal));
-            e.insert("seen_by".into(), json!(known_seen_by(*from, seen_by, signals, view)?));
-            if view.is_some() && signals == SignalDelivery::Leaky {
-                e.insert("partial".into(), json!(true));
-            }
-            "signal"
-        }
-        RecordLine::Trick { trick, leader, cards: table, winner } => {
-            e.insert("trick".into(), json!(trick));
-            e.insert("leader".into(), json!(leader));
-            e.insert("cards".into(), json!(table));
-            e.insert("winner".into(), json!(winner));
-            "trick"
-        }
-        RecordLine::DealOver { deal, tricks, winner, points, mordienne, counted, score } => {
-            e.insert("deal".into(), json!(deal));
-            e.insert("tricks".into(), json!(tricks));
-            e.insert("winner".into(), json!(winner));
-            e.insert("points".into(), json!(points));
-            e.insert("mordienne".into(), json!(mordienne));
-            e.insert("counted".into(), json!(counted));
-            e.insert("score".into(), json!(score));
-            "deal_over"
-        }
-        RecordLine::Fault(f) => {
-            // A fault is told only to the faulty bot, in its `error` notice.
-            if !sees(f.seat) {
-                return None;
-            }
-            fault_data(f, &mut e);
-            "fault"
-        }
-    };
-    e.insert("type".into(), json!(kind));
-    Some(Value::Object(e))
-}
-
-/// The seats `view` knows saw a signal, or `None` when `view` did not see it. Under `partner`
-/// and `public` the rules name the watchers; under `leaky` a seat knows only that the sender's
-/// partner saw it, and that it did itself.
-fn known_seen_by(
-    from: SeatNo,
-    seen_by: &[SeatNo],
-    signals: SignalDelivery,
-    view: Option<SeatNo>,
-) -> Option<Vec<SeatNo>> {
-    let Some(v) = view else { return Some(seen_by.to_vec()) };
-    if v != from && !seen_by.contains(&v) {
-        return None;
+/// A deal: the hands the page may show (`null` for the others), and the deck when it may.
+fn deal_step(deal: u16, dealer: SeatNo, hands: Value, deck: Option<&[CardCode]>) -> Value {
+    let mut e = step("deal", json!({ "deal": deal, "dealer": dealer, "hands": hands }));
+    if let (Some(deck), Value::Object(m)) = (deck, &mut e) {
+        m.insert("deck".into(), cards(deck));
     }
-    let public = signals == SignalDelivery::Public;
-    Some(
-        seen_by
-            .iter()
-            .copied()
-            .filter(|&s| public || s == from || s == (from + 2) % 4 || s == v)
-            .collect(),
-    )
+    e
 }
 
-fn fault_data(f: &FaultRecord, e: &mut Map<String, Value>) {
+fn vote_step(seat: SeatNo, accept: bool, timing: Timing) -> Value {
+    with_timing(step("vote", json!({ "seat": seat, "accept": accept })), timing)
+}
+
+fn chant_step(taken: bool) -> Value {
+    step("chant", json!({ "taken": taken }))
+}
+
+fn play_step(seat: SeatNo, card: &CardCode, timing: Timing) -> Value {
+    with_timing(step("play", json!({ "seat": seat, "card": card.as_str() })), timing)
+}
+
+/// A signal and the seats the page knows saw it; `partial` when others may have too.
+fn signal_step(from: SeatNo, signal: &str, seen_by: &[SeatNo], partial: bool) -> Value {
+    let mut e = step("signal", json!({ "from": from, "signal": signal, "seen_by": seen_by }));
+    if let (true, Value::Object(m)) = (partial, &mut e) {
+        m.insert("partial".into(), json!(true));
+    }
+    e
+}
+
+fn trick_step(trick: u8, leader: SeatNo, table: &[TableCard], winner: Option<SeatNo>) -> Value {
+    step("trick", json!({ "trick": trick, "leader": leader, "cards": table, "winner": winner }))
+}
+
+fn fault_step(f: &FaultRecord) -> Value {
+    let mut e = Map::new();
     e.insert("seat".into(), json!(f.seat));
     if let Some(deal) = f.deal {
         e.insert("deal".into(), json!(deal));
@@ -320,42 +300,25 @@ fn fault_data(f: &FaultRecord, e: &mut Map<String, Value>) {
         let cut: String = String::from_utf8_lossy(raw).chars().take(300).collect();
         e.insert("raw".into(), json!(cut));
     }
+    step("fault", Value::Object(e))
 }
 
-fn footer_event(f: &Footer) -> Value {
-    json!({
-        "type": "footer",
-        "status": f.status,
-        "score": f.score,
-        "winner": f.winner,
-        "forfeit": f.forfeit,
-        "deals": f.deals,
-    })
+fn footer_step(
+    status: &str,
+    score: [u16; 2],
+    winner: Option<u8>,
+    forfeit: Option<u8>,
+    deals: u16,
+) -> Value {
+    step(
+        "footer",
+        json!({
+            "status": status, "score": score, "winner": winner, "forfeit": forfeit, "deals": deals,
+        }),
+    )
 }
 
-fn footer_data(f: &Footer, view: Option<SeatNo>) -> Value {
-    let stats: Vec<Value> = f
-        .stats
-        .iter()
-        .enumerate()
-        .map(|(s, st)| match view {
-            Some(v) if usize::from(v) != s => Value::Null,
-            _ => json!(st),
-        })
-        .collect();
-    let mut d = json!({
-        "status": f.status,
-        "score": f.score,
-        "winner": f.winner,
-        "forfeit": f.forfeit,
-        "deals": f.deals,
-        "stats": stats,
-    });
-    if view.is_none() {
-        d["duration_ms"] = json!(f.duration_ms);
-    }
-    d
-}
+// ---- The page
 
 /// JSON that can sit inside a `<script>` element: `<`, `>` and `&` only ever occur inside JSON
 /// strings, where their `\u` escapes mean the same, so `</script>` and `<!--` cannot appear.
@@ -391,10 +354,10 @@ fn html_escape(text: &str) -> String {
     out
 }
 
-fn render_page(data: &Value, header: &Header, view: Option<SeatNo>) -> String {
+fn render_page(data: &Value, game: u64, view: Option<SeatNo>) -> String {
     let title = match view {
-        Some(s) => format!("Aluette game {}, seat {s}'s view", header.game),
-        None => format!("Aluette game {}", header.game),
+        Some(s) => format!("Aluette game {game}, seat {s}'s view"),
+        None => format!("Aluette game {game}"),
     };
     fill(
         TEMPLATE,
@@ -455,24 +418,7 @@ mod tests {
     }
 
     #[test]
-    fn a_seat_knows_who_saw_a_signal_only_as_far_as_the_rules_tell() {
-        let partner = SignalDelivery::Partner;
-        assert_eq!(known_seen_by(3, &[1, 3], partner, Some(1)), Some(vec![1, 3]));
-        assert_eq!(known_seen_by(0, &[0, 2], partner, Some(1)), None, "not seen");
-        assert_eq!(known_seen_by(0, &[0, 2], partner, None), Some(vec![0, 2]));
-        let leaky = SignalDelivery::Leaky;
-        // Seat 1 saw seat 0's signal, but cannot know whether seat 3 did.
-        assert_eq!(known_seen_by(0, &[0, 1, 2, 3], leaky, Some(1)), Some(vec![0, 1, 2]));
-        // The sender is not told which opponents saw its signal.
-        assert_eq!(known_seen_by(0, &[0, 1, 2, 3], leaky, Some(0)), Some(vec![0, 2]));
-        assert_eq!(known_seen_by(0, &[0, 2, 3], leaky, Some(1)), None);
-        let public = SignalDelivery::Public;
-        assert_eq!(known_seen_by(2, &[0, 1, 2, 3], public, Some(1)), Some(vec![0, 1, 2, 3]));
-    }
-
-    #[test]
-    fn a_seat_view_leaves_out_other_seats_secrets() {
-        let h = SignalDelivery::Partner;
+    fn the_whole_game_shows_every_hand_the_deck_and_the_think_times() {
         let line = |v: Value| serde_json::from_value::<RecordLine>(v).expect("a record line");
         let deck: Vec<String> = (0..48)
             .map(|i| {
@@ -482,29 +428,16 @@ mod tests {
         let hands: Vec<Vec<String>> = (0..4).map(|s| deck[s * 9..s * 9 + 9].to_vec()).collect();
         let deal =
             line(json!({"type": "deal", "deal": 1, "dealer": 0, "deck": deck, "hands": hands}));
-        let e = event(&deal, h, Some(2)).unwrap();
-        assert!(e.get("deck").is_none());
-        assert_eq!(e["hands"], json!([null, null, hands[2], null]));
-        assert_eq!(event(&deal, h, None).unwrap()["deck"], json!(deck));
-
+        let e = event(&deal).unwrap();
+        assert_eq!((&e["deck"], &e["hands"]), (&json!(deck), &json!(hands)));
         let play = line(json!({"type": "play", "seat": 1, "card": "3o", "us": 70, "auto": true}));
         assert_eq!(
-            event(&play, h, Some(2)).unwrap(),
-            json!({"type": "play", "seat": 1, "card": "3o"})
+            event(&play).unwrap(),
+            json!({"type": "play", "seat": 1, "card": "3o", "us": 70, "auto": true})
         );
-        assert_eq!(event(&play, h, Some(1)).unwrap()["us"], 70);
-        assert_eq!(event(&play, h, Some(1)).unwrap()["auto"], true);
-
-        let six = ["Ao", "2o", "3o", "4o", "5o", "6o"];
-        let discard = line(json!({"type": "discard", "seat": 1, "cards": six, "us": 9}));
-        let e = event(&discard, h, Some(2)).unwrap();
-        assert!(e.get("cards").is_none() && e.get("us").is_none());
-        assert_eq!(e["count"], 6);
-
-        let fault = line(json!({"type": "fault", "seat": 1, "kind": "timeout", "detail": "late",
-            "action": "played for you", "penalty": "fallback", "strikes": 1}));
-        assert!(event(&fault, h, Some(2)).is_none());
-        assert_eq!(event(&fault, h, Some(1)).unwrap()["kind"], "timeout");
+        let signal =
+            line(json!({"type": "signal", "from": 0, "signal": "aces:1", "seen_by": [0, 2, 3]}));
+        assert_eq!(event(&signal).unwrap()["seen_by"], json!([0, 2, 3]));
     }
 
     #[test]

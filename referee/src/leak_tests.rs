@@ -2,23 +2,30 @@
 //! one it may know at that moment, and changing cards a seat can never see leaves its whole
 //! conversation byte-identical. The views of `rules` are tested in the engine; these tests catch
 //! a leak in what the referee builds from them (a field filled from the wrong seat, a private
-//! event broadcast, a signal delivered to the wrong seat).
+//! event broadcast, a signal delivered to the wrong seat). A seat's page (`replay --seat S
+//! --html`) is held to the same two rules, from the record each game writes.
 //!
 //! Bots are in-memory: scripted recording bots, and honest built-in bots behind a tee that
 //! records what they receive, all on tokio's paused clock, so think times are zero and two runs
 //! of the same game produce the same bytes.
 
-use super::*;
 use crate::bot::builtin::{self, Builtin};
 use crate::bot::conn::{Reader, Writer};
 use crate::bot::{Bot, BotSpec, ConnectConfig};
+use crate::convert;
+use crate::game_runner::*;
 use crate::judge::MAX_SIGNALS;
 use crate::policy::OnFault;
+use crate::policy::{self, Policy};
+use crate::record_io::Recorder;
 use protocol::codec::{Frame, LineFramer, decode_line, encode_line};
 use protocol::msg::Clock;
+use protocol::msg::{FromBot, ToBot};
+use rules::{Card, Deck, Rules, Seat, SignalDelivery, SplitMix64};
 use rules::{CardSet, ChantSecond, DiscardRule, MatchLength, Signal};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::task::JoinHandle;
 
@@ -172,10 +179,41 @@ async fn teed_builtin(kind: Builtin, stream: DuplexStream, tape: Tape) {
     let _ = back.await;
 }
 
-/// One game's result and the four seats' conversations.
+/// One game's result, the four seats' conversations, and its record.
 struct Played {
     summary: GameSummary,
     tapes: [Vec<u8>; 4],
+    record: RecordFile,
+}
+
+/// A game's record in a file of its own, removed with it.
+struct RecordFile(std::path::PathBuf);
+
+impl RecordFile {
+    fn new() -> RecordFile {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("aluette-leak-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("game-{n}.jsonl"));
+        let _ = std::fs::remove_file(&path);
+        RecordFile(path)
+    }
+
+    /// Seat `seat`'s page of the game, as `replay --seat S --html` writes it. It re-runs the
+    /// game on a runtime of its own, so it runs on a thread of its own.
+    fn page(&self, seat: usize) -> String {
+        std::thread::scope(|s| {
+            s.spawn(|| crate::html::seat_page(&self.0, seat as u8)).join().expect("a page")
+        })
+        .unwrap_or_else(|e| panic!("seat {seat}'s page: {e}"))
+    }
+}
+
+impl Drop for RecordFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 fn config(rules: Rules) -> GameConfig {
@@ -189,13 +227,12 @@ fn config(rules: Rules) -> GameConfig {
 
 /// Plays one game with these sitters, from the seed's decks or from `decks`.
 async fn play_game(
-    rules: Rules,
+    cfg: GameConfig,
     sitters: [Sitter; 4],
     seed: u64,
     first_dealer: Seat,
     decks: Option<Vec<Deck>>,
 ) -> Played {
-    let cfg = config(rules);
     let cc = ConnectConfig {
         handshake: Duration::from_millis(1000),
         max_line: 1 << 16,
@@ -215,14 +252,12 @@ async fn play_game(
         let (r, w): (Reader, Writer) = (Box::new(r), Box::new(w));
         bots.push(Bot::attach(BotSpec::Command(vec!["recorder".into()]), r, w, &cc).await);
     }
-    let setup = GameSetup {
-        game_no: 1,
-        match_seed: seed,
-        seed: game_seed(seed, 1),
-        first_dealer,
-        draw: None,
-    };
-    let mut rec = Recorder::create(None).unwrap();
+    // Under a seating draw, the draw's cards go into the record, as a match does it.
+    let (_, _, draw) = crate::match_cmd::seating(&cfg, seed, 1);
+    let setup =
+        GameSetup { game_no: 1, match_seed: seed, seed: game_seed(seed, 1), first_dealer, draw };
+    let record = RecordFile::new();
+    let mut rec = Recorder::create(Some(&record.0)).unwrap();
     let summary = {
         let [b0, b1, b2, b3] = &mut bots[..] else { unreachable!() };
         run_game_with_decks(
@@ -242,7 +277,7 @@ async fn play_game(
         task.await.unwrap();
     }
     let tapes = tapes.map(|t| std::mem::take(&mut *t.lock().unwrap()));
-    Played { summary, tapes }
+    Played { summary, tapes, record }
 }
 
 /// The lines of a tape, each without its newline; the tape must end with one.
@@ -290,43 +325,98 @@ struct Walk {
     deals: usize,
 }
 
+/// Walks what a seat got, item by item in order, keeping what it may know, which `learn`
+/// updates from each item before its cards are checked (a `trick` makes its cards known in
+/// every vocabulary); fails at the first item that names a card outside it.
+fn walk_knowledge<'v>(
+    seat: usize,
+    items: impl IntoIterator<Item = (String, &'v Value)>,
+    learn: impl Fn(&Value, &mut CardSet, &mut Walk) -> Result<(), String>,
+) -> Result<Walk, String> {
+    let mut known = CardSet::EMPTY;
+    let mut walk = Walk::default();
+    for (at, v) in items {
+        match v["type"].as_str().unwrap_or("") {
+            "trick" => known = known.union(card_list(&v["cards"])),
+            "signal" => walk.signals += 1,
+            _ => learn(v, &mut known, &mut walk).map_err(|e| format!("seat {seat} {at}: {e}"))?,
+        }
+        let mut named = Vec::new();
+        cards_named(v, &mut named);
+        walk.cards_checked += named.len();
+        if let Some(c) = named.iter().find(|&&c| !known.contains(c)) {
+            return Err(format!("seat {seat} {at}: card {c} is not known to the seat: {v}"));
+        }
+    }
+    Ok(walk)
+}
+
 /// Walks a seat's conversation in order, keeping what the seat may know (its dealt hand, the
 /// cards it received in the chant, every card played so far in the deal), and fails at the first
 /// message that names a card outside it. Only `deal`, `discard` (its received cards), `played`
 /// and `trick` may make a card known by naming it.
 fn check_knowledge(seat: usize, tape: &[u8]) -> Result<Walk, String> {
-    let mut known = CardSet::EMPTY;
-    let mut walk = Walk::default();
+    let mut messages = Vec::new();
     for (n, line) in lines(tape).into_iter().enumerate() {
-        let text = String::from_utf8_lossy(line);
-        let v: Value = serde_json::from_slice(line)
-            .map_err(|e| format!("seat {seat} line {n}: not JSON ({e}): {text}"))?;
+        let v: Value = serde_json::from_slice(line).map_err(|e| {
+            format!("seat {seat} line {n}: not JSON ({e}): {}", String::from_utf8_lossy(line))
+        })?;
+        messages.push((format!("line {n}"), v));
+    }
+    let items = messages.iter().map(|(at, v)| (at.clone(), v));
+    walk_knowledge(seat, items, |v, known, walk| {
         match v["type"].as_str().unwrap_or("") {
             "deal" => {
                 // A new deck: what was known of the last deal says nothing about this one.
-                known = card_list(&v["hand"]);
+                *known = card_list(&v["hand"]);
                 walk.deals += 1;
                 if known.len() != 9 {
-                    return Err(format!("seat {seat} line {n}: a dealt hand of {}", known.len()));
+                    return Err(format!("a dealt hand of {}", known.len()));
                 }
             }
             "discard" => {
-                known = known.union(card_list(&v["received"]));
+                *known = known.union(card_list(&v["received"]));
                 walk.discard_questions += 1;
             }
-            "played" => known = known.union(card_list(&v["card"])),
-            "trick" => known = known.union(card_list(&v["cards"])),
-            "signal" => walk.signals += 1,
+            "played" => *known = known.union(card_list(&v["card"])),
             _ => {}
         }
-        let mut named = Vec::new();
-        cards_named(&v, &mut named);
-        walk.cards_checked += named.len();
-        if let Some(c) = named.iter().find(|&&c| !known.contains(c)) {
-            return Err(format!("seat {seat} line {n}: card {c} is not known to the seat: {text}"));
+        Ok(())
+    })
+}
+
+/// The JSON a page embeds.
+fn page_data(page: &str) -> Value {
+    let open = r#"<script type="application/json" id="game-data">"#;
+    let start = page.find(open).expect("a data block") + open.len();
+    let len = page[start..].find("</script>").expect("the data block ends");
+    serde_json::from_str(&page[start..start + len]).expect("the data is JSON")
+}
+
+/// Walks a seat's page as [`check_knowledge`] walks its conversation: its header (before the
+/// first deal a seat knows no card), each step, and its footer. Only `deal` (the seat's own
+/// hand), the seat's own `receive`, `play` and `trick` may make a card known by naming it.
+fn check_page_knowledge(seat: usize, page: &str) -> Result<Walk, String> {
+    let data = page_data(page);
+    let steps = data["events"].as_array().expect("steps").iter();
+    let items = std::iter::once(("header".to_string(), &data["header"]))
+        .chain(steps.enumerate().map(|(n, e)| (format!("page step {n}"), e)))
+        .chain(std::iter::once(("footer".to_string(), &data["footer"])));
+    walk_knowledge(seat, items, |e, known, walk| {
+        match e["type"].as_str().unwrap_or("") {
+            "deal" => {
+                *known = card_list(&e["hands"][seat]);
+                walk.deals += 1;
+            }
+            "receive" if e["seat"] == seat as u64 => {
+                *known = known.union(card_list(&e["cards"]));
+                walk.discard_questions += 1;
+            }
+            "play" => *known = known.union(card_list(&e["card"])),
+            _ => {}
         }
-    }
-    Ok(walk)
+        Ok(())
+    })
 }
 
 fn rules_for(seed: u64, chant: bool) -> Rules {
@@ -363,11 +453,33 @@ fn the_checker_catches_a_leak() {
     assert!(check_knowledge(0, stale.as_bytes()).is_err());
 }
 
+#[test]
+fn the_page_checker_catches_a_leak() {
+    let page =
+        |data: Value| format!(r#"<script type="application/json" id="game-data">{data}</script>"#);
+    let deal = json!({"type": "deal", "deal": 1, "dealer": 0,
+        "hands": [null, ["3o", "4o", "5o", "6o", "7o", "8o", "9o", "Jo", "Co"], null, null]});
+    let play = json!({"type": "play", "seat": 2, "card": "Kb"});
+    let ok = json!({"header": {"game": 1}, "events": [deal, play], "footer": null});
+    assert!(check_page_knowledge(1, &page(ok)).is_ok());
+    for leak in [
+        // A card before any deal (a seating draw), another seat's hand, another seat's talon
+        // cards, a card of the deck.
+        json!({"header": {"draw": ["Ab"]}, "events": [deal], "footer": null}),
+        json!({"header": {}, "events": [{"type": "deal", "hands": [["Ab"], [], null, null]}]}),
+        json!({"header": {}, "events": [deal, {"type": "receive", "seat": 2, "cards": ["Ab"]}]}),
+        json!({"header": {}, "events": [deal, {"type": "discard", "seat": 1, "cards": ["Ab"]}]}),
+    ] {
+        assert!(check_page_knowledge(1, &page(leak.clone())).is_err(), "{leak}");
+    }
+}
+
 /// Part (a) with built-in opponents: the recording bot in each seat in turn, chant on (it always
 /// accepts, the random built-ins accept half the time) and off, signals public.
 #[tokio::test(start_paused = true)]
 async fn every_card_told_to_a_seat_is_one_it_may_know() {
     let mut totals = Walk::default();
+    let mut page_totals = Walk::default();
     for seed in 1..=3u64 {
         for chant in [true, false] {
             for pos in 0..4 {
@@ -382,20 +494,26 @@ async fn every_card_told_to_a_seat_is_one_it_may_know() {
                 sitters[pos as usize] = Sitter::Scripted(script);
                 let dealer = Seat::ALL[(seed as usize + pos as usize) % 4];
                 let rules = rules_for(seed, chant);
-                let p = play_game(rules, sitters, seed * 100 + pos, dealer, None).await;
+                let p = play_game(config(rules), sitters, seed * 100 + pos, dealer, None).await;
                 assert_eq!(p.summary.status, Status::Complete);
                 assert!(
                     p.summary.faults.is_empty(),
                     "honest bots commit no fault: {:?}",
                     p.summary.faults
                 );
-                // The recording seat, and the built-in seats' tapes too.
+                // The recording seat, and the built-in seats' tapes too; and their pages.
                 for (seat, tape) in p.tapes.iter().enumerate() {
                     let w = check_knowledge(seat, tape).unwrap_or_else(|e| panic!("{e}"));
                     assert_eq!(w.deals, 6);
                     totals.cards_checked += w.cards_checked;
                     totals.discard_questions += w.discard_questions;
                     totals.signals += w.signals;
+                    let page = p.record.page(seat);
+                    let w = check_page_knowledge(seat, &page).unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(w.deals, 6);
+                    page_totals.cards_checked += w.cards_checked;
+                    page_totals.discard_questions += w.discard_questions;
+                    page_totals.signals += w.signals;
                 }
             }
         }
@@ -404,6 +522,32 @@ async fn every_card_told_to_a_seat_is_one_it_may_know() {
     assert!(totals.discard_questions > 0, "{totals:?}");
     assert!(totals.signals > 0, "{totals:?}");
     assert!(totals.cards_checked > 10_000, "{totals:?}");
+    // The pages showed the chant's cards and signals, and many cards, too.
+    assert!(page_totals.discard_questions > 0, "{page_totals:?}");
+    assert!(page_totals.signals > 0, "{page_totals:?}");
+    assert!(page_totals.cards_checked > 10_000, "{page_totals:?}");
+}
+
+/// A seat's page used to show the cards of the seating draw (`header.draw`), which no seat is
+/// ever told: its own visibility rules in `html.rs` said so. Built from the seat's conversation,
+/// the page holds none of them, and no other card the seat does not know.
+#[tokio::test(start_paused = true)]
+async fn a_seat_page_holds_no_card_of_the_seating_draw() {
+    for seed in 1..=3u64 {
+        let sitters = [
+            Sitter::Builtin(Builtin::Heuristic),
+            Sitter::Scripted(Script { signal: true, ..Script::new(VoteWith::Accept, seed) }),
+            Sitter::Builtin(Builtin::Random),
+            Sitter::Scripted(Script::new(VoteWith::Accept, seed + 1)),
+        ];
+        let cfg = GameConfig { seating_draw: true, ..config(rules_for(seed, true)) };
+        let p = play_game(cfg, sitters, seed, Seat::ALL[0], None).await;
+        let record = std::fs::read_to_string(&p.record.0).unwrap();
+        assert!(record.lines().next().unwrap().contains(r#""draw":["#), "the record has a draw");
+        for seat in 0..4 {
+            check_page_knowledge(seat, &p.record.page(seat)).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
 }
 
 /// Part (a) with the chant taken in every deal: four recording bots that all accept.
@@ -417,7 +561,7 @@ async fn every_card_told_is_known_when_the_chant_is_always_taken() {
             })
         });
         let rules = rules_for(seed, true);
-        let p = play_game(rules, sitters, seed, Seat::ALL[seed as usize % 4], None).await;
+        let p = play_game(config(rules), sitters, seed, Seat::ALL[seed as usize % 4], None).await;
         assert!(p.summary.faults.is_empty(), "{:?}", p.summary.faults);
         let mut discards = 0;
         for (seat, tape) in p.tapes.iter().enumerate() {
@@ -457,8 +601,8 @@ async fn with_and_without_rotation(
 ) -> (Played, Played) {
     // More decks than deals: the whole game uses given decks.
     let decks = seed_decks(seed, 30);
-    let a = play_game(rules, sitters, seed, dealer, Some(decks.clone())).await;
-    let b = play_game(rules, sitters, seed, dealer, Some(rotate_talons(&decks))).await;
+    let a = play_game(config(rules), sitters, seed, dealer, Some(decks.clone())).await;
+    let b = play_game(config(rules), sitters, seed, dealer, Some(rotate_talons(&decks))).await;
     assert_eq!(a.summary.status, Status::Complete);
     assert!(a.summary.faults.is_empty(), "{:?}", a.summary.faults);
     (a, b)
@@ -479,6 +623,25 @@ fn assert_same_tapes(a: &Played, b: &Played, what: &str) {
     }
 }
 
+/// Every seat's page is the same in both games, byte for byte.
+fn assert_same_pages(a: &Played, b: &Played, what: &str) {
+    for seat in 0..4 {
+        let (pa, pb) = (a.record.page(seat), b.record.page(seat));
+        if pa != pb {
+            let at = pa.bytes().zip(pb.bytes()).take_while(|(x, y)| x == y).count();
+            let around = |s: &str| {
+                s.get(at.saturating_sub(60)..(at + 60).min(s.len())).unwrap_or("").to_string()
+            };
+            panic!(
+                "{what}: seat {seat}'s page depends on cards it never sees; first difference:\
+                 \n  {}\n  {}",
+                around(&pa),
+                around(&pb)
+            );
+        }
+    }
+}
+
 /// Part (b), chant off: nobody ever sees the talon, so no seat's bytes may depend on it.
 #[tokio::test(start_paused = true)]
 async fn the_talon_is_invisible_when_the_chant_is_off() {
@@ -493,6 +656,7 @@ async fn the_talon_is_invisible_when_the_chant_is_off() {
         let (a, b) =
             with_and_without_rotation(rules, sitters, seed, Seat::ALL[seed as usize % 4]).await;
         assert_same_tapes(&a, &b, "chant off");
+        assert_same_pages(&a, &b, "chant off");
     }
 }
 
@@ -509,6 +673,7 @@ async fn the_talon_is_invisible_when_the_chant_is_refused() {
         let text = String::from_utf8_lossy(&a.tapes[0]).into_owned();
         assert_eq!(text.matches(r#"{"type":"chant","taken":false}"#).count(), 6, "{text}");
         assert_same_tapes(&a, &b, "chant refused");
+        assert_same_pages(&a, &b, "chant refused");
     }
 }
 
@@ -568,7 +733,7 @@ async fn partner_signals_reach_the_partner_only() {
                 })
             });
             let rules = Rules { signals: SignalDelivery::Partner, ..rules_for(seed, true) };
-            play_game(rules, sitters, seed, Seat::ALL[(seed as usize * 3) % 4], None)
+            play_game(config(rules), sitters, seed, Seat::ALL[(seed as usize * 3) % 4], None)
         };
         let quiet = game(false).await;
         let loud = game(true).await;

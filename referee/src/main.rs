@@ -12,6 +12,8 @@ mod html;
 mod judge;
 #[cfg(test)]
 mod layering_tests;
+#[cfg(test)]
+mod leak_tests;
 mod match_cmd;
 mod pin;
 mod policy;

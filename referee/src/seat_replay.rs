@@ -3,12 +3,12 @@
 //!
 //! A record stores facts (decks, answers as received, think times, faults), not the bytes each
 //! bot was sent. Rather than re-implement how the referee talks, the recorded game is played
-//! again through the real [`run_game`], against four in-memory playback bots that send what the
-//! record says each seat sent, on tokio's paused clock: the very same code produces the very same
-//! bytes, and every answer arrives after exactly its recorded think time, so the banks and
-//! `bank_ms` of later questions come out the same too. The re-run writes no record, but its
-//! result and statistics must equal the record's footer: a re-run that drifts from the record
-//! is an error, never a silently wrong conversation.
+//! again through the real [`run_game_with_decks`], with the record's own decks, against four
+//! in-memory playback bots that send what the record says each seat sent, on tokio's paused
+//! clock: the very same code produces the very same bytes, and every answer arrives after exactly
+//! its recorded think time, so the banks and `bank_ms` of later questions come out the same too.
+//! The re-run writes no record, but its result and statistics must equal the record's footer: a
+//! re-run that drifts from the record is an error, never a silently wrong conversation.
 //!
 //! With `--bot`, the seat's re-derived conversation is fed to a real bot program (started by
 //! the process module, like any bot), and each of its answers is compared with the recorded
@@ -22,7 +22,7 @@ use crate::bot::process::{self, Limits, SpawnSpec};
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
 use crate::convert;
 use crate::fault::Fault;
-use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, run_game};
+use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, run_game_with_decks};
 use crate::policy::{self, OnFault, Policy};
 use crate::record_io::Recorder;
 use crate::replay::{self, ReplayError};
@@ -69,16 +69,8 @@ pub(crate) struct SeatReplayConfig {
 }
 
 pub(crate) fn run(args: SeatReplayConfig) -> Result<(), String> {
-    let file = args.file.display().to_string();
-    let SeatReplayConfig { seat, bot: argv, until, .. } = args;
-    let game = Recorded::load(&args.file)?;
-    let paused = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let conv = paused.block_on(rerun(&game, seat)).map_err(|e| format!("{file}: {e}"))?;
-    drop(paused);
+    let SeatReplayConfig { file, seat, bot: argv, until } = args;
+    let (game, conv) = rederive(&file, seat)?;
     let name = crate::text::Shown(&game.header.seats[seat].name);
     match argv {
         None => {
@@ -102,12 +94,27 @@ pub(crate) fn run(args: SeatReplayConfig) -> Result<(), String> {
     }
 }
 
+/// Seat `seat`'s conversation in the recorded game at `path`, re-derived by playing the game
+/// again on a paused clock, with the record it comes from: what `replay --seat` prints, and
+/// what a seat's page (`html`) is built from.
+pub(crate) fn rederive(path: &Path, seat: usize) -> Result<(Recorded, Conversation), String> {
+    let game = Recorded::load(path)?;
+    let paused = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let conv =
+        paused.block_on(rerun(&game, seat)).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((game, conv))
+}
+
 // ---------------------------------------------------------------------------------------------
 // The record
 
 /// How the recorded game ended, which decides how the re-run must end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum End {
+pub(crate) enum End {
     Complete,
     /// Stopped by the organiser: the game ended while a question was open.
     Aborted,
@@ -127,12 +134,12 @@ impl End {
 
 /// A record, checked against the rules, as lines.
 #[derive(Debug)]
-struct Recorded {
-    header: Header,
+pub(crate) struct Recorded {
+    pub(crate) header: Header,
     /// Every line after the header, the footer included.
-    lines: Vec<RecordLine>,
-    footer: Option<Footer>,
-    end: End,
+    pub(crate) lines: Vec<RecordLine>,
+    pub(crate) footer: Option<Footer>,
+    pub(crate) end: End,
 }
 
 impl Recorded {
@@ -378,7 +385,7 @@ fn connection_fault(f: &FaultRecord, s: &mut Script) -> bool {
 // The re-run
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dir {
+pub(crate) enum Dir {
     /// Referee to bot.
     ToBot,
     /// Bot to referee.
@@ -457,17 +464,18 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for Tap<W> {
 
 /// One line of the seat's conversation.
 #[derive(Clone, Debug)]
-struct Line {
+pub(crate) struct Line {
     /// Since the start of the conversation, on the re-run's clock.
     at: Duration,
-    dir: Dir,
-    text: Vec<u8>,
+    pub(crate) dir: Dir,
+    /// The line without its newline, byte for byte.
+    pub(crate) text: Vec<u8>,
 }
 
 /// The seat's conversation, and what the record says it answered to each question.
 #[derive(Debug)]
-struct Conversation {
-    lines: Vec<Line>,
+pub(crate) struct Conversation {
+    pub(crate) lines: Vec<Line>,
     /// One entry per question the seat received, in order (its hello included).
     answers: Vec<RecordedAnswer>,
     /// The connection went on from an earlier game: the seat got no hello in this game.
@@ -589,7 +597,7 @@ async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, String> {
     let summary = {
         let [a, b, c, d] = &mut bots;
         let mut rec = Recorder::create(None).map_err(|e| e.to_string())?;
-        run_game([a, b, c, d], &setup, &cfg, &mut rec, stop).await
+        run_game_with_decks([a, b, c, d], &setup, &cfg, &mut rec, stop, Some(decks(game)?)).await
     };
     // Ending the connections ends the playback bots.
     drop(bots);
@@ -632,6 +640,20 @@ async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, String> {
         first_id: h.seats[seat].first_id,
         note,
     })
+}
+
+/// The record's decks, deal by deal: a record alone replays its game, whatever its seed says.
+fn decks(game: &Recorded) -> Result<Vec<rules::Deck>, String> {
+    let decks = game.lines.iter().filter_map(|l| match l {
+        RecordLine::Deal { deal, deck, .. } => Some((deal, deck)),
+        _ => None,
+    });
+    decks
+        .map(|(deal, deck)| {
+            let cards: Vec<rules::Card> = deck.iter().map(|&c| convert::card(c)).collect();
+            rules::Deck::from_cards(&cards).map_err(|e| format!("deal {deal}'s deck: {e}"))
+        })
+        .collect()
 }
 
 /// A divergence message, naming the versions when they differ (the likeliest cause).

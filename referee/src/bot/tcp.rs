@@ -26,6 +26,8 @@ pub(crate) fn new_token() -> String {
 }
 
 /// The two halves of a connection, and its socket for [`LineConn::watch_socket`].
+///
+/// [`LineConn::watch_socket`]: super::conn::LineConn::watch_socket
 pub(crate) type Halves = (Reader, Writer, RawFd);
 
 fn split(stream: TcpStream) -> Halves {

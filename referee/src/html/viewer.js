@@ -217,6 +217,8 @@
       case "deal_over": return [dealResultText(ev)];
       case "fault": return ["Fault: " + who + " " + ev.kind + " (" + ev.penalty + "): " + ev.detail];
       case "footer": return [finalText(ev)];
+      // A seat's page: the referee stopped this seat's bot, which is told nothing more.
+      case "bye": return ["The referee stops this bot (" + ev.reason + "); the seat is told nothing more"];
     }
     return [ev.type];
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A minimal Aluette bot that misbehaves the way MODE says; used by tests/faults.rs.
+"""A minimal Aluette bot that misbehaves the way MODE says; used by tests/it/faults.rs.
 
 Usage: misbehave.py MODE PIDFILE
 
@@ -24,20 +24,17 @@ tests can check what the referee killed and what it told the bot. It clears the 
 signal the referee sets and its stalling modes ignore end of input, so only the referee's own
 kill ends it: a process the referee forgets then shows up in the test.
 """
-import ctypes, json, os, sys, time
+import os, sys, time
+
+from testbot import echo, messages, send
+import testbot
 
 MODE, PIDFILE = sys.argv[1], sys.argv[2]
 DECK = [r + s for r in "A23456789JCK" for s in "ocsb"]
 
 
 def note_pid(pid):
-    with open(PIDFILE, "a") as f:
-        f.write(f"{pid}\n")
-
-
-def send(obj):
-    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+    testbot.note_pid(PIDFILE, pid)
 
 
 def stall(seconds=20):
@@ -48,22 +45,15 @@ def stall(seconds=20):
         if not line:
             time.sleep(0.05)
             continue
-        try:
-            sys.stderr.write("< " + line)
-            sys.stderr.flush()
-        except OSError:
-            pass
+        echo(line)
 
 
 def main():
     note_pid(os.getpid())
-    ctypes.CDLL(None).prctl(1, 0)  # PR_SET_PDEATHSIG = 0
+    testbot.outlive_the_referee()
     plays = discards = 0
     signalled = False
-    for line in sys.stdin:
-        sys.stderr.write("< " + line)
-        sys.stderr.flush()
-        msg = json.loads(line)
+    for msg in messages():
         kind, qid = msg["type"], msg.get("id")
         if kind == "hello":
             if MODE == "no-hello":

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A correct Aluette bot that signals true and false things in turn; used by tests/signals.rs.
+"""A correct Aluette bot that signals true and false things in turn; used by tests/it/signals.rs
+and tests/it/game_messages.rs.
 
 Usage: signaller.py [accept]
 
@@ -15,22 +16,15 @@ flips an accepted signal gets shows whether refused signals took any.
 It echoes every line it receives to stderr (the referee keeps it in the seat's log), so tests
 can read what the referee told it.
 """
-import json
 import sys
 
-
-def send(obj):
-    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+from testbot import messages, send
 
 
 def main():
     accept = sys.argv[1:] == ["accept"]
     answered = 0
-    for line in sys.stdin:
-        sys.stderr.write("< " + line)
-        sys.stderr.flush()
-        msg = json.loads(line)
+    for msg in messages():
         kind, qid = msg["type"], msg.get("id")
         if kind == "hello":
             send({"type": "hello", "id": qid, "name": "signaller", "version": "1"})

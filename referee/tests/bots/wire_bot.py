@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A minimal Aluette bot that tests the wire at its edges; used by tests/wire.rs.
+"""A minimal Aluette bot that tests the wire at its edges; used by tests/it/wire.rs.
 
 Usage: wire_bot.py MODE PIDFILE
 
@@ -15,7 +15,9 @@ Correct play: answers hello, plays the first card of its hand, votes refuse, dis
 It appends its pid to PIDFILE and clears the parent-death signal the referee sets, so only the
 referee's own kill ends it: a process the referee forgets then shows up in the test.
 """
-import ctypes, json, os, sys, time
+import json, os, sys, time
+
+import testbot
 
 MODE, PIDFILE = sys.argv[1], sys.argv[2]
 
@@ -30,9 +32,8 @@ def send(obj):
 
 
 def main():
-    with open(PIDFILE, "a") as f:
-        f.write(f"{os.getpid()}\n")
-    ctypes.CDLL(None).prctl(1, 0)  # PR_SET_PDEATHSIG = 0
+    testbot.note_pid(PIDFILE, os.getpid())
+    testbot.outlive_the_referee()
     plays = 0
     for line in sys.stdin.buffer:
         msg = json.loads(line)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A bot with one protocol mistake, named by MODE, so tests/check_bot.rs can show that
+"""A bot with one protocol mistake, named by MODE, so tests/it/check_bot.rs can show that
 `referee check-bot` catches it and says what it expected.
 
 Usage: broken_bot.py MODE

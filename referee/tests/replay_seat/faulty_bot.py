@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A bot that commits one fault of each kind a seat's replay must reproduce, at fixed moments of
-the first game it plays, so tests/replay_seat.rs can compare the replayed conversation with what
-really crossed the pipe. Standard library only.
+the first game it plays, so tests/it/replay_seat.rs can compare the replayed conversation with
+what really crossed the pipe. Standard library only.
 
 Otherwise it plays the simplest legal game: refuse the chant, discard its first six cards, play
 its first card. In game 1 (deal.trick of the play question):

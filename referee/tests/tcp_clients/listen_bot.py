@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A bot that listens, for the `tcp://HOST:PORT` seats of referee/tests/tcp.rs.
+"""A bot that listens, for the `tcp://HOST:PORT` seats of referee/tests/it/tcp.rs.
 
     python3 listen_bot.py CMD ARGS...
 

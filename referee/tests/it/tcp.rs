@@ -11,13 +11,9 @@
 //! happens exactly when the test wants it; well-behaved bots are the sample bots.
 //! `tcp_clients/listen_bot.py` turns a stdin/stdout bot into a bot that listens.
 
-// The lint steers the referee's own code to its process module (process groups, kill on drop);
-// here starting the referee and the bots directly is the whole point.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{Scratch, quoted, root, rust_bot_path};
+use crate::harness::{
+    Scratch, check_record, jsonl, quoted, root, run_limited, rust_bot_path, text,
+};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -49,31 +45,17 @@ fn heuristic_py() -> String {
     root().join("sample-bots/python/heuristic_bot.py").display().to_string()
 }
 
-/// What the tests here need of their scratch folder.
-impl Scratch {
-    fn records(&self) -> String {
-        self.join("records").display().to_string()
+/// `match` with a fixed seed, records in the scratch folder, and (unless `extra` sets one) a
+/// generous wait for TCP bots.
+fn match_args(s: &Scratch, seed: u64, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> =
+        ["match", "--seed", &seed.to_string(), "--records"].iter().map(|s| s.to_string()).collect();
+    args.push(s.records().display().to_string());
+    if !extra.contains(&"--connect-wait-ms") {
+        args.extend(["--connect-wait-ms".into(), CONNECT_WAIT_MS.into()]);
     }
-
-    /// `match` with a fixed seed, records in this folder, and (unless `extra` sets one) a
-    /// generous wait for TCP bots.
-    fn match_args(&self, seed: u64, extra: &[&str]) -> Vec<String> {
-        let mut args: Vec<String> = ["match", "--seed", &seed.to_string(), "--records"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        args.push(self.records());
-        if !extra.contains(&"--connect-wait-ms") {
-            args.extend(["--connect-wait-ms".into(), CONNECT_WAIT_MS.into()]);
-        }
-        args.extend(extra.iter().map(|s| s.to_string()));
-        args
-    }
-
-    /// Record `n` (from 1) of this folder's match.
-    fn record(&self, n: u64) -> PathBuf {
-        self.join("records").join(format!("game-{n:06}.jsonl"))
-    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
 }
 
 /// What the referee printed about its lobby.
@@ -279,21 +261,6 @@ impl Drop for Proc {
 
 // ---- records -------------------------------------------------------------------------------
 
-fn check_record(s: &Scratch, path: &Path) -> Vec<Value> {
-    let mut replay = Referee::start(s, &["replay", "--quiet", path.to_str().expect("UTF-8")]);
-    replay.finish().assert_ok(&format!("replay {}", path.display()));
-    let lines = common::jsonl(path);
-    assert_eq!(lines[0]["type"], "header", "{}", path.display());
-    let footer = lines.last().expect("a record has lines");
-    assert_eq!(
-        (&footer["type"], &footer["status"]),
-        (&json!("footer"), &json!("complete")),
-        "{}: {footer}",
-        path.display()
-    );
-    lines
-}
-
 fn seat_of(header: &Value, seat: usize) -> &Value {
     &header["seats"][seat]
 }
@@ -462,14 +429,14 @@ fn refused(addr: &str, hello: Value, reason: &str) {
 fn four_tcp_bots_play_a_complete_game() {
     let _shared = shared();
     let s = Scratch::new("four");
-    let mut referee = Referee::start(&s, &s.match_args(3, &["--bot", "tcp"]));
+    let mut referee = Referee::start(&s, &match_args(&s, 3, &["--bot", "tcp"]));
     let lobby = referee.lobby(4);
     assert_eq!(lobby.tokens.iter().map(|(p, _)| *p).collect::<Vec<_>>(), [0, 1, 2, 3]);
     let mut bots: Vec<Proc> =
         (0..4).map(|p| Proc::python(&lobby.addr, lobby.token(p), &format!("py-tcp-{p}"))).collect();
     referee.finish().assert_ok("four TCP bots");
 
-    let lines = check_record(&s, &s.record(1));
+    let lines = check_record(&s.record(1));
     for p in 0..4 {
         let seat = seat_of(&lines[0], p);
         assert_eq!(seat["command"], json!(["tcp"]), "seat {p}: {seat}");
@@ -493,7 +460,7 @@ fn tcp_and_program_seats_share_a_table() {
     let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:bob", "--bot", &py];
     let mut extra = vec!["--games", "2"];
     extra.extend(bots);
-    let mut referee = Referee::start(&s, &s.match_args(5, &extra));
+    let mut referee = Referee::start(&s, &match_args(&s, 5, &extra));
     let lobby = referee.lobby(2);
     assert_eq!(lobby.tokens, [(0, "alice".to_string()), (2, "bob".to_string())]);
     let mut alice = Proc::python(&lobby.addr, "alice", "alice-bot");
@@ -503,7 +470,7 @@ fn tcp_and_program_seats_share_a_table() {
     assert!(done.stdout.contains("Match over: 2 games"), "{}", done.stdout);
 
     for game in 1..=2 {
-        let lines = check_record(&s, &s.record(game));
+        let lines = check_record(&s.record(game));
         let header = &lines[0];
         let commands: Vec<&Value> = (0..4).map(|p| &seat_of(header, p)["command"]).collect();
         assert_eq!(commands[0], &json!(["tcp"]));
@@ -559,13 +526,13 @@ fn the_referee_connects_to_a_bot_that_listens() {
         ["--bot", &seat0, "--bot", "builtin:random", "--bot", &seat2, "--bot", "builtin:random"];
     let mut extra = vec!["--games", "2"];
     extra.extend(bots);
-    let mut referee = Referee::start(&s, &s.match_args(8, &extra));
+    let mut referee = Referee::start(&s, &match_args(&s, 8, &extra));
     let done = referee.finish();
     done.assert_ok("bots that listen");
     assert!(!done.stdout.contains("Listening"), "no seat waits for a connecting bot");
 
     for game in 1..=2 {
-        let lines = check_record(&s, &s.record(game));
+        let lines = check_record(&s.record(game));
         for (p, addr) in [(0, &seat0), (2, &seat2)] {
             let header_seat = seat_of(&lines[0], p);
             assert_eq!(header_seat["command"], json!([addr]), "{header_seat}");
@@ -582,32 +549,102 @@ fn the_referee_connects_to_a_bot_that_listens() {
 
 // ---- faults over the network ---------------------------------------------------------------
 
-/// One TCP seat (player 0, token alice) against three built-in bots.
-fn alice_table(s: &Scratch, seed: u64, extra: &[&str]) -> Referee {
+/// One TCP seat (player 0, token alice) against three built-in bots, its lobby read.
+struct AliceTable {
+    _shared: RwLockReadGuard<'static, ()>,
+    s: Scratch,
+    referee: Referee,
+    lobby: Lobby,
+}
+
+#[track_caller]
+fn alice_table(name: &str, seed: u64, extra: &[&str]) -> AliceTable {
+    let _shared = shared();
+    let s = Scratch::new(name);
     let mut args = extra.to_vec();
     args.extend(["--bot", "tcp:alice", "--bot", "builtin:random"]);
     args.extend(["--bot", "builtin:random", "--bot", "builtin:random"]);
-    Referee::start(s, &s.match_args(seed, &args))
+    let mut referee = Referee::start(&s, &match_args(&s, seed, &args));
+    let lobby = referee.lobby(1);
+    AliceTable { _shared, s, referee, lobby }
+}
+
+impl AliceTable {
+    /// A well-behaved bot takes the seat, plays the game to the end and exits: whatever the
+    /// test did to the lobby disturbed nothing and charged nobody.
+    fn a_good_bot_plays_cleanly(mut self, what: &str) {
+        let mut good = Proc::python(&self.lobby.addr, "alice", "good");
+        self.referee.finish().assert_ok(what);
+        assert_seat0_played_cleanly(&self.s, "good");
+        good.assert_exits_ok();
+    }
 }
 
 /// The single game of `s`'s match was played to the end by the well-behaved bot named `name` in
 /// seat 0, which no refused connection charged with a fault.
 fn assert_seat0_played_cleanly(s: &Scratch, name: &str) {
-    let lines = check_record(s, &s.record(1));
+    let lines = check_record(&s.record(1));
     assert_eq!(seat_of(&lines[0], 0)["name"], name);
     assert!(all_faults(&lines).is_empty(), "{:?}", all_faults(&lines));
     assert!(!answers(&lines, 0).iter().any(|a| auto(a)), "seat 0 was played for");
 }
 
+/// A match with TCP seats for the tokens `seat0` and `seat2` and random bots in seats 1 and 3:
+/// the referee started and its lobby read.
+fn two_tcp_seats(
+    s: &Scratch,
+    seed: u64,
+    [seat0, seat2]: [&str; 2],
+    extra: &[&str],
+) -> (Referee, Lobby) {
+    let (seat0, seat2) = (format!("tcp:{seat0}"), format!("tcp:{seat2}"));
+    let mut args = extra.to_vec();
+    args.extend(["--bot", &seat0, "--bot", "builtin:random", "--bot", &seat2]);
+    args.extend(["--bot", "builtin:random"]);
+    let mut referee = Referee::start(s, &match_args(s, seed, &args));
+    let lobby = referee.lobby(2);
+    (referee, lobby)
+}
+
+/// A bot that claims alice's seat and holds its first question until the test says go, so a
+/// game is certainly in play meanwhile; then it plays the match out.
+struct Holder {
+    bot: thread::JoinHandle<Client>,
+    in_play: Receiver<()>,
+    go: mpsc::Sender<()>,
+}
+
+fn hold_first_question(addr: &str, name: &str) -> Holder {
+    let (in_play_tx, in_play) = mpsc::channel();
+    let (go, go_rx) = mpsc::channel::<()>();
+    let (addr, name) = (addr.to_string(), name.to_string());
+    let bot = thread::spawn(move || {
+        let mut c = Client::connect(&addr);
+        c.handshake(&name, Some("alice"));
+        let question = c.answer_some(0).expect("a first question");
+        in_play_tx.send(()).expect("the test waits");
+        go_rx.recv_timeout(WAIT).expect("the test says go");
+        c.send(&answer(&question).expect("a question")).expect("answer");
+        c.play_out();
+        c
+    });
+    Holder { bot, in_play, go }
+}
+
+/// Seat `seat`'s one fault, checked to be its only one and of this kind and penalty.
+fn only_fault<'a>(lines: &'a [Value], seat: u64, kind: &str, penalty: &str) -> &'a Value {
+    let f = faults(lines, seat);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!((&f[0]["kind"], &f[0]["penalty"]), (&json!(kind), &json!(penalty)), "{}", f[0]);
+    f[0]
+}
+
 #[test]
 fn a_silent_connection_is_dropped_and_the_seat_stays_open() {
-    let _shared = shared();
-    let s = Scratch::new("silent");
-    let mut referee = alice_table(&s, 11, &["--handshake-ms", "500"]);
-    let lobby = referee.lobby(1);
+    let t = alice_table("silent", 11, &["--handshake-ms", "500"]);
 
     let start = Instant::now();
-    let mut silent = Client::connect(&lobby.addr);
+    let mut silent = Client::connect(&t.lobby.addr);
     let hello = silent.recv().expect("hello");
     assert_eq!(hello["time_ms"], 500, "{hello}");
     silent.drain();
@@ -618,81 +655,49 @@ fn a_silent_connection_is_dropped_and_the_seat_stays_open() {
     );
     let bye = silent.bye().expect("the silent connection is told why it is dropped");
     assert!(bye.contains("handshake"), "{bye}");
-
-    let mut good = Proc::python(&lobby.addr, "alice", "good");
-    referee.finish().assert_ok("silent connection");
-    assert_seat0_played_cleanly(&s, "good");
-    good.assert_exits_ok();
+    t.a_good_bot_plays_cleanly("silent connection");
 }
 
 #[test]
 fn a_wrong_or_missing_token_is_refused_and_the_seat_stays_open() {
-    let _shared = shared();
-    let s = Scratch::new("wrong-token");
-    let mut referee = alice_table(&s, 12, &[]);
-    let lobby = referee.lobby(1);
+    let t = alice_table("wrong-token", 12, &[]);
+    let addr = &t.lobby.addr;
     let hello = |extra: Value| {
         let mut h = json!({"type": "hello", "id": 1, "name": "stranger", "version": "1"});
         h.as_object_mut().expect("object").extend(extra.as_object().expect("object").clone());
         h
     };
-    refused(&lobby.addr, hello(json!({"token": "mallory"})), "unknown seat token");
-    refused(&lobby.addr, hello(json!({})), "no seat token");
+    refused(addr, hello(json!({"token": "mallory"})), "unknown seat token");
+    refused(addr, hello(json!({})), "no seat token");
     // The right token with the wrong protocol version is refused by the handshake itself.
-    refused(&lobby.addr, hello(json!({"token": "alice", "protocol": 2})), "protocol 2");
-
-    let mut good = Proc::python(&lobby.addr, "alice", "good");
-    referee.finish().assert_ok("wrong tokens");
-    assert_seat0_played_cleanly(&s, "good");
-    good.assert_exits_ok();
+    refused(addr, hello(json!({"token": "alice", "protocol": 2})), "protocol 2");
+    t.a_good_bot_plays_cleanly("wrong tokens");
 }
 
 #[test]
 fn a_second_connection_for_a_seat_in_play_is_refused() {
-    let _shared = shared();
-    let s = Scratch::new("token-in-use");
-    let mut referee = alice_table(&s, 13, &[]);
-    let lobby = referee.lobby(1);
-
-    // The seat's bot holds its first question until the intruder has been turned away, so the
-    // game is certainly in play meanwhile.
-    let (in_play_tx, in_play) = mpsc::channel();
-    let (go, go_rx) = mpsc::channel::<()>();
-    let addr = lobby.addr.clone();
-    let first = thread::spawn(move || {
-        let mut c = Client::connect(&addr);
-        c.handshake("first", Some("alice"));
-        let question = c.answer_some(0).expect("a first question");
-        in_play_tx.send(()).expect("the test waits");
-        go_rx.recv_timeout(WAIT).expect("the test says go");
-        c.send(&answer(&question).expect("a question")).expect("answer");
-        c.play_out();
-        c
-    });
-    in_play.recv_timeout(WAIT).expect("the game starts");
+    let mut t = alice_table("token-in-use", 13, &[]);
+    // The seat's bot holds its first question until the intruder has been turned away.
+    let first = hold_first_question(&t.lobby.addr, "first");
+    first.in_play.recv_timeout(WAIT).expect("the game starts");
     refused(
-        &lobby.addr,
+        &t.lobby.addr,
         json!({"type": "hello", "id": 1, "name": "intruder", "version": "1", "token": "alice"}),
         "already in use",
     );
-    go.send(()).expect("the first bot waits");
+    first.go.send(()).expect("the first bot waits");
 
-    referee.finish().assert_ok("token in use");
-    let first = first.join().expect("the first bot");
+    t.referee.finish().assert_ok("token in use");
+    let first = first.bot.join().expect("the first bot");
     assert_eq!(first.bye(), Some("match over"), "the first bot played to the end");
-    assert_seat0_played_cleanly(&s, "first");
+    assert_seat0_played_cleanly(&t.s, "first");
 }
 
 #[test]
 fn a_disconnect_mid_game_is_replaced_and_the_bot_may_come_back() {
     let _shared = shared();
     let s = Scratch::new("disconnect");
-    let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:carol"];
-    let mut args = vec!["--games", "2"];
-    args.extend(bots);
-    args.extend(["--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(14, &args));
-    let lobby = referee.lobby(2);
+    let (mut referee, lobby) = two_tcp_seats(&s, 14, ["alice", "carol"], &["--games", "2"]);
     // Carol answers after 20 ms: game 1 lasts about a second, time enough for alice to come back
     // before game 2.
     let carol = steady(&lobby.addr, "carol", "carol", Duration::from_millis(20));
@@ -724,21 +729,14 @@ fn a_disconnect_mid_game_is_replaced_and_the_bot_may_come_back() {
     referee.finish().assert_ok("disconnect");
     carol.join().expect("carol");
 
-    let game1 = check_record(&s, &s.record(1));
-    let f = faults(&game1, 0);
-    assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(
-        (&f[0]["kind"], &f[0]["penalty"]),
-        (&json!("disconnected"), &json!("replaced")),
-        "{}",
-        f[0]
-    );
+    let game1 = check_record(&s.record(1));
+    only_fault(&game1, 0, "disconnected", "replaced");
     let mine = answers(&game1, 0);
     assert!(mine[..5].iter().all(|a| !auto(a)), "the first five answers were the bot's");
     assert!(mine[5..].iter().all(|a| auto(a)), "the fallback plays the rest of the game");
     assert!(faults(&game1, 2).is_empty(), "{:?}", faults(&game1, 2));
 
-    let game2 = check_record(&s, &s.record(2));
+    let game2 = check_record(&s.record(2));
     let seat0 = seat_of(&game2[0], 0);
     assert_eq!(seat0["name"], "phoenix", "{seat0}");
     assert!(seat0["hello"].is_string(), "a new connection: its handshake is recorded");
@@ -748,12 +746,8 @@ fn a_disconnect_mid_game_is_replaced_and_the_bot_may_come_back() {
 
 #[test]
 fn a_half_sent_line_then_close_is_disconnected() {
-    let _shared = shared();
-    let s = Scratch::new("half-line");
-    let mut referee = alice_table(&s, 15, &[]);
-    let lobby = referee.lobby(1);
-
-    let mut c = Client::connect(&lobby.addr);
+    let mut t = alice_table("half-line", 15, &[]);
+    let mut c = Client::connect(&t.lobby.addr);
     c.handshake("halfway", Some("alice"));
     let question = c.answer_some(3).expect("a fourth question");
     let line = answer(&question).expect("a question").to_string();
@@ -763,17 +757,10 @@ fn a_half_sent_line_then_close_is_disconnected() {
     c.stream.shutdown(Shutdown::Write).expect("shutdown");
     c.drain();
 
-    referee.finish().assert_ok("half-sent line");
-    let lines = check_record(&s, &s.record(1));
-    let f = faults(&lines, 0);
-    assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(
-        (&f[0]["kind"], &f[0]["penalty"]),
-        (&json!("disconnected"), &json!("replaced")),
-        "{}",
-        f[0]
-    );
-    let detail = f[0]["detail"].as_str().unwrap_or("");
+    t.referee.finish().assert_ok("half-sent line");
+    let lines = check_record(&t.s.record(1));
+    let f = only_fault(&lines, 0, "disconnected", "replaced");
+    let detail = f["detail"].as_str().unwrap_or("");
     assert!(detail.contains("half-sent line"), "{detail}");
     assert!(detail.contains(&format!("{} bytes", half.len())), "{detail}");
     assert!(answers(&lines, 0)[3..].iter().all(|a| auto(a)));
@@ -784,12 +771,7 @@ fn a_slow_sender_times_out_without_stalling_the_table() {
     let _shared = shared();
     let s = Scratch::new("slow");
     let clocks = ["--answer-ms", "300", "--bank-ms", "200"];
-    let bots = ["--bot", "tcp:slow", "--bot", "builtin:random", "--bot", "tcp:steady"];
-    let mut args = clocks.to_vec();
-    args.extend(bots);
-    args.extend(["--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(16, &args));
-    let lobby = referee.lobby(2);
+    let (mut referee, lobby) = two_tcp_seats(&s, 16, ["slow", "steady"], &clocks);
     let steady = steady(&lobby.addr, "steady", "steady", Duration::ZERO);
 
     // Each answer leaves one byte every 100 ms: a 40-byte answer takes 4 s, far beyond the
@@ -816,7 +798,7 @@ fn a_slow_sender_times_out_without_stalling_the_table() {
     steady.join().expect("steady");
     slow.join().expect("slow");
 
-    let lines = check_record(&s, &s.record(1));
+    let lines = check_record(&s.record(1));
     let f = faults(&lines, 0);
     assert_eq!(f.first().map(|f| &f["kind"]), Some(&json!("timeout")), "{f:?}");
     assert!(
@@ -830,13 +812,9 @@ fn a_slow_sender_times_out_without_stalling_the_table() {
 
 #[test]
 fn pending_connections_are_capped() {
-    let _shared = shared();
-    let s = Scratch::new("pending");
-    let mut referee = alice_table(&s, 17, &["--max-pending", "2", "--handshake-ms", "1000"]);
-    let lobby = referee.lobby(1);
-
+    let t = alice_table("pending", 17, &["--max-pending", "2", "--handshake-ms", "1000"]);
     let start = Instant::now();
-    let mut idle: Vec<Client> = (0..5).map(|_| Client::connect(&lobby.addr)).collect();
+    let mut idle: Vec<Client> = (0..5).map(|_| Client::connect(&t.lobby.addr)).collect();
     let first: Vec<String> = idle
         .iter_mut()
         .map(|c| {
@@ -862,11 +840,7 @@ fn pending_connections_are_capped() {
         assert!(c.bye().is_some_and(|b| b.contains("handshake")), "{:?}", c.got);
     }
     assert!(start.elapsed() >= Duration::from_millis(900), "dropped after {:?}", start.elapsed());
-
-    let mut good = Proc::python(&lobby.addr, "alice", "good");
-    referee.finish().assert_ok("pending connections");
-    assert_seat0_played_cleanly(&s, "good");
-    good.assert_exits_ok();
+    t.a_good_bot_plays_cleanly("pending connections");
 }
 
 #[test]
@@ -874,22 +848,15 @@ fn a_seat_nobody_connects_to_is_no_start() {
     let _shared = shared();
     let s = Scratch::new("nobody");
     let args = ["--connect-wait-ms", "1000", "--bot", "tcp:alice", "--bot", "builtin:random"];
-    let mut referee = Referee::start(&s, &s.match_args(18, &args));
+    let mut referee = Referee::start(&s, &match_args(&s, 18, &args));
     referee.lobby(1);
     let done = referee.finish();
     done.assert_ok("nobody connects");
     assert!(done.elapsed >= Duration::from_millis(1000), "waited only {:?}", done.elapsed);
 
-    let lines = check_record(&s, &s.record(1));
-    let f0 = faults(&lines, 0);
-    assert_eq!(f0.len(), 1, "{f0:?}");
-    assert_eq!(
-        (&f0[0]["kind"], &f0[0]["penalty"]),
-        (&json!("no_start"), &json!("replaced")),
-        "{}",
-        f0[0]
-    );
-    assert!(f0[0]["detail"].as_str().unwrap_or("").contains("1000 ms"), "{}", f0[0]);
+    let lines = check_record(&s.record(1));
+    let f0 = only_fault(&lines, 0, "no_start", "replaced");
+    assert!(f0["detail"].as_str().unwrap_or("").contains("1000 ms"), "{f0}");
     let mine = answers(&lines, 0);
     assert!(mine.len() >= 45 && mine.iter().all(|a| auto(a)), "seat 0: the fallback plays");
     // The warning a person sees names the same fault as the record.
@@ -912,7 +879,7 @@ fn a_bot_that_listens_but_cannot_be_reached_stops_the_match() {
     let listen_seat = format!("tcp://{free}");
     let mut args = vec!["--bot", "builtin:random", "--bot", "builtin:random"];
     args.extend(["--bot", &listen_seat, "--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(18, &args));
+    let mut referee = Referee::start(&s, &match_args(&s, 18, &args));
     let status = referee.child.wait().expect("the referee ends");
     let stderr = referee.stderr();
     assert!(!status.success(), "the match went on without player 2: {stderr}");
@@ -952,11 +919,7 @@ fn generated_tokens_do_not_reveal_each_other() {
 fn a_bot_that_drops_before_the_game_may_take_its_seat_again() {
     let _shared = shared();
     let s = Scratch::new("early-drop");
-    let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:bob"];
-    let mut args = bots.to_vec();
-    args.extend(["--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(19, &args));
-    let lobby = referee.lobby(2);
+    let (mut referee, lobby) = two_tcp_seats(&s, 19, ["alice", "bob"], &[]);
 
     // Alice's bot connects while the table waits for bob, then crashes and is restarted.
     let mut first = Client::connect(&lobby.addr);
@@ -1004,9 +967,9 @@ const STRANGER: &str = "127.0.0.2";
 fn run_attack(argv: &[&str]) -> Value {
     let mut cmd = Command::new(argv[0]);
     cmd.args(&argv[1..]).current_dir(root()).stdin(Stdio::null());
-    let out = common::run_limited(&mut cmd, HANG);
-    let stdout = common::text(&out.stdout);
-    assert!(out.status.success(), "{argv:?}: {}\n{}", out.status, common::text(&out.stderr));
+    let out = run_limited(&mut cmd, HANG);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{argv:?}: {}\n{}", out.status, text(&out.stderr));
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("{argv:?} printed {stdout:?}: {e}"))
 }
@@ -1026,35 +989,16 @@ fn wait_for_log(referee: &Referee, text: &str) {
 fn a_seated_bots_token_is_refused_before_and_during_games() {
     let _shared = shared();
     let s = Scratch::new("hijack");
-    let bots = ["--bot", "tcp:alice", "--bot", "builtin:random", "--bot", "tcp:bob"];
-    let mut args = vec!["--log", "info"];
-    args.extend(bots);
-    args.extend(["--bot", "builtin:random"]);
-    let mut referee = Referee::start(&s, &s.match_args(22, &args));
-    let lobby = referee.lobby(2);
-
-    // The rightful bot holds its first question until the second attempt is over, so the game
-    // is certainly in play then.
-    let (in_play_tx, in_play) = mpsc::channel();
-    let (go, go_rx) = mpsc::channel::<()>();
-    let addr = lobby.addr.clone();
-    let rightful = thread::spawn(move || {
-        let mut c = Client::connect(&addr);
-        c.handshake("rightful", Some("alice"));
-        let question = c.answer_some(0).expect("a first question");
-        in_play_tx.send(()).expect("the test waits");
-        go_rx.recv_timeout(WAIT).expect("the test says go");
-        c.send(&answer(&question).expect("a question")).expect("answer");
-        c.play_out();
-        c
-    });
+    let (mut referee, lobby) = two_tcp_seats(&s, 22, ["alice", "bob"], &["--log", "info"]);
+    // The rightful bot holds its first question until the second attempt is over.
+    let rightful = hold_first_question(&lobby.addr, "rightful");
     wait_for_log(&referee, "took the seat of token alice");
     let script = hostile("tcp_hijack.py");
     let hijack = || run_attack(&["python3", &script, &lobby.addr, "alice", "--wait", "5"]);
     let mut bob = None;
     for when in ["before the first game", "in play"] {
         if when == "in play" {
-            in_play.recv_timeout(WAIT).expect("the game starts");
+            rightful.in_play.recv_timeout(WAIT).expect("the game starts");
         }
         let got = hijack();
         assert_eq!(got["outcome"], "refused", "{when}: {got}");
@@ -1064,11 +1008,11 @@ fn a_seated_bots_token_is_refused_before_and_during_games() {
             bob = Some(steady(&lobby.addr, "bob", "bob", Duration::ZERO));
         }
     }
-    go.send(()).expect("the rightful bot waits");
+    rightful.go.send(()).expect("the rightful bot waits");
 
     referee.finish().assert_ok("hijack");
     bob.expect("bob started").join().expect("bob");
-    let rightful = rightful.join().expect("the rightful bot");
+    let rightful = rightful.bot.join().expect("the rightful bot");
     assert_eq!(rightful.kinds()[..2], ["hello", "game"], "{:?}", rightful.got);
     assert_eq!(rightful.bye(), Some("match over"));
     assert_seat0_played_cleanly(&s, "rightful");
@@ -1079,11 +1023,9 @@ fn a_seated_bots_token_is_refused_before_and_during_games() {
 /// connection from another address takes the place of one of its waiting ones.
 #[test]
 fn idle_connections_from_one_address_cannot_keep_a_bot_from_another_out() {
-    let _shared = shared();
-    let s = Scratch::new("starve");
     // The idle connections' handshakes outlast the whole test.
-    let mut referee = alice_table(&s, 23, &["--handshake-ms", "15000"]);
-    let lobby = referee.lobby(1);
+    let mut t = alice_table("starve", 23, &["--handshake-ms", "15000"]);
+    let lobby = &t.lobby;
 
     let script = hostile("tcp_starve.py");
     let argv = ["python3", &script, &lobby.addr, "40", "--source", STRANGER];
@@ -1106,11 +1048,11 @@ fn idle_connections_from_one_address_cannot_keep_a_bot_from_another_out() {
     assert!(hellos <= 4, "the address got more handshakes than its share: {report}");
 
     let mut good = Proc::python(&lobby.addr, "alice", "good");
-    let done = referee.finish();
+    let done = t.referee.finish();
     let _ = starve.kill();
     let _ = starve.wait();
     done.assert_ok("starvation");
-    assert_seat0_played_cleanly(&s, "good");
+    assert_seat0_played_cleanly(&t.s, "good");
     good.assert_exits_ok();
 }
 
@@ -1119,11 +1061,9 @@ fn idle_connections_from_one_address_cannot_keep_a_bot_from_another_out() {
 /// refusals in at most a line per second and cause.
 #[test]
 fn wrong_tokens_slow_their_address_down_and_the_log_stays_short() {
-    let _shared = shared();
-    let s = Scratch::new("bruteforce");
     // A connection waiting for one of its address's turns waits at most a handshake limit.
-    let mut referee = alice_table(&s, 24, &["--handshake-ms", "3000"]);
-    let lobby = referee.lobby(1);
+    let mut t = alice_table("bruteforce", 24, &["--handshake-ms", "3000"]);
+    let lobby = &t.lobby;
     let script = hostile("tcp_bruteforce.py");
 
     // The first three wrong tokens are refused at once (typos happen); from the fourth, the
@@ -1157,9 +1097,9 @@ fn wrong_tokens_slow_their_address_down_and_the_log_stays_short() {
     assert!(wrong < 30, "{wrong} guesses answered in the flood: {flood}");
 
     let mut good = Proc::python(&lobby.addr, "alice", "good");
-    let done = referee.finish();
+    let done = t.referee.finish();
     done.assert_ok("brute force");
-    assert_seat0_played_cleanly(&s, "good");
+    assert_seat0_played_cleanly(&t.s, "good");
     good.assert_exits_ok();
 
     // At most one line per second for each of the four causes, counted.
@@ -1202,7 +1142,7 @@ fn sample_bots(addr: &str, token: &str) -> Vec<Vec<String>> {
 fn run_sample_bot(argv: &[String]) -> std::process::Output {
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..]).current_dir(root()).stdin(Stdio::null());
-    common::run_limited(&mut cmd, HANG)
+    run_limited(&mut cmd, HANG)
 }
 
 /// A sample bot refused by the lobby used to exit 0 without a word: now it prints the
@@ -1212,11 +1152,11 @@ fn a_refused_sample_bot_says_why_and_fails() {
     let _shared = shared();
     let s = Scratch::new("sample-refused");
     let bots = ["--bot", "tcp:p0", "--bot", "tcp:p1", "--bot", "tcp:p2", "--bot", "tcp:p3"];
-    let mut referee = Referee::start(&s, &s.match_args(25, &bots));
+    let mut referee = Referee::start(&s, &match_args(&s, 25, &bots));
     let lobby = referee.lobby(4);
     for argv in sample_bots(&lobby.addr, "not-a-seat") {
         let out = run_sample_bot(&argv);
-        let stderr = common::text(&out.stderr);
+        let stderr = text(&out.stderr);
         assert!(!out.status.success(), "{argv:?} exited 0 when refused");
         assert!(stderr.contains("unknown seat token"), "{argv:?} did not say why: {stderr:?}");
     }
@@ -1231,7 +1171,7 @@ fn a_refused_sample_bot_says_why_and_fails() {
     for b in &mut playing {
         b.assert_exits_ok();
     }
-    let lines = check_record(&s, &s.record(1));
+    let lines = check_record(&s.record(1));
     assert!(all_faults(&lines).is_empty(), "{:?}", all_faults(&lines));
 }
 
@@ -1252,7 +1192,7 @@ fn a_sample_bot_whose_connection_closes_before_any_question_fails() {
     });
     for argv in &bots {
         let out = run_sample_bot(argv);
-        let stderr = common::text(&out.stderr);
+        let stderr = text(&out.stderr);
         assert!(!out.status.success(), "{argv:?} exited 0");
         assert!(stderr.contains("before the first game"), "{argv:?}: {stderr:?}");
     }
@@ -1263,11 +1203,8 @@ fn a_sample_bot_whose_connection_closes_before_any_question_fails() {
 /// its seat is charged `disconnected`, as for any TCP seat without a bot, never `exited`.
 #[test]
 fn a_stopped_tcp_bot_is_disconnected_at_the_next_game() {
-    let _shared = shared();
-    let s = Scratch::new("stopped");
-    let mut referee = alice_table(&s, 26, &["--games", "2"]);
-    let lobby = referee.lobby(1);
-    let mut c = Client::connect(&lobby.addr);
+    let mut t = alice_table("stopped", 26, &["--games", "2"]);
+    let mut c = Client::connect(&t.lobby.addr);
     c.handshake("bungler", Some("alice"));
     // Every play answer names a code that is no card: three strikes, replaced, told bye.
     while let Some(msg) = c.recv() {
@@ -1282,12 +1219,12 @@ fn a_stopped_tcp_bot_is_disconnected_at_the_next_game() {
         }
     }
     assert!(c.bye().is_some_and(|b| b.contains("replaced")), "{:?}", c.bye());
-    referee.finish().assert_ok("stopped");
+    t.referee.finish().assert_ok("stopped");
 
-    let game1 = check_record(&s, &s.record(1));
+    let game1 = check_record(&t.s.record(1));
     let f1 = faults(&game1, 0);
     assert_eq!(f1.last().map(|f| &f["penalty"]), Some(&json!("replaced")), "{f1:?}");
-    let game2 = check_record(&s, &s.record(2));
+    let game2 = check_record(&t.s.record(2));
     let f2 = faults(&game2, 0);
     assert_eq!(f2.len(), 1, "{f2:?}");
     assert_eq!(f2[0]["kind"], "disconnected", "{}", f2[0]);
@@ -1304,7 +1241,7 @@ fn game_time(s: &Scratch, dir: &str) -> (u32, Duration) {
     for entry in std::fs::read_dir(s.join(dir)).expect("the records folder") {
         let path = entry.expect("directory entry").path();
         if path.extension().is_some_and(|e| e == "jsonl") {
-            let lines = common::jsonl(&path);
+            let lines = jsonl(&path);
             let footer = lines.last().expect("a footer");
             assert_eq!(footer["status"], "complete", "{}", path.display());
             ms += footer["duration_ms"].as_u64().expect("duration_ms");
@@ -1374,7 +1311,6 @@ fn games_per_second_over_tcp_and_stdio() {
 /// claims its seat under `--max-line-bytes 100000`, and is refused under the default.
 #[test]
 fn the_lobby_reads_lines_up_to_the_configured_limit() {
-    let _shared = shared();
     let long_hello = || {
         let hello =
             json!({"type": "hello", "id": 1, "name": "long", "version": "1", "token": "alice"});
@@ -1382,20 +1318,17 @@ fn the_lobby_reads_lines_up_to_the_configured_limit() {
         let pad = " ".repeat(70_000 - hello.len());
         format!("{}{pad}}}\n", &hello[..hello.len() - 1])
     };
-    let s = Scratch::new("long-hello");
-    let mut referee = alice_table(&s, 21, &["--max-line-bytes", "100000"]);
-    let lobby = referee.lobby(1);
-    let mut c = Client::connect(&lobby.addr);
+    let mut t = alice_table("long-hello", 21, &["--max-line-bytes", "100000"]);
+    let mut c = Client::connect(&t.lobby.addr);
     assert_eq!(c.recv().expect("hello")["type"], "hello");
     c.stream.write_all(long_hello().as_bytes()).expect("send the hello answer");
     c.play_out();
-    referee.finish().assert_ok("a long hello");
-    assert_seat0_played_cleanly(&s, "long");
+    t.referee.finish().assert_ok("a long hello");
+    assert_seat0_played_cleanly(&t.s, "long");
+    drop(t);
 
-    let s = Scratch::new("long-hello-default");
-    let mut referee = alice_table(&s, 22, &[]);
-    let lobby = referee.lobby(1);
-    let mut c = Client::connect(&lobby.addr);
+    let t = alice_table("long-hello-default", 22, &[]);
+    let mut c = Client::connect(&t.lobby.addr);
     assert_eq!(c.recv().expect("hello")["type"], "hello");
     c.stream.write_all(long_hello().as_bytes()).expect("send the hello answer");
     c.drain();
@@ -1404,8 +1337,5 @@ fn the_lobby_reads_lines_up_to_the_configured_limit() {
     if let Some(bye) = c.bye() {
         assert!(bye.contains("line_too_long"), "{bye}");
     }
-    let mut good = Proc::python(&lobby.addr, "alice", "good");
-    referee.finish().assert_ok("a long hello refused");
-    assert_seat0_played_cleanly(&s, "good");
-    good.assert_exits_ok();
+    t.a_good_bot_plays_cleanly("a long hello refused");
 }

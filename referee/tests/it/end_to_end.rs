@@ -2,63 +2,13 @@
 //! real processes, pipes and clocks, and the files a match leaves behind. Unit tests cover the
 //! pieces with a paused clock; only these show that the pieces work together as a user runs them.
 
-// The lint steers the referee's own code to its process module (process groups, kill on drop);
-// here running programs directly is the whole point.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{Scratch, quoted, referee_fails, referee_ok, root, rust_bot, s};
+use crate::harness::{
+    RANDOM, RUN_LIMIT, Scratch, built_binary, check_record, gated, js_bot, match_args, play_seat,
+    py_heuristic, py_random, raw_log, record_files, referee, referee_cmd, referee_fails,
+    referee_ok, rust_bot, rust_bot_path, s, starts_once, text, unplayable, words,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn py_heuristic() -> String {
-    format!("python3 {}", quoted(&root().join("sample-bots/python/heuristic_bot.py")))
-}
-
-fn py_random() -> String {
-    format!("python3 {}", quoted(&root().join("sample-bots/python/random_bot.py")))
-}
-
-fn js_bot() -> String {
-    format!("node {}", quoted(&root().join("sample-bots/js/bot.js")))
-}
-
-/// The tee wrapper around a bot command, logging to `log`.
-fn teed(log: &Path, seat: u8, bot: &str) -> String {
-    let tee = root().join("referee/tests/support/tee_bot.py");
-    format!("python3 {} {} {seat} -- {bot}", quoted(&tee), quoted(log))
-}
-
-/// The record files of a folder, in game order.
-fn records(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
-        })
-        .collect();
-    files.sort();
-    files
-}
-/// Checks that a record replays cleanly and ends with a complete footer; returns its lines.
-fn check_record(path: &Path) -> Vec<Value> {
-    referee_ok(&["replay", "--quiet", path.to_str().expect("UTF-8 path")]);
-    let lines = common::jsonl(path);
-    assert_eq!(
-        lines.first().map(|h| &h["type"]),
-        Some(&Value::from("header")),
-        "{}",
-        path.display()
-    );
-    let footer = lines.last().expect("a record has lines");
-    assert_eq!(footer["type"], "footer", "{}: the last line is not the footer", path.display());
-    assert_eq!(footer["status"], "complete", "{}", path.display());
-    lines
-}
 
 /// The record without what legitimately differs between two runs of the same game: think
 /// times, wall-clock times, and where the stderr logs went.
@@ -102,22 +52,8 @@ fn a_complete_game_between_python_javascript_and_rust() {
     let tmp = Scratch::new("languages");
     let dir = tmp.join("records");
     let (py, js, rs, rnd) = (py_heuristic(), js_bot(), rust_bot(), py_random());
-    referee_ok(&[
-        "match",
-        "--seed",
-        "7",
-        "--records",
-        dir.to_str().expect("UTF-8 path"),
-        "--bot",
-        &py,
-        "--bot",
-        &js,
-        "--bot",
-        &rs,
-        "--bot",
-        &rnd,
-    ]);
-    let files = records(&dir);
+    referee_ok(&match_args("--seed 7", &dir, &[&py, &js, &rs, &rnd]));
+    let files = record_files(&dir);
     assert_eq!(files.len(), 1);
     let lines = check_record(&files[0]);
     let header = &lines[0];
@@ -138,32 +74,30 @@ fn a_complete_game_between_python_javascript_and_rust() {
     }
 }
 
+/// The tests used to build the Rust sample bot themselves, with a nested `cargo build`. They
+/// build nothing now: a binary that was not built is one line naming the command that builds it.
+#[test]
+fn a_binary_that_was_not_built_is_one_line_naming_the_build_command() {
+    let line = built_binary("no-such-bot").unwrap_err();
+    assert!(!line.contains('\n'), "{line}");
+    assert!(
+        line.contains(
+            "no-such-bot is missing: build it first with `cargo build --workspace --locked --bins`"
+        ),
+        "{line}"
+    );
+    assert_eq!(built_binary("aluette-bot").as_deref(), Ok(rust_bot_path()));
+}
+
 #[test]
 fn the_same_seed_gives_the_same_records() {
     let tmp = Scratch::new("determinism");
     let (py, rs) = (py_heuristic(), rust_bot());
     let run = |name: &str| {
         let dir = tmp.join(name);
-        referee_ok(&[
-            "match",
-            "--seed",
-            "2024",
-            "--games",
-            "2",
-            "--signals",
-            "public",
-            "--records",
-            dir.to_str().expect("UTF-8 path"),
-            "--bot",
-            "builtin:heuristic",
-            "--bot",
-            "builtin:random",
-            "--bot",
-            &py,
-            "--bot",
-            &rs,
-        ]);
-        records(&dir).iter().map(|f| normalised(&check_record(f))).collect::<Vec<_>>()
+        let bots = ["builtin:heuristic", RANDOM, &py, &rs];
+        referee_ok(&match_args("--seed 2024 --games 2 --signals public", &dir, &bots));
+        record_files(&dir).iter().map(|f| normalised(&check_record(f))).collect::<Vec<_>>()
     };
     let (a, b) = (run("a"), run("b"));
     assert_eq!(a.len(), 2);
@@ -180,20 +114,8 @@ fn persistent_bots_play_every_game_of_a_match() {
     let tmp = Scratch::new("persistent");
     let dir = tmp.join("records");
     let (py, rnd) = (py_heuristic(), py_random());
-    referee_ok(&[
-        "match",
-        "--seed",
-        "99",
-        "--games",
-        "3",
-        "--records",
-        dir.to_str().expect("UTF-8 path"),
-        "--bot",
-        &py,
-        "--bot",
-        &rnd,
-    ]);
-    let files = records(&dir);
+    referee_ok(&match_args("--seed 99 --games 3", &dir, &[&py, &rnd]));
+    let files = record_files(&dir);
     let names: Vec<_> = files
         .iter()
         .map(|f| f.file_name().unwrap_or_default().to_string_lossy().into_owned())
@@ -235,7 +157,7 @@ fn the_default_lineup_plays_with_builtin_bots() {
         "{out}"
     );
     assert!(out.contains("Match over: 1 games"), "{out}");
-    let files = records(&dir);
+    let files = record_files(&dir);
     assert_eq!(files.len(), 1);
     let lines = check_record(&files[0]);
     assert_eq!(lines[0]["match_seed"].as_u64().map(|s| s.to_string()).as_deref(), Some(seed));
@@ -243,17 +165,8 @@ fn the_default_lineup_plays_with_builtin_bots() {
 
 #[test]
 fn json_output_is_one_document() {
-    let out = referee_ok(&[
-        "match",
-        "--seed",
-        "5",
-        "--games",
-        "3",
-        "--no-records",
-        "--json",
-        "--bot",
-        "builtin:heuristic",
-    ]);
+    let out =
+        referee_ok(&words("match --seed 5 --games 3 --no-records --json --bot builtin:heuristic"));
     let doc: Value = serde_json::from_str(&out)
         .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{out}"));
     assert_eq!(doc["seed"], 5);
@@ -298,27 +211,6 @@ fn a_records_folder_is_never_reused() {
     assert_eq!(snapshot(&dir), before, "the second run changed the first run's files");
 }
 
-/// Programs that can never play, each with a word of what the stopping line must say.
-fn unplayable(tmp: &Scratch) -> Vec<(&'static str, String, &'static str)> {
-    use std::os::unix::fs::PermissionsExt;
-    let no_run_bit = tmp.write("no_run_bit.sh", "#!/bin/sh\nexit 0\n");
-    std::fs::set_permissions(&no_run_bit, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let refuses = tmp.write(
-        "refuses.py",
-        "import sys\nsys.stdin.readline()\nprint('{\"type\":\"hello\",\"id\":1,\"protocol\":99,\"name\":\"x\",\"version\":\"1\"}', flush=True)\nsys.stdin.read()\n",
-    );
-    vec![
-        ("missing", "/nonexistent/aluette-bot --level 2".into(), "(no_start: cannot start"),
-        ("no-run-bit", quoted(&no_run_bit), "(no_start: cannot start"),
-        (
-            "exits",
-            "sh -c 'echo gone >&2; exit 3'".into(),
-            "(handshake_refused: exited: exit code 3)",
-        ),
-        ("refuses", format!("python3 {}", quoted(&refuses)), "speaks protocol 99"),
-    ]
-}
-
 #[test]
 fn a_bot_that_cannot_start_stops_the_match_before_any_game() {
     let tmp = Scratch::new("cannot-start");
@@ -331,7 +223,7 @@ fn a_bot_that_cannot_start_stops_the_match_before_any_game() {
         assert!(line.contains("player 1 cannot play"), "{case}: {line}");
         assert!(line.contains(want), "{case}: want {want:?} in {line}");
         assert!(line.contains("no game was played"), "{case}: {line}");
-        assert!(records(&dir).is_empty(), "{case}: a game was recorded");
+        assert!(record_files(&dir).is_empty(), "{case}: a game was recorded");
         if case == "exits" {
             // What the bot said before dying is where the line says.
             let log = dir.join("player1.stderr.log");
@@ -340,9 +232,9 @@ fn a_bot_that_cannot_start_stops_the_match_before_any_game() {
         }
     }
     // With --json, stdout holds no document: the match never began.
-    let out = common::referee(&["match", "--json", "--no-records", "--bot", "/nonexistent/bot"]);
+    let out = referee(&["match", "--json", "--no-records", "--bot", "/nonexistent/bot"]);
     assert!(!out.status.success());
-    assert!(out.stdout.is_empty(), "{}", common::text(&out.stdout));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
 }
 
 #[test]
@@ -350,52 +242,18 @@ fn a_bot_that_cannot_be_started_again_later_is_a_recorded_fault() {
     // It plays game 1 and exits on reading game_over (charged to game 2); its second start, for
     // game 3, exits at once. The start-up check passed, so that failure is game 3's fault.
     let tmp = Scratch::new("restart-fails");
-    let crash = root().join("sample-bots/hostile/crash_between_games.py");
-    let once = tmp.write(
-        "once.sh",
-        &format!(
-            "#!/bin/sh\nif [ -e \"$1\" ]; then exit 5; fi\n: > \"$1\"\nexec python3 {} \"$1.pids\"\n",
-            quoted(&crash)
-        ),
-    );
-    let bot = format!("sh {} {}", quoted(&once), quoted(&tmp.join("started")));
+    let bot = starts_once(&tmp);
     let dir = tmp.join("records");
-    referee_ok(&[
-        "match",
-        "--seed",
-        "1",
-        "--games",
-        "3",
-        "--handshake-ms",
-        "20000",
-        "--records",
-        s(&dir),
-        "--bot",
-        &bot,
-        "--bot",
-        "builtin:random",
-        "--bot",
-        "builtin:random",
-        "--bot",
-        "builtin:random",
-    ]);
-    let files = records(&dir);
+    let flags = "--seed 1 --games 3 --handshake-ms 20000";
+    referee_ok(&match_args(flags, &dir, &[&bot, RANDOM, RANDOM, RANDOM]));
+    let files = record_files(&dir);
     assert_eq!(files.len(), 3);
     assert!(check_record(&files[0]).iter().all(|l| l["type"] != "fault"), "game 1 was clean");
-    let faults: Vec<Value> =
-        check_record(&files[2]).into_iter().filter(|l| l["type"] == "fault").collect();
+    let last = check_record(&files[2]);
+    let faults = last.faults();
     assert_eq!(faults.len(), 1, "{faults:#?}");
     assert_eq!((&faults[0]["seat"], &faults[0]["kind"]), (&0.into(), &"handshake_refused".into()));
     assert!(faults[0]["detail"].as_str().is_some_and(|d| d.contains("exit code 5")), "{faults:#?}");
-}
-
-/// A bot command that waits for the file `gate` before starting `command`.
-fn gated(tmp: &Scratch, gate: &Path, command: &str) -> String {
-    let script = tmp.write(
-        "gate.sh",
-        "#!/bin/sh\ngate=$1; shift\nwhile [ ! -e \"$gate\" ]; do sleep 0.05; done\nexec \"$@\"\n",
-    );
-    format!("sh {} {} {command}", quoted(&script), quoted(gate))
 }
 
 #[test]
@@ -403,43 +261,29 @@ fn a_second_match_on_a_records_folder_is_refused_while_the_first_holds_it() {
     let tmp = Scratch::new("lock");
     let dir = tmp.join("records");
     // The first referee waits for its bot's hello, which the gate holds back.
-    let bot = gated(&tmp, &tmp.join("gate"), &py_random());
-    let mut first = common::referee_cmd(&[
-        "match",
-        "--handshake-ms",
-        "60000",
-        "--records",
-        s(&dir),
-        "--bot",
-        &bot,
-    ])
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::null())
-    .spawn()
-    .expect("the referee starts");
+    let bot = gated(&tmp, &tmp.join("gate"), 0, &py_random());
+    let mut first =
+        referee_cmd(&["match", "--handshake-ms", "60000", "--records", s(&dir), "--bot", &bot])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the referee starts");
     let pid = first.id().to_string();
     let lock = dir.join("referee.lock");
     let start = std::time::Instant::now();
     while !std::fs::read_to_string(&lock).is_ok_and(|t| t.trim() == pid) {
-        assert!(start.elapsed() < common::RUN_LIMIT, "the first referee never took the folder");
+        assert!(start.elapsed() < RUN_LIMIT, "the first referee never took the folder");
         assert!(first.try_wait().expect("wait").is_none(), "the first referee ended too soon");
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let line = referee_fails(&["match", "--records", s(&dir)]);
     assert!(line.contains(&format!("in use by another referee (pid {pid})")), "{line}");
-    assert!(records(&dir).is_empty());
+    assert!(record_files(&dir).is_empty());
     // Killed outright, it cannot unlock; the kernel does, and the folder is free again.
     first.kill().expect("SIGKILL the referee");
     first.wait().expect("reap the referee");
     referee_ok(&["match", "--seed", "3", "--records", s(&dir)]);
-    assert_eq!(records(&dir).len(), 1);
-}
-
-/// The tee wrapper's byte-exact log: its JSON log's path plus `.raw`.
-fn raw_log(log: &Path) -> PathBuf {
-    let mut p = log.as_os_str().to_owned();
-    p.push(".raw");
-    PathBuf::from(p)
+    assert_eq!(record_files(&dir).len(), 1);
 }
 
 /// What a game with one tee'd seat left behind.
@@ -453,28 +297,10 @@ struct TeedGame {
     records: Vec<PathBuf>,
 }
 
-/// Plays a match with the tee wrapper around `bot` in `seat` and built-in bots in the other
-/// seats, with `extra` options; returns where the logs and records are. A restarted bot is a
-/// new wrapper process that appends to the same log, so the log shows every connection.
+/// [`play_seat`] with the tee around `bot`.
 fn run_teed_game(tmp: &Scratch, seat: u8, bot: &str, extra: &[&str]) -> TeedGame {
-    let log = tmp.join(&format!("seat{seat}.jsonl"));
-    let dir = tmp.join("records");
-    let teed_bot = teed(&log, seat, bot);
-    let mut args = vec!["match", "--records", dir.to_str().expect("UTF-8 path")];
-    args.extend_from_slice(extra);
-    for s in 0..4 {
-        args.push("--bot");
-        args.push(if s == seat {
-            &teed_bot
-        } else if s % 2 == 0 {
-            "builtin:heuristic"
-        } else {
-            "builtin:random"
-        });
-    }
-    referee_ok(&args);
-    let records = records(&dir);
-    TeedGame { log, dir, records }
+    let (dir, log) = play_seat(tmp, seat, bot, true, extra);
+    TeedGame { log, records: record_files(&dir), dir }
 }
 
 /// The wrapper's JSON log as (direction, message) pairs.
@@ -694,19 +520,19 @@ fn match_and_replay_print_the_score_in_the_same_order() {
     let tmp = Scratch::new("score-order");
     let dir = tmp.join("records");
     let args = ["match", "--seed", "5", "--games", "6", "--bot", "builtin:random"];
-    let out = referee_ok(&[&args[..], &["--records", common::s(&dir)]].concat());
+    let out = referee_ok(&[&args[..], &["--records", s(&dir)]].concat());
     let results: Vec<&str> =
         out.lines().filter_map(|l| l.trim().strip_prefix("result: ")).collect();
-    let files = records(&dir);
+    let files = record_files(&dir);
     assert_eq!(results.len(), files.len(), "{out}");
     let mut team1_won = false;
     for (result, file) in results.iter().zip(&files) {
-        let footer = check_record(file).pop().unwrap();
+        let footer = check_record(file).footer().clone();
         let score = format!("{}-{}", footer["score"][0], footer["score"][1]);
         team1_won |= footer["winner"] == 1;
         // Team 0 first, whoever won: as in the record and every deal line.
         assert!(result.ends_with(&format!(" {score}")), "match says {result:?}, record {score}");
-        let replayed = referee_ok(&["replay", common::s(file)]);
+        let replayed = referee_ok(&["replay", s(file)]);
         let line = replayed.lines().find(|l| l.starts_with("Result: ")).unwrap();
         assert!(line.contains(&format!(" {score} ")), "replay says {line:?}, record {score}");
     }

@@ -2,33 +2,19 @@
 //! with real bot processes: each test reads what a bot received (the signaller bot echoes every
 //! line to its stderr log) and what the record says.
 
-mod common;
-
-use common::{Scratch, jsonl, quoted, referee_ok, root, s};
+use crate::harness::{Scratch, assert_replays, jsonl, match_args, received, referee_ok, signaller};
 use serde_json::Value;
-use std::path::Path;
+use std::path::PathBuf;
 
 /// Plays one game with four signaller bots (accepting every chant when `accept`) and `extra`
 /// flags; returns the records folder.
-fn play(tmp: &Scratch, accept: bool, extra: &[&str]) -> std::path::PathBuf {
-    let script = quoted(&root().join("referee/tests/bots/signaller.py"));
-    let bot = if accept { format!("python3 {script} accept") } else { format!("python3 {script}") };
-    let dir = tmp.join("records");
+fn play(tmp: &Scratch, accept: bool, extra: &[&str]) -> PathBuf {
+    let bot = signaller(accept);
+    let dir = tmp.records();
     // The signaller's false signals cost strikes; they are not what these tests are about.
-    let mut args =
-        vec!["match", "--records", s(&dir), "--handshake-ms", "20000", "--max-strikes", "1000"];
-    args.extend_from_slice(extra);
-    for _ in 0..4 {
-        args.extend(["--bot", &bot]);
-    }
-    referee_ok(&args);
+    let flags = "--handshake-ms 20000 --max-strikes 1000";
+    referee_ok(&[&match_args(flags, &dir, &[bot.as_str(); 4])[..], extra].concat());
     dir
-}
-
-/// What player `p` received, as the bot echoed it to its stderr log.
-fn received(dir: &Path, p: usize) -> Vec<Value> {
-    let log = std::fs::read_to_string(dir.join(format!("player{p}.stderr.log"))).unwrap();
-    log.lines().filter_map(|l| serde_json::from_str(l.strip_prefix("< ")?).ok()).collect()
 }
 
 /// Issue 12, section 5: `opening.votes` listed the votes in seat order; spec 4.4 and its
@@ -84,6 +70,6 @@ fn the_mordienne_run_is_the_one_set_even_with_mordienne_off() {
             let game = received(&dir, p).into_iter().find(|m| m["type"] == "game").unwrap();
             assert_eq!(said(&game["rules"]), (mordienne.into(), run.into()), "player {p}: {game}");
         }
-        common::assert_replays(&path);
+        assert_replays(&path);
     }
 }

@@ -3,39 +3,27 @@
 //! unit-tested inside the module on results whose answer is known; these show that the pieces
 //! hold together as a user runs them, including a kill with SIGKILL in the middle.
 
-// The lint steers the referee's own code to its process module; here running the referee
-// directly is the whole point.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{RUN_LIMIT, Scratch, jsonl, read_json, referee, referee_cmd, referee_ok, root, s};
+use crate::harness::{
+    RUN_LIMIT, Scratch, assert_replays, gated, jsonl, py_random, read_json, record_files, referee,
+    referee_cmd, referee_ok, s, text, unplayable,
+};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// Runs the referee, insists on failure with exactly one line on stderr, and returns it.
+/// The referee fails with one line of its own (not clap's) on stderr; returns it.
 fn referee_fails(args: &[&str]) -> String {
-    let out = referee(args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "referee {args:?} should fail");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "referee {args:?}: want one line on stderr, got:\n{stderr}");
-    assert!(lines[0].starts_with("referee: "), "{}", lines[0]);
-    lines[0].to_string()
+    let line = crate::harness::referee_fails(args);
+    assert!(line.starts_with("referee: "), "{line}");
+    line
 }
 
-/// The record files of a tournament, in game order.
-fn records(out: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("records"))
-        .expect("a records folder")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    files
+/// Writes the tournament config `file` into the scratch folder: `settings` (TOML) and then the
+/// entrants, each (name, command).
+fn write_config(sc: &Scratch, file: &str, settings: &str, names: &[(&str, &str)]) -> PathBuf {
+    sc.write(file, &format!("{settings}\n\n{}", entrants(names)))
 }
 
 fn entrants(names: &[(&str, &str)]) -> String {
@@ -61,17 +49,12 @@ fn n(v: &Value) -> u64 {
 #[test]
 fn round_robin_of_three_with_a_python_entrant() {
     let sc = Scratch::new("round-robin");
-    let python = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
-    let config = sc.write(
+    let python = py_random();
+    let config = write_config(
+        &sc,
         "rr.toml",
-        &format!(
-            "seed = 11\nformat = \"round-robin\"\ngames = 2\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000\n\n{}",
-            entrants(&[
-                ("heuristic", "builtin:heuristic"),
-                ("random", "builtin:random"),
-                ("python", &python)
-            ])
-        ),
+        "seed = 11\nformat = \"round-robin\"\ngames = 2\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000",
+        &[("heuristic", "builtin:heuristic"), ("random", "builtin:random"), ("python", &python)],
     );
     let out = sc.join("out");
     let stdout = referee_ok(&["tournament", s(&config), "--out", s(&out)]);
@@ -111,10 +94,10 @@ fn round_robin_of_three_with_a_python_entrant() {
     // Every game is journaled once, recorded, and replays.
     let journal = jsonl(&out.join("journal.jsonl"));
     assert_eq!(journal.len(), 6);
-    let files = records(&out);
+    let files = record_files(&out.join("records"));
     assert_eq!(files.len(), 6);
     for f in &files {
-        common::assert_replays(f);
+        assert_replays(f);
     }
     // The python bots' stderr logs sit in logs/, where the records' headers point.
     let header = &jsonl(&files[2])[0];
@@ -131,12 +114,11 @@ fn round_robin_of_three_with_a_python_entrant() {
 #[test]
 fn duplicate_rooms_get_the_same_decks_with_partnerships_swapped() {
     let sc = Scratch::new("duplicate");
-    let config = sc.write(
+    let config = write_config(
+        &sc,
         "dup.toml",
-        &format!(
-            "seed = 5\ngames = 3\nconcurrency = 2\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("R", "builtin:random")])
-        ),
+        "seed = 5\ngames = 3\nconcurrency = 2",
+        &[("H", "builtin:heuristic"), ("R", "builtin:random")],
     );
     let out = sc.join("out");
     referee_ok(&["tournament", s(&config), "--out", s(&out)]);
@@ -192,8 +174,8 @@ fn duplicate_rooms_get_the_same_decks_with_partnerships_swapped() {
             }
         }
         assert!(compared >= 5, "deal set {unit}: only {compared} deals in both rooms");
-        common::assert_replays(&rooms[&1]);
-        common::assert_replays(&rooms[&2]);
+        assert_replays(&rooms[&1]);
+        assert_replays(&rooms[&2]);
     }
     let st = read_json(&out.join("standings.json"));
     let pair = &st["pairs"][0];
@@ -207,13 +189,12 @@ fn kill_and_resume_loses_and_repeats_no_game() {
     let sc = Scratch::new("resume");
     // A Python entrant keeps each game slow enough (tens of milliseconds, whatever the build
     // profile) for the kill to land in the middle of the tournament.
-    let python = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
-    let config = sc.write(
+    let python = py_random();
+    let config = write_config(
+        &sc,
         "kill.toml",
-        &format!(
-            "seed = 9\ngames = 20\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("P", &python)])
-        ),
+        "seed = 9\ngames = 20\nconcurrency = 2\n\n[clock]\nhandshake-ms = 20000",
+        &[("H", "builtin:heuristic"), ("P", &python)],
     );
     let out = sc.join("out");
     let journal = out.join("journal.jsonl");
@@ -245,10 +226,10 @@ fn kill_and_resume_loses_and_repeats_no_game() {
     let mut sorted = games.clone();
     sorted.sort();
     assert_eq!(sorted, (1..=40).collect::<Vec<u64>>(), "every game exactly once: {games:?}");
-    let files = records(&out);
+    let files = record_files(&out.join("records"));
     assert_eq!(files.len(), 40);
     for f in &files {
-        common::assert_replays(f);
+        assert_replays(f);
     }
     let st = read_json(&out.join("standings.json"));
     assert_eq!(st["tournament"]["played"], 40);
@@ -305,14 +286,12 @@ fn a_disqualified_entrant_plays_no_more() {
     // It starts and answers its hello (a program that cannot stops the tournament before it
     // begins), then exits at its 3rd play question of every game: one fault per seat and game,
     // two a game, so the third game against H passes the threshold of five.
-    let script = root().join("referee/tests/bots/misbehave.py");
-    let broken = format!("python3 '{}' exit '{}'", script.display(), sc.join("pids").display());
-    let config = sc.write(
+    let broken = sc.misbehave("exit");
+    let config = write_config(
+        &sc,
         "dq.toml",
-        &format!(
-            "seed = 3\nformat = \"round-robin\"\ngames = 3\nconcurrency = 1\ndisqualify = {{ max-faults = 5 }}\n\n[clock]\nhandshake-ms = 20000\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("broken", &broken), ("R", "builtin:random")])
-        ),
+        "seed = 3\nformat = \"round-robin\"\ngames = 3\nconcurrency = 1\ndisqualify = { max-faults = 5 }\n\n[clock]\nhandshake-ms = 20000",
+        &[("H", "builtin:heuristic"), ("broken", &broken), ("R", "builtin:random")],
     );
     let out = sc.join("out");
     referee_ok(&["tournament", s(&config), "--out", s(&out)]);
@@ -333,16 +312,15 @@ fn a_disqualified_entrant_plays_no_more() {
 #[test]
 fn sprt_stops_a_lopsided_match() {
     let sc = Scratch::new("sprt");
-    let config = sc.write(
+    let config = write_config(
+        &sc,
         "sprt.toml",
-        &format!(
-            "seed = 1\ngames = 500\nconcurrency = 2\nsprt = {{ elo0 = 0, elo1 = 100, alpha = 0.1, beta = 0.1 }}\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("R", "builtin:random")])
-        ),
+        "seed = 1\ngames = 500\nconcurrency = 2\nsprt = { elo0 = 0, elo1 = 100, alpha = 0.1, beta = 0.1 }",
+        &[("H", "builtin:heuristic"), ("R", "builtin:random")],
     );
     let out = sc.join("out");
     let run = referee(&["tournament", s(&config), "--out", s(&out)]);
-    let (stdout, stderr) = (common::text(&run.stdout), common::text(&run.stderr));
+    let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
     assert!(run.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("H1 accepted"), "{stdout}");
     let st = read_json(&out.join("standings.json"));
@@ -393,33 +371,15 @@ fn sprt_stops_a_lopsided_match() {
     assert!(last.is_some_and(|l| l.starts_with(&want)), "want {want:?}, got {last:?}\n{stderr}");
 }
 
-/// Programs that can never play, each with a word of what the stopping line must say.
-fn unplayable(sc: &Scratch) -> Vec<(&'static str, String, &'static str)> {
-    use std::os::unix::fs::PermissionsExt;
-    let no_run_bit = sc.write("no_run_bit.sh", "#!/bin/sh\nexit 0\n");
-    std::fs::set_permissions(&no_run_bit, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let refuses = sc.write(
-        "refuses.py",
-        "import sys\nsys.stdin.readline()\nprint('{\"type\":\"hello\",\"id\":1,\"protocol\":99,\"name\":\"x\",\"version\":\"1\"}', flush=True)\nsys.stdin.read()\n",
-    );
-    vec![
-        ("missing", "/nonexistent/aluette-bot --level 2".into(), "(no_start: cannot start"),
-        ("no-run-bit", format!("'{}'", no_run_bit.display()), "(no_start: cannot start"),
-        ("exits", "sh -c 'exit 3'".into(), "(handshake_refused: exited: exit code 3)"),
-        ("refuses", format!("python3 '{}'", refuses.display()), "speaks protocol 99"),
-    ]
-}
-
 #[test]
 fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
     let sc = Scratch::new("cannot-start");
     for (case, command, want) in unplayable(&sc) {
-        let config = sc.write(
+        let config = write_config(
+            &sc,
             &format!("{case}.toml"),
-            &format!(
-                "seed = 1\ngames = 2\n\n[clock]\nhandshake-ms = 20000\n\n{}",
-                entrants(&[("good", "builtin:heuristic"), ("bad", &command)])
-            ),
+            "seed = 1\ngames = 2\n\n[clock]\nhandshake-ms = 20000",
+            &[("good", "builtin:heuristic"), ("bad", &command)],
         );
         let out = sc.join(case);
         let line = referee_fails(&["tournament", s(&config), "--out", s(&out)]);
@@ -431,12 +391,11 @@ fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
         }
         if case == "missing" {
             // Nothing is left that blocks the folder: with the bot fixed, it starts afresh.
-            let fixed = sc.write(
+            let fixed = write_config(
+                &sc,
                 "fixed.toml",
-                &format!(
-                    "seed = 1\ngames = 1\n\n{}",
-                    entrants(&[("good", "builtin:heuristic"), ("bad", "builtin:random")])
-                ),
+                "seed = 1\ngames = 1",
+                &[("good", "builtin:heuristic"), ("bad", "builtin:random")],
             );
             referee_ok(&["tournament", s(&fixed), "--out", s(&out)]);
         }
@@ -446,8 +405,7 @@ fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
 /// A resumable tournament with a program entrant, and the config text for it with `top` keys,
 /// `python` arguments and `sections` added.
 fn resumable(top: &str, python: &str, sections: &str) -> String {
-    let bot = root().join("sample-bots/python/random_bot.py");
-    let command = format!("python3 '{}'{python}", bot.display());
+    let command = format!("{}{python}", py_random());
     format!(
         "seed = 4\ngames = 2\nconcurrency = 1\n{top}\n{}[clock]\nhandshake-ms = 20000\n{sections}",
         entrants(&[("H", "builtin:heuristic"), ("P", &command)])
@@ -502,16 +460,6 @@ fn resume_refuses_a_config_that_changes_the_games_and_never_rewrites_the_plan() 
     assert_eq!(std::fs::read(out.join("tournament.json")).unwrap(), plan, "a resume rewrote it");
 }
 
-/// A bot command that waits for the file GATE before it starts `command`, from its
-/// `skip`-th start on (counted in GATE.starts): the start-up check gets through, the games wait.
-fn gated(sc: &Scratch, gate: &Path, skip: u32, command: &str) -> String {
-    let script = sc.write(
-        "gate.sh",
-        "#!/bin/sh\n# gate.sh GATE SKIP CMD...: from the SKIP-th start on, wait for GATE.\ngate=$1; skip=$2; shift 2\necho x >> \"$gate.starts\"\nif [ \"$(wc -l < \"$gate.starts\")\" -gt \"$skip\" ]; then\n  while [ ! -e \"$gate\" ]; do sleep 0.05; done\nfi\nexec \"$@\"\n",
-    );
-    format!("sh '{}' '{}' {skip} {command}", script.display(), gate.display())
-}
-
 /// Waits until `path` exists and holds `want` (a pid), failing after [`RUN_LIMIT`].
 fn wait_for(path: &Path, want: &str, child: &mut std::process::Child) {
     let start = Instant::now();
@@ -526,13 +474,12 @@ fn wait_for(path: &Path, want: &str, child: &mut std::process::Child) {
 fn a_second_referee_on_the_folder_is_refused_and_resume_works_after_kill_9() {
     let sc = Scratch::new("lock");
     let gate = sc.join("gate");
-    let python = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
-    let config = sc.write(
+    let python = py_random();
+    let config = write_config(
+        &sc,
         "lock.toml",
-        &format!(
-            "seed = 2\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 60000\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("P", &gated(&sc, &gate, 1, &python))])
-        ),
+        "seed = 2\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 60000",
+        &[("H", "builtin:heuristic"), ("P", &gated(&sc, &gate, 1, &python))],
     );
     let out = sc.join("out");
     let mut first = referee_cmd(&["tournament", s(&config), "--out", s(&out)])
@@ -568,15 +515,12 @@ fn a_second_referee_on_the_folder_is_refused_and_resume_works_after_kill_9() {
 fn a_clean_sweep_is_an_infinite_elo_in_every_file() {
     let sc = Scratch::new("sweep");
     // Under the forfeit policy its first card not held loses the game: it loses every game.
-    let script = root().join("referee/tests/bots/misbehave.py");
-    let loser =
-        format!("python3 '{}' illegal-always '{}'", script.display(), sc.join("pids").display());
-    let config = sc.write(
+    let loser = sc.misbehave("illegal-always");
+    let config = write_config(
+        &sc,
         "sweep.toml",
-        &format!(
-            "seed = 8\nformat = \"round-robin\"\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 20000\n[faults]\non-fault = \"forfeit\"\n\n{}",
-            entrants(&[("H", "builtin:heuristic"), ("L", &loser)])
-        ),
+        "seed = 8\nformat = \"round-robin\"\ngames = 2\nconcurrency = 1\n\n[clock]\nhandshake-ms = 20000\n[faults]\non-fault = \"forfeit\"",
+        &[("H", "builtin:heuristic"), ("L", &loser)],
     );
     let out = sc.join("out");
     let stdout = referee_ok(&["tournament", s(&config), "--out", s(&out)]);

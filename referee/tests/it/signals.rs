@@ -4,38 +4,19 @@
 //! are re-derived here from the seeds with our own SplitMix64, not the referee's, so the test
 //! holds the record to the documented derivation rather than to whatever the code does.
 
-mod common;
-
-use common::{Scratch, jsonl, quoted, referee_ok, root, s};
+use crate::harness::{
+    RANDOM, Scratch, assert_replays, jsonl, match_args, received, record_path, referee_ok, s,
+    signaller, words,
+};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// The signaller bot as a `--bot` command; `accept` makes it accept every chant.
-fn signaller(accept: bool) -> String {
-    let script = quoted(&root().join("referee/tests/bots/signaller.py"));
-    if accept { format!("python3 {script} accept") } else { format!("python3 {script}") }
-}
-
-/// Plays a match with `bots` in seats 0..3 and `extra` flags; returns the records folder.
-fn play(tmp: &Scratch, bots: [&str; 4], extra: &[&str]) -> PathBuf {
-    let dir = tmp.join("records");
-    let mut args = vec!["match", "--records", s(&dir), "--handshake-ms", "20000"];
-    args.extend_from_slice(extra);
-    for b in bots {
-        args.extend(["--bot", b]);
-    }
-    referee_ok(&args);
+/// Plays a match with `bots` in seats 0..3 and `flags` (besides a long handshake limit for the
+/// Python bots); returns the records folder.
+fn play(tmp: &Scratch, bots: [&str; 4], flags: &str) -> PathBuf {
+    let dir = tmp.records();
+    referee_ok(&[&match_args(flags, &dir, &bots)[..], &words("--handshake-ms 20000")].concat());
     dir
-}
-
-fn record_path(dir: &Path, game: u64) -> PathBuf {
-    dir.join(format!("game-{game:06}.jsonl"))
-}
-
-/// What player `p` received, as the signaller echoed it to its stderr log.
-fn received(dir: &Path, p: usize) -> Vec<Value> {
-    let log = std::fs::read_to_string(dir.join(format!("player{p}.stderr.log"))).unwrap();
-    log.lines().filter_map(|l| serde_json::from_str(l.strip_prefix("< ")?).ok()).collect()
 }
 
 /// One step of SplitMix64 (spec/rules.md section 4.2), written from the spec.
@@ -78,19 +59,8 @@ fn our_derivation_gives_the_spec_check_values() {
 fn leaky_seen_by_is_re_derived_from_the_seed_alone() {
     let tmp = Scratch::new("leaky");
     let bot = signaller(false);
-    let extra = [
-        "--seed",
-        "11",
-        "--games",
-        "2",
-        "--signals",
-        "leaky",
-        "--signal-leak",
-        "0.5",
-        "--max-strikes",
-        "1000",
-    ];
-    let dir = play(&tmp, [&bot, &bot, &bot, &bot], &extra);
+    let flags = "--seed 11 --games 2 --signals leaky --signal-leak 0.5 --max-strikes 1000";
+    let dir = play(&tmp, [bot.as_str(); 4], flags);
     let bound = ((500_000u128 << 64) / 1_000_000) as u64;
     for game in 1..=2u64 {
         let path = record_path(&dir, game);
@@ -127,7 +97,7 @@ fn leaky_seen_by_is_re_derived_from_the_seed_alone() {
         }
         // The test means something only when refused signals came before delivered ones.
         assert!(delivered > 30 && refused_before_delivered > 30, "game {game}: too few signals");
-        common::assert_replays(&path);
+        assert_replays(&path);
         // `replay --seat` re-runs the game from the record; what each seat is told about the
         // signals must be what the record's `seen_by` says it saw.
         for seat in 0..4u64 {
@@ -156,8 +126,7 @@ fn leaky_seen_by_is_re_derived_from_the_seed_alone() {
 fn a_bad_signal_names_its_trick_and_its_question() {
     let tmp = Scratch::new("trick");
     let bot = signaller(true);
-    let extra = ["--seed", "3", "--max-strikes", "1000"];
-    let dir = play(&tmp, [&bot, &bot, &bot, &bot], &extra);
+    let dir = play(&tmp, [bot.as_str(); 4], "--seed 3 --max-strikes 1000");
     let lines = jsonl(&record_path(&dir, 1));
     let (mut on_plays, mut elsewhere) = (0, 0);
     let mut tricks_done = 0;
@@ -208,8 +177,7 @@ fn a_bad_signal_names_its_trick_and_its_question() {
 fn a_bad_signal_that_replaces_its_bot_says_what_happened() {
     let tmp = Scratch::new("action");
     let bot = signaller(false);
-    let random = "builtin:random";
-    let dir = play(&tmp, [&bot, random, random, random], &["--seed", "3", "--max-strikes", "1"]);
+    let dir = play(&tmp, [&bot, RANDOM, RANDOM, RANDOM], "--seed 3 --max-strikes 1");
     let lines = jsonl(&record_path(&dir, 1));
     let faults: Vec<&Value> = lines.iter().filter(|l| l["type"] == "fault").collect();
     assert_eq!(faults.len(), 1, "{faults:?}");
@@ -254,16 +222,11 @@ fn stats_and_lines(lines: &[Value]) -> (Value, Value) {
 /// still re-runs for the seat (`replay --seat`), the refused answer included.
 #[test]
 fn a_forfeit_answer_is_not_counted_whatever_refused_it() {
-    let misbehave = root().join("referee/tests/bots/misbehave.py");
     let tmp = Scratch::new("forfeit");
-    let pids = tmp.join("pids");
-    let illegal = format!("python3 {} illegal-once {}", quoted(&misbehave), quoted(&pids));
-    let cases = [("bad_signal", signaller(false)), ("illegal_card", illegal)];
+    let cases = [("bad_signal", signaller(false)), ("illegal_card", tmp.misbehave("illegal-once"))];
     for (kind, bot) in cases {
         let sub = Scratch::new(&format!("forfeit-{kind}"));
-        let random = "builtin:random";
-        let dir =
-            play(&sub, [&bot, random, random, random], &["--seed", "3", "--on-fault", "forfeit"]);
+        let dir = play(&sub, [&bot, RANDOM, RANDOM, RANDOM], "--seed 3 --on-fault forfeit");
         let path = record_path(&dir, 1);
         let lines = jsonl(&path);
         let faults: Vec<&Value> = lines.iter().filter(|l| l["type"] == "fault").collect();
@@ -271,7 +234,7 @@ fn a_forfeit_answer_is_not_counted_whatever_refused_it() {
         assert_eq!((&faults[0]["kind"], &faults[0]["penalty"]), (&kind.into(), &"forfeit".into()));
         let (stated, from_lines) = stats_and_lines(&lines);
         assert_eq!(stated, from_lines, "{kind}: footer statistics of seat 0");
-        common::assert_replays(&path);
+        assert_replays(&path);
         referee_ok(&["replay", s(&path), "--seat", "0"]);
     }
 }

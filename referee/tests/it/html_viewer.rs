@@ -4,16 +4,13 @@
 //! describes. The expected tables are derived here from the record itself, independently of the
 //! page's script.
 //!
-//! Chromium is Debian's `chromium` package; it is installed with apt-get when missing (CI runs
-//! as root on a fresh machine), and the test fails, never skips, when that is not possible.
+//! Chromium is Debian's `chromium` package, which `.ci/run` installs. A test never installs
+//! anything: without Chromium it fails, never skips, with one line saying how to get it.
 
-// The lint steers the referee's own code to its process module; here running programs
-// (the referee, apt-get, Chromium) directly is the whole point.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{RUN_LIMIT, run_limited};
+use crate::harness::{
+    RANDOM, RUN_LIMIT, Scratch, match_args, record_path, referee_cmd, referee_fails, referee_ok,
+    run_limited, s as s_, starts_once,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -42,29 +39,33 @@ fn run(cmd: &mut Command) -> Output {
     run_limited(cmd.stdin(Stdio::null()), RUN_LIMIT)
 }
 
-/// Makes sure `/usr/bin/chromium` exists, installing Debian's package when it does not.
+/// Fails the test, in one line, when headless Chromium is missing: the test cannot run.
 fn ensure_chromium() {
-    static READY: OnceLock<()> = OnceLock::new();
-    READY.get_or_init(|| {
-        if !Path::new(CHROMIUM).exists() {
-            eprintln!("{CHROMIUM} is missing: installing it with apt-get");
-            let apt = |args: &[&str]| {
-                Command::new("apt-get")
-                    .args(args)
-                    .env("DEBIAN_FRONTEND", "noninteractive")
-                    .stdin(Stdio::null())
-                    .status()
-            };
-            let update = apt(&["update"]);
-            let install = apt(&["install", "-y", "chromium"]);
-            assert!(
-                matches!(&install, Ok(s) if s.success()) && Path::new(CHROMIUM).exists(),
-                "the HTML viewer test needs headless Chromium at {CHROMIUM}, and installing it \
-                 failed (apt-get update: {update:?}; apt-get install -y chromium: {install:?}). \
-                 Install Debian's `chromium` package (as root) and run the test again."
-            );
-        }
-    });
+    if let Err(line) = chromium_at(Path::new(CHROMIUM)) {
+        panic!("{line}");
+    }
+}
+
+/// What is wrong with running Chromium from `path`, in one line.
+fn chromium_at(path: &Path) -> Result<(), String> {
+    match path.exists() {
+        true => Ok(()),
+        false => Err(format!(
+            "{} is missing: install Debian's chromium package: apt-get install chromium; .ci/run \
+             does it",
+            path.display()
+        )),
+    }
+}
+
+/// The tests used to install Chromium themselves with apt-get when it was missing. They never
+/// install anything now: a missing browser is one line saying how to get it.
+#[test]
+fn a_missing_chromium_is_one_line_saying_how_to_get_it() {
+    let line = chromium_at(Path::new("/nonexistent/chromium")).unwrap_err();
+    assert!(!line.contains('\n'), "{line}");
+    assert!(line.contains("apt-get install chromium; .ci/run does it"), "{line}");
+    assert!(chromium_at(Path::new(env!("CARGO_BIN_EXE_referee"))).is_ok());
 }
 
 /// The record and the two pages every test uses, made once per test process.
@@ -78,7 +79,7 @@ struct Fixture {
 }
 
 fn referee(args: &[&str]) -> Output {
-    let out = run(Command::new(env!("CARGO_BIN_EXE_referee")).args(args));
+    let out = run(&mut referee_cmd(args));
     assert!(
         out.status.success(),
         "referee {args:?} failed: {}\n{}",
@@ -745,4 +746,38 @@ fn the_side_panels_fit_a_1280_px_window() {
     // Four faults of two rows (three cells, then the detail), and the header row: the table
     // was really drawn.
     assert_eq!(faults_cells, 19.0, "{measure}");
+}
+
+/// A seat's page is built from the seat's conversation: a bot replaced for its strikes is told
+/// `bye` and nothing more, so its page stops there, while the whole game's page goes on to the
+/// end; and a seat whose bot was told nothing of the game has no page, which the referee says
+/// in one line.
+#[test]
+fn a_seat_page_stops_where_its_bot_was_stopped() {
+    let s = Scratch::new("stopped");
+    let bots = [&s.misbehave("illegal-always"), RANDOM, RANDOM, RANDOM];
+    referee_ok(&match_args("--seed 1", &s.records(), &bots));
+    let record = s.record(1);
+    let (page, seat0) = (s.join("game.html"), s.join("seat0.html"));
+    referee(&["replay", s_(&record), "--html", s_(&page)]);
+    referee(&["replay", s_(&record), "--seat", "0", "--html", s_(&seat0)]);
+    let whole = embedded_data(&read(&page))["events"].as_array().unwrap().clone();
+    let seat = embedded_data(&read(&seat0))["events"].as_array().unwrap().clone();
+    let kinds = |v: &[Value], kind: &str| v.iter().filter(|e| e["type"] == kind).count();
+    assert_eq!(seat.last().map(|e| &e["type"]), Some(&Value::from("bye")), "{seat:?}");
+    assert_eq!(kinds(&seat, "fault"), 3, "the seat's three faults");
+    assert!(kinds(&seat, "play") < kinds(&whole, "play") / 2, "the seat saw a few plays");
+    assert_eq!(whole.last().map(|e| &e["type"]), Some(&Value::from("footer")));
+
+    // A bot that plays game 1, exits between games, and cannot be started again for game 3.
+    let bot = starts_once(&s);
+    let dir = s.join("restarts");
+    let flags = "--seed 1 --games 3 --handshake-ms 20000";
+    referee_ok(&match_args(flags, &dir, &[&bot, RANDOM, RANDOM, RANDOM]));
+    let game3 = record_path(&dir, 3);
+    let line =
+        referee_fails(&["replay", s_(&game3), "--seat", "0", "--html", s_(&s.join("no.html"))]);
+    assert!(line.contains("seat 0's page: the seat's bot was told nothing of this game"), "{line}");
+    assert!(!s.join("no.html").exists(), "no page is written");
+    referee(&["replay", s_(&game3), "--seat", "1", "--html", s_(&s.join("seat1.html"))]);
 }

@@ -4,15 +4,11 @@
 //! without limit under `--bot-memory-mib` dies, is recorded as a fault and the game completes;
 //! a bot that floods its stderr gets a log capped at `--stderr-cap` plus one note.
 
-// Starting the referee binary under test is what these tests are about; bots are started by the
-// referee itself, through its process module.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{Scratch, referee, referee_cmd, root};
+use crate::harness::{
+    Proc, RANDOM, Scratch, children, match_args, py_random, referee, referee_cmd,
+};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,17 +16,6 @@ use std::time::{Duration, Instant};
 const HANG: Duration = Duration::from_secs(60);
 /// How long bots may take to die once the referee is gone.
 const REAP: Duration = Duration::from_secs(5);
-
-/// Where this file's tests keep their records, inside the test's scratch folder.
-impl Scratch {
-    fn records(&self) -> PathBuf {
-        self.join("records")
-    }
-
-    fn record(&self, game: u64) -> PathBuf {
-        self.records().join(format!("game-{game:06}.jsonl"))
-    }
-}
 
 /// A record's lines as JSON; every line must be complete.
 fn record_lines(path: &Path) -> Vec<Value> {
@@ -51,51 +36,8 @@ fn count(lines: &[Value], kind: &str) -> usize {
     lines.iter().filter(|l| l["type"] == kind).count()
 }
 
-/// A process as /proc shows it: parent, state, and start time (which tells a pid reused by a
-/// new process from the old one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Proc {
-    pid: u32,
-    ppid: u32,
-    state: char,
-    start: u64,
-}
-
-fn proc_stat(pid: u32) -> Option<Proc> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces or parentheses: fields start after
-    // the last ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    Some(Proc {
-        pid,
-        state: fields.first()?.chars().next()?,
-        ppid: fields.get(1)?.parse().ok()?,
-        start: fields.get(19)?.parse().ok()?,
-    })
-}
-
-fn children_of(parent: u32) -> Vec<Proc> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(proc_stat)
-        .filter(|p| p.ppid == parent)
-        .collect()
-}
-
-/// True while the process still runs: gone, reused by another process, or a zombie waiting
-/// for a reaper all count as dead.
-fn still_running(p: &Proc) -> bool {
-    proc_stat(p.pid).is_some_and(|now| now.start == p.start && !matches!(now.state, 'Z' | 'X'))
-}
-
 fn kill_leftovers(procs: &[Proc]) {
-    for p in procs.iter().filter(|p| still_running(p)) {
-        let pid = nix::unistd::Pid::from_raw(p.pid as i32);
-        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
-    }
+    procs.iter().for_each(Proc::kill);
 }
 
 /// Waits until the record of game 1 holds at least `deals` complete deal lines.
@@ -127,7 +69,7 @@ fn wait_for_deals(child: &mut Child, record: &Path, deals: usize) -> Vec<Value> 
 #[test]
 fn a_killed_referee_leaves_whole_lines_a_cut_short_record_and_no_bots() {
     let s = Scratch::new("sigkill");
-    let bot = format!("python3 '{}'", root().join("sample-bots/python/random_bot.py").display());
+    let bot = py_random();
     let records = s.records();
     // Long games: the kill must land in the middle of game 1, whatever the machine's speed.
     let mut child = referee_cmd(&[])
@@ -143,7 +85,7 @@ fn a_killed_referee_leaves_whole_lines_a_cut_short_record_and_no_bots() {
     let before = wait_for_deals(&mut child, &s.record(1), 3);
     assert_eq!(count(&before, "header"), 1);
     // The bots are the referee's children; note them before the kill, which reparents them.
-    let bots: Vec<Proc> = children_of(referee_pid);
+    let bots: Vec<Proc> = children(referee_pid);
     assert_eq!(bots.len(), 4, "four bot processes, one per seat: {bots:?}");
     child.kill().unwrap(); // SIGKILL: no handler, no flush, no cleanup.
     let status = child.wait().unwrap();
@@ -151,10 +93,10 @@ fn a_killed_referee_leaves_whole_lines_a_cut_short_record_and_no_bots() {
 
     // No bot outlives the referee: the kernel's parent-death signal kills them.
     let started = Instant::now();
-    while bots.iter().any(still_running) && started.elapsed() < REAP {
+    while bots.iter().any(Proc::running) && started.elapsed() < REAP {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let survivors: Vec<&Proc> = bots.iter().filter(|p| still_running(p)).collect();
+    let survivors: Vec<&Proc> = bots.iter().filter(|p| p.running()).collect();
     kill_leftovers(&bots);
     assert!(survivors.is_empty(), "bots outlived the referee: {survivors:?}");
 
@@ -224,25 +166,8 @@ fn a_bot_over_its_memory_limit_dies_is_recorded_and_the_game_completes() {
     let s = Scratch::new("memory");
     let hog = test_bot(&s, "hog", 0);
     let records = s.records();
-    let out = referee(&[
-        "match",
-        "--bot",
-        &hog,
-        "--bot",
-        "builtin:random",
-        "--bot",
-        "builtin:random",
-        "--bot",
-        "builtin:random",
-        "--deals",
-        "2",
-        "--seed",
-        "3",
-        "--bot-memory-mib",
-        "64",
-        "--records",
-        records.to_str().unwrap(),
-    ]);
+    let flags = "--deals 2 --seed 3 --bot-memory-mib 64";
+    let out = referee(&match_args(flags, &records, &[&hog, RANDOM, RANDOM, RANDOM]));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines = record_lines(&s.record(1));
     let footer = lines.last().unwrap();
@@ -271,21 +196,8 @@ fn a_stderr_flood_is_capped_with_one_note() {
     const CAP: usize = 10_000;
     let flood = test_bot(&s, "flood", FLOOD);
     let records = s.records();
-    let out = referee(&[
-        "match",
-        "--bot",
-        &flood,
-        "--bot",
-        "builtin:random",
-        "--deals",
-        "1",
-        "--seed",
-        "4",
-        "--stderr-cap",
-        &CAP.to_string(),
-        "--records",
-        records.to_str().unwrap(),
-    ]);
+    let flags = format!("--deals 1 --seed 4 --stderr-cap {CAP}");
+    let out = referee(&match_args(&flags, &records, &[&flood, RANDOM]));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines = record_lines(&s.record(1));
     assert_eq!(lines.last().unwrap()["status"], "complete");

@@ -3,9 +3,7 @@
 //! played games: chant taken and refused, discards, every signal mode, the fault classes the
 //! hostile bots provoke, and a forfeit.
 
-mod common;
-
-use common::{Scratch, referee_ok, root, s};
+use crate::harness::{Scratch, referee_ok, root, s};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;

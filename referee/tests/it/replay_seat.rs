@@ -4,13 +4,10 @@
 //! faults included. They also run `--bot` and `--until` against real bot processes, as a bot
 //! author would.
 
-// Running the referee binary and its bots as programs is the whole point here; the lint steers
-// the referee's own code to its process module.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{Scratch, quoted, referee, referee_ok, root, text};
+use crate::harness::{
+    Scratch, one_line, play_seat, py_heuristic, py_random, python, quoted, raw_log, referee,
+    referee_ok, text, words,
+};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -19,53 +16,21 @@ const REAP: Duration = Duration::from_secs(2);
 /// The placeholder the replay shows for a line over the limit, whose bytes no record keeps.
 const TOO_LONG: &str = "< [a line longer than 4096 bytes; the record does not keep it]";
 
-/// `python3 SCRIPT`, the script given from the workspace root.
-fn py(script: &str) -> String {
-    format!("python3 {}", quoted(&root().join(script)))
-}
-
-fn heuristic() -> String {
-    py("sample-bots/python/heuristic_bot.py")
-}
-
-/// Runs the referee and insists on failure with one line of its own on stderr, the last one
-/// (a re-driven bot's stderr goes there too, marked as the bot's); returns (stdout, the line).
+/// Runs the referee and insists on failure with one line of its own on stderr (a re-driven
+/// bot's stderr goes there too, marked as the bot's); returns (stdout, the line).
 fn referee_fails(args: &[&str]) -> (String, String) {
     let out = referee(args);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "referee {args:?}: stderr:\n{stderr}");
-    let lines: Vec<&str> = stderr
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with("heuristic_bot: "))
-        .collect();
-    assert_eq!(lines.len(), 1, "referee {args:?}: want one line on stderr, got:\n{stderr}");
-    assert!(lines[0].starts_with("referee: "), "who speaks? {}", lines[0]);
-    (text(&out.stdout), lines[0].to_string())
+    let line = one_line(&stderr, |l| l.starts_with("heuristic_bot: "), &format!("{args:?}"));
+    assert!(line.starts_with("referee: "), "who speaks? {line}");
+    (text(&out.stdout), line)
 }
 
-/// Plays a match with `bot` in `seat`, wrapped by the tee when `tee` is set, and built-in bots
-/// elsewhere; returns the records folder and the tee's byte-exact log.
+/// [`play_seat`], returning the records folder and the tee's byte-exact log.
 fn play(tmp: &Scratch, seat: u8, bot: &str, tee: bool, extra: &[&str]) -> (PathBuf, PathBuf) {
-    let dir = tmp.join("records");
-    let log = tmp.join("tee.jsonl");
-    let wrapped = if tee {
-        let tee = root().join("referee/tests/support/tee_bot.py");
-        format!("python3 {} {} {seat} -- {bot}", quoted(&tee), quoted(&log))
-    } else {
-        bot.to_string()
-    };
-    let mut args = vec!["match", "--records", dir.to_str().expect("UTF-8 path")];
-    args.extend_from_slice(extra);
-    for s in 0..4 {
-        args.push("--bot");
-        args.push(match s {
-            s if s == seat => &wrapped,
-            0 | 2 => "builtin:heuristic",
-            _ => "builtin:random",
-        });
-    }
-    referee_ok(&args);
-    (dir, tmp.join("tee.jsonl.raw"))
+    let (dir, log) = play_seat(tmp, seat, bot, tee, extra);
+    (dir, raw_log(&log))
 }
 
 fn record(dir: &Path, game: u64) -> String {
@@ -143,7 +108,7 @@ fn the_replayed_conversation_is_what_crossed_the_pipe() {
     let tmp = Scratch::new("clean");
     // Two games on one connection: game 2 has no handshake and ids that go on from game 1.
     let extra = ["--seed", "7", "--games", "2", "--signals", "public"];
-    let (dir, raw) = play(&tmp, 2, &heuristic(), true, &extra);
+    let (dir, raw) = play(&tmp, 2, &py_heuristic(), true, &extra);
     let teed = teed_games(&raw);
     assert_eq!(teed.len(), 2, "two games in the tee log");
     assert!(teed[0][0].starts_with(r#"> {"type":"hello","id":1,"#));
@@ -161,23 +126,9 @@ fn faults_replay_byte_for_byte() {
     // reach by accident (a late answer would land elsewhere in the tee log than the replay
     // shows it). It needs more strikes than the default 3 to commit all its faults, and a
     // 4096-byte line limit lets it overrun the limit cheaply.
-    let extra = [
-        "--seed",
-        "11",
-        "--games",
-        "2",
-        "--signals",
-        "public",
-        "--answer-ms",
-        "700",
-        "--bank-ms",
-        "800",
-        "--max-strikes",
-        "10",
-        "--max-line-bytes",
-        "4096",
-    ];
-    let bot = py("referee/tests/replay_seat/faulty_bot.py");
+    let flags = "--seed 11 --games 2 --signals public --answer-ms 700 --bank-ms 800";
+    let extra = [&words(flags)[..], &words("--max-strikes 10 --max-line-bytes 4096")].concat();
+    let bot = python("referee/tests/replay_seat/faulty_bot.py", "");
     let (dir, raw) = play(&tmp, 1, &bot, true, &extra);
     // The test is only as good as the faults the game really had.
     let rec = std::fs::read_to_string(record(&dir, 1)).expect("record of game 1");
@@ -205,7 +156,7 @@ fn faults_replay_byte_for_byte() {
 
     // Re-driven by a well-behaved bot, the faults show as differences, named.
     let (out, err) =
-        referee_fails(&["replay", &record(&dir, 1), "--seat", "1", "--bot", &heuristic()]);
+        referee_fails(&["replay", &record(&dir, 1), "--seat", "1", "--bot", &py_heuristic()]);
     assert!(err.contains("differ from the record"), "{err}");
     for fault in ["timeout", "illegal_card", "malformed", "wrong_answer", "line_too_long", "exited"]
     {
@@ -218,19 +169,8 @@ fn a_bot_replaced_for_its_strikes_is_replayed_to_its_bye() {
     let tmp = Scratch::new("replaced");
     // Two strikes replace the faulty bot at its illegal card in deal 1; the referee then tells
     // it `bye` and kills it at once, and plays the rest of the game for it.
-    let extra = [
-        "--seed",
-        "11",
-        "--games",
-        "2",
-        "--answer-ms",
-        "700",
-        "--bank-ms",
-        "800",
-        "--max-strikes",
-        "2",
-    ];
-    let bot = py("referee/tests/replay_seat/faulty_bot.py");
+    let extra = words("--seed 11 --games 2 --answer-ms 700 --bank-ms 800 --max-strikes 2");
+    let bot = python("referee/tests/replay_seat/faulty_bot.py", "");
     let (dir, raw) = play(&tmp, 1, &bot, true, &extra);
     let teed = teed_games(&raw);
     assert_eq!(teed.len(), 2, "two games in the tee log");
@@ -254,11 +194,11 @@ fn a_bot_replaced_for_its_strikes_is_replayed_to_its_bye() {
 #[test]
 fn a_re_driven_bot_is_compared_answer_by_answer() {
     let tmp = Scratch::new("bot");
-    let (dir, _) = play(&tmp, 2, &heuristic(), false, &["--seed", "3", "--signals", "public"]);
+    let (dir, _) = play(&tmp, 2, &py_heuristic(), false, &["--seed", "3", "--signals", "public"]);
     let file = record(&dir, 1);
 
     // The same deterministic bot gives every recorded answer again.
-    let out = referee_ok(&["replay", &file, "--seat", "2", "--bot", &heuristic()]);
+    let out = referee_ok(&["replay", &file, "--seat", "2", "--bot", &py_heuristic()]);
     assert!(out.contains("hello: same (py-heuristic"), "{out}");
     assert!(out.contains("deal 1 trick 5 play: same ("), "{out}");
     assert!(!out.contains("DIFFERS"), "{out}");
@@ -267,7 +207,7 @@ fn a_re_driven_bot_is_compared_answer_by_answer() {
     assert!(asked > 40 && last.ends_with("questions, 0 differ"), "{last}");
 
     // Another bot answers otherwise; the recorded game is fed on regardless, to its end.
-    let random = py("sample-bots/python/random_bot.py");
+    let random = py_random();
     let (out, err) = referee_fails(&["replay", &file, "--seat", "2", "--bot", &random]);
     assert!(out.contains(": DIFFERS: recorded "), "{out}");
     assert!(out.lines().last().unwrap_or("").starts_with(&format!("{asked} questions, ")), "{out}");
@@ -277,14 +217,10 @@ fn a_re_driven_bot_is_compared_answer_by_answer() {
 #[test]
 fn until_with_stdin_closed_stops_there_and_leaves_no_process() {
     let tmp = Scratch::new("until");
-    let (dir, _) = play(&tmp, 0, &heuristic(), false, &["--seed", "3"]);
+    let (dir, _) = play(&tmp, 0, &py_heuristic(), false, &["--seed", "3"]);
     let pidfile = tmp.join("pid");
-    let bot = format!(
-        "python3 {} {} {}",
-        quoted(&root().join("referee/tests/replay_seat/pid_bot.py")),
-        quoted(&pidfile),
-        heuristic()
-    );
+    let pid_bot = "referee/tests/replay_seat/pid_bot.py";
+    let bot = python(pid_bot, &format!("{} {}", quoted(&pidfile), py_heuristic()));
     let out =
         referee_ok(&["replay", &record(&dir, 1), "--seat", "0", "--bot", &bot, "--until", "2.3"]);
     let pid = std::fs::read_to_string(&pidfile).expect("the bot wrote its pid");

@@ -2,15 +2,8 @@
 //! Every sample bot must pass every check, and each bot of tests/check_bot_bots/broken_bot.py
 //! must fail the check that covers its one mistake, with a message that says what was expected.
 
-// The lint steers the referee's own code to its process module (process groups, kill on drop);
-// here running the referee binary directly is the whole point.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
-
-use common::{referee_cmd, root, run_limited, text};
+use crate::harness::{js_bot, py_heuristic, py_random, python, referee_cmd, run_limited, text};
 use serde_json::Value;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// A check-bot run takes about a second; one still running after this is hung.
@@ -28,14 +21,8 @@ const CHECKS: [&str; 9] = [
     "time",
 ];
 
-/// A command for the referee's shell-like splitting, quoted so a checkout path with blanks works.
-fn script(interpreter: &str, path: &Path, args: &str) -> String {
-    format!("{interpreter} '{}' {args}", path.display()).trim_end().to_string()
-}
-
 fn broken(mode: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/check_bot_bots/broken_bot.py");
-    script("python3", &path, mode)
+    python("referee/tests/check_bot_bots/broken_bot.py", mode)
 }
 
 /// What one run of `referee check-bot` left: its exit status, output, and duration.
@@ -104,12 +91,12 @@ fn assert_all_pass(bot: &str) {
 
 #[test]
 fn python_random_bot_passes() {
-    assert_all_pass(&script("python3", &root().join("sample-bots/python/random_bot.py"), ""));
+    assert_all_pass(&py_random());
 }
 
 #[test]
 fn python_heuristic_bot_passes() {
-    let bot = script("python3", &root().join("sample-bots/python/heuristic_bot.py"), "");
+    let bot = py_heuristic();
     let run = check_bot(&[&bot]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     // The exact wording of the first line is the one the README shows.
@@ -124,7 +111,7 @@ fn python_heuristic_bot_passes() {
 
 #[test]
 fn javascript_bot_passes() {
-    assert_all_pass(&script("node", &root().join("sample-bots/js/bot.js"), ""));
+    assert_all_pass(&js_bot());
 }
 
 #[test]
@@ -206,8 +193,8 @@ fn silent_bot_fails_the_handshake_within_its_limit() {
 #[test]
 fn answers_written_for_a_dead_bot_are_not_taken() {
     let pids = std::env::temp_dir().join(format!("check-bot-orphan-{}.pids", std::process::id()));
-    let hostile = root().join("sample-bots/hostile/orphan_answers.py");
-    let run = check_bot(&[&script("python3", &hostile, &format!("'{}'", pids.display()))]);
+    let bot = python("sample-bots/hostile/orphan_answers.py", &format!("'{}'", pids.display()));
+    let run = check_bot(&[&bot]);
     let _ = std::fs::remove_file(&pids);
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     run.assert_fails(

@@ -5,69 +5,12 @@
 //! sent, so its game replays seat by seat; and a bad number for a flag gets a message naming
 //! the flag and its range.
 
-mod common;
-
-use common::{Scratch, cmdline, jsonl, referee, referee_fails, s, text};
+use crate::harness::{Scratch, Suite, referee, referee_fails, s, text};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
-const RANDOM: &str = "builtin:random";
-/// How long a killed bot process may take to disappear.
-const REAP: Duration = Duration::from_secs(3);
-
-/// One game (seed 1) with a wire_bot.py bot in seat 0 and built-in bots elsewhere.
-struct Game {
-    path: PathBuf,
-    record: Vec<Value>,
-}
-
-impl Game {
-    fn faults(&self) -> Vec<&Value> {
-        self.lines("fault").collect()
-    }
-
-    fn lines<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
-        self.record.iter().filter(move |l| l["type"] == kind)
-    }
-
-    fn plays(&self, seat: u64) -> Vec<&Value> {
-        self.lines("play").filter(|l| l["seat"] == seat).collect()
-    }
-}
-
-/// The `--bot` value of a wire_bot.py bot; its pid goes to the scratch folder's `pids`.
-fn bot(dir: &Scratch, mode: &str) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/wire_bot.py");
-    format!("python3 '{}' {mode} '{}'", script.display(), dir.join("pids").display())
-}
-
-/// Plays the game and checks what every case must leave intact: exit status 0, a complete
-/// record that replays, and no bot process left alive.
-fn play(dir: &Scratch, mode: &str, extra: &[&str]) -> Game {
-    let records = dir.join("records");
-    let bot = bot(dir, mode);
-    let mut args = vec!["match", "--seed", "1", "--records", s(&records), "--bot", &bot];
-    args.extend(["--bot", RANDOM, "--bot", RANDOM, "--bot", RANDOM]);
-    args.extend(extra);
-    let out = referee(&args);
-    assert!(out.status.success(), "referee {args:?}: {}", text(&out.stderr));
-    let path = records.join("game-000001.jsonl");
-    let record = jsonl(&path);
-    let footer = record.last().unwrap();
-    assert_eq!((&footer["type"], &footer["status"]), (&"footer".into(), &"complete".into()));
-    let out = referee(&["replay", "--quiet", s(&path)]);
-    assert!(out.status.success(), "replay: {}", text(&out.stderr));
-    let pids = std::fs::read_to_string(dir.join("pids")).unwrap_or_default();
-    let deadline = Instant::now() + REAP;
-    for pid in pids.lines().map(|l| l.parse::<u32>().unwrap()) {
-        while common::alive(pid) && cmdline(pid).contains("wire_bot.py") {
-            assert!(Instant::now() < deadline, "bot process {pid} outlived the referee");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    Game { path, record }
-}
+/// wire_bot.py bots, on the default clocks.
+const WIRE: Suite = Suite { clocks: &[], marks: &["wire_bot.py"], command: Scratch::wire_bot };
 
 /// `replay --seat S` for every seat, each re-deriving its conversation; the four outputs.
 fn every_seat(path: &Path) -> Vec<String> {
@@ -90,8 +33,7 @@ fn sent(conversation: &str) -> Vec<&str> {
 /// valid 70,000-byte answer `malformed`. The configured limit is the one limit, both ways.
 #[test]
 fn an_answer_over_64_kib_is_taken_under_a_larger_line_limit() {
-    let dir = Scratch::new("long-answer");
-    let game = play(&dir, "long-answer", &["--max-line-bytes", "100000"]);
+    let (_dir, game) = WIRE.in_seat0("long-answer", "long-answer", &["--max-line-bytes", "100000"]);
     let kinds: Vec<&Value> = game.faults().iter().map(|f| &f["kind"]).collect();
     assert!(kinds.is_empty(), "faults {kinds:?}");
     let plays = game.plays(0);
@@ -103,11 +45,8 @@ fn an_answer_over_64_kib_is_taken_under_a_larger_line_limit() {
     assert!(sent(&seats[0]).contains(&raw), "seat 0's conversation shows the long answer");
 
     // Under the default limit the same answer is over it.
-    let dir = Scratch::new("long-answer-default");
-    let game = play(&dir, "long-answer", &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    assert_eq!((&faults[0]["kind"], &faults[0]["seat"]), (&"line_too_long".into(), &0.into()));
+    let (_dir, game) = WIRE.in_seat0("long-answer-default", "long-answer", &[]);
+    let faults = game.assert_faults(&[(0, "line_too_long", "fallback", 1)]);
     assert!(faults[0]["detail"].as_str().unwrap().contains("65536"), "{}", faults[0]);
     every_seat(&game.path);
 }
@@ -117,24 +56,17 @@ fn an_answer_over_64_kib_is_taken_under_a_larger_line_limit() {
 /// written as a float, and an integer beyond 2^64 - 1.
 #[test]
 fn ids_no_question_can_have_are_ignored_as_unknown_ids() {
-    let dir = Scratch::new("odd-ids");
-    let game = play(&dir, "odd-ids", &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 5, "{faults:#?}");
+    let (_dir, game) = WIRE.in_seat0("odd-ids", "odd-ids", &[]);
+    let faults = game.assert_faults(&[(0, "unknown_id", "ignored", 0); 5]);
     let answer = game.plays(0)[1]["raw"].as_str().unwrap().to_string();
     let id: u64 = serde_json::from_str::<Value>(&answer).unwrap()["id"].as_u64().unwrap();
     let card = game.plays(0)[1]["card"].as_str().unwrap().to_string();
     let odd = ["-1".to_string(), "-0".into(), format!("{id}.0"), "18446744073709551616".into()];
     for (f, odd) in faults.iter().zip(odd.iter().chain([&"0".to_string()])) {
-        assert_eq!(
-            (&f["kind"], &f["penalty"], &f["strikes"]),
-            (&"unknown_id".into(), &"ignored".into(), &0.into()),
-            "{f}"
-        );
         assert_eq!(f["raw"], format!(r#"{{"type":"play","id":{odd},"card":"{card}"}}"#));
     }
     assert!(game.plays(0).iter().all(|p| p.get("auto").is_none()), "the answer stands");
-    assert_eq!(game.record.last().unwrap()["stats"][0]["strikes"], 0);
+    assert_eq!(game.stats(0)["strikes"], 0);
     // The re-run reads the same lines, ignores them the same way, and shows them.
     let seats = every_seat(&game.path);
     let shown = sent(&seats[0]);
@@ -148,12 +80,8 @@ fn ids_no_question_can_have_are_ignored_as_unknown_ids() {
 /// found at once by the failed write, and the bot is replaced and killed.
 #[test]
 fn a_bot_that_closes_its_stdin_stopped_reading_its_input() {
-    let dir = Scratch::new("close-stdin");
-    let game = play(&dir, "close-stdin", &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    let f = faults[0];
-    assert_eq!((&f["kind"], &f["penalty"]), (&"timeout".into(), &"replaced".into()), "{f}");
+    let (_dir, game) = WIRE.in_seat0("close-stdin", "close-stdin", &[]);
+    let f = game.assert_faults(&[(0, "timeout", "replaced", 1)])[0];
     let detail = f["detail"].as_str().unwrap();
     assert!(detail.starts_with("stopped reading its input: it closed its stdin"), "{detail}");
     let plays = game.plays(0);
@@ -167,12 +95,8 @@ fn a_bot_that_closes_its_stdin_stopped_reading_its_input() {
 /// `replay --seat` failed for every seat. The record keeps its bytes (`raw_b64`).
 #[test]
 fn a_line_that_is_not_utf8_is_recorded_as_sent_and_replays_for_every_seat() {
-    let dir = Scratch::new("non-utf8");
-    let game = play(&dir, "non-utf8", &[]);
-    let faults = game.faults();
-    assert_eq!(faults.len(), 1, "{faults:#?}");
-    let f = faults[0];
-    assert_eq!((&f["kind"], &f["penalty"]), (&"malformed".into(), &"fallback".into()), "{f}");
+    let (dir, game) = WIRE.in_seat0("non-utf8", "non-utf8", &[]);
+    let f = game.assert_faults(&[(0, "malformed", "fallback", 1)])[0];
     assert!(f.get("raw").is_none(), "{f}");
     let b64 = f["raw_b64"].as_str().expect("the line's bytes");
     let bytes = base64(b64);
@@ -190,7 +114,8 @@ fn a_line_that_is_not_utf8_is_recorded_as_sent_and_replays_for_every_seat() {
         "seat 0's conversation shows the line, its bad byte as \\xff"
     );
     // Re-driving the same bot compares its bytes with the recorded ones: the same.
-    let out = referee(&["replay", s(&game.path), "--seat", "0", "--bot", &bot(&dir, "non-utf8")]);
+    let out =
+        referee(&["replay", s(&game.path), "--seat", "0", "--bot", &dir.wire_bot("non-utf8")]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains(" 0 differ"), "{stdout}");
