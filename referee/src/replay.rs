@@ -8,16 +8,16 @@
 
 use crate::convert;
 use crate::text::Shown;
-use protocol::CardCode;
 use protocol::msg::SeatNo;
+use protocol::options::Signals;
 use protocol::record::RecordLine;
 use protocol::record::SeatStats;
 use protocol::record::{
     FaultRecord, Footer, GameStatus, Header, Penalty, RECORD_FORMAT, RECORD_VERSION,
 };
+use protocol::{CardCode, RulesWire};
 use rules::{
-    Action, CardSet, DealResult, Deck, Event, Game, MatchLength, Rules, Seat, Signal,
-    SignalDelivery, TrickResult, Turn,
+    Action, CardSet, DealResult, Deck, Event, Game, Rules, Seat, Signal, TrickResult, Turn,
 };
 use std::collections::VecDeque;
 use std::fmt::{self, Display};
@@ -222,8 +222,7 @@ impl Replayer {
             return Err(corrupt(line, "the first line is not a header line"));
         };
         let header = *header;
-        let (rules, seating_draw) =
-            convert::rules_from_wire(&header.rules).map_err(|e| corrupt(line, e))?;
+        let (rules, _) = convert::rules_from_wire(&header.rules).map_err(|e| corrupt(line, e))?;
         let dealer = convert::seat(header.first_dealer).ok_or_else(|| {
             corrupt(line, format!("first dealer {} is not a seat 0..3", header.first_dealer))
         })?;
@@ -235,7 +234,7 @@ impl Replayer {
             "Game {}, seed {}, rules: {}",
             header.game,
             header.seed,
-            rules_text(&rules, seating_draw)
+            rules_text(&header.rules)
         ));
         let seats: Vec<String> = header
             .seats
@@ -1035,47 +1034,25 @@ fn team_text(team: Option<u8>) -> String {
     team.map_or("none (a draw)".into(), |t| format!("team {t}"))
 }
 
-/// The options that shape play, in the spec's names; defaults of secondary options are left out.
-fn rules_text(rules: &Rules, seating_draw: bool) -> String {
-    let mut parts = vec![format!("chant {}", if rules.chant { "on" } else { "off" })];
-    if rules.chant {
-        if rules.chant_second == rules::ChantSecond::Partner {
-            parts.push("chant-second partner".into());
-        }
-        if rules.discard == rules::DiscardRule::KeepHighest {
-            parts.push("discard keep-highest".into());
-        }
-    }
-    parts.push(if rules.mordienne {
-        format!("mordienne run {}", rules.mordienne_run)
-    } else {
-        "mordienne off".into()
-    });
-    parts.push(match rules.length {
-        MatchLength::Deals(n) => plural(n.into(), "deal"),
-        MatchLength::Target(t) => format!("to {t} points"),
-    });
-    if rules.on_tie == rules::OnTie::ExtraDeals {
-        parts.push("on-tie extra-deals".into());
-    }
-    if rules.all_spoiled == rules::AllSpoiled::Redeal {
-        parts.push("all-spoiled redeal".into());
-    }
-    parts.push(match rules.signals {
-        SignalDelivery::Off => "signals off".into(),
-        SignalDelivery::Partner => "signals partner".into(),
-        SignalDelivery::Public => "signals public".into(),
-        SignalDelivery::Leaky => {
-            format!("signals leaky {}%", f64::from(rules.signal_leak_ppm) / 10_000.0)
-        }
-    });
-    if rules.signals != SignalDelivery::Off && rules.signal_truth == rules::SignalTruth::Free {
-        parts.push("signal-truth free".into());
-    }
-    if seating_draw {
-        parts.push("seating draw".into());
-    }
-    parts.join(", ")
+/// The rule options in force, each as `name value` in its flag's spelling and in the table's
+/// order (`protocol::RULE_OPTIONS`): every option that differs from its default, and always the
+/// ones that say what game this is (the chant, the mordienne, the game's length, the signals);
+/// under leaky signals, their leak too.
+fn rules_text(rules: &RulesWire) -> String {
+    const ALWAYS: &[&str] = &["chant", "mordienne", "deals", "target", "signals"];
+    let defaults = convert::rules_wire(&Rules::default(), false).values();
+    let leaky = rules.signals == Signals::Leaky;
+    let shown: Vec<String> = rules
+        .values()
+        .into_iter()
+        .filter(|(name, value)| {
+            ALWAYS.contains(name)
+                || (leaky && *name == "signal-leak")
+                || !defaults.iter().any(|(n, v)| n == name && v == value)
+        })
+        .map(|(name, value)| format!("{name} {value}"))
+        .collect();
+    shown.join(", ")
 }
 
 /// A part of a deal that the account writes as one line, followed by the signals and faults
@@ -1162,7 +1139,7 @@ mod tests {
     use protocol::msg::Clock;
     use protocol::options::OnFault;
     use protocol::record::{FaultKind, Policy, SeatInfo, SeatStats};
-    use rules::{Card, SplitMix64, derive_seed};
+    use rules::{Card, MatchLength, SignalDelivery, SplitMix64, derive_seed};
 
     /// Plays a whole game the way the referee records one: every seat plays the first card of
     /// its hand, discards its first six, and signals its ace count before its opening answer and
@@ -1844,6 +1821,49 @@ mod tests {
         let (line, message) = diverged_at(replay_str(&text(&lines)));
         assert_eq!(line, at + 1);
         assert!(message.contains("says card 1 was"), "{message}");
+    }
+
+    /// The account's rules line spells every option as its flag does, from the one table of
+    /// option names: `name value`, in the table's order, defaults left out but for the options
+    /// that say what game this is.
+    #[test]
+    fn the_rules_line_names_options_as_their_flags_do() {
+        let line = |r: &Rules, draw: bool| rules_text(&convert::rules_wire(r, draw));
+        assert_eq!(
+            line(&Rules::default(), false),
+            "chant on, mordienne on, deals 5, signals partner"
+        );
+        let leaky = Rules { signals: SignalDelivery::Leaky, ..Rules::default() };
+        assert_eq!(
+            line(&leaky, false),
+            "chant on, mordienne on, deals 5, signals leaky, signal-leak 0.25"
+        );
+        let every = Rules {
+            chant: false,
+            chant_second: rules::ChantSecond::Partner,
+            discard: rules::DiscardRule::KeepHighest,
+            all_spoiled: rules::AllSpoiled::Redeal,
+            mordienne: false,
+            mordienne_run: 3,
+            length: MatchLength::Target(5),
+            on_tie: rules::OnTie::ExtraDeals,
+            signals: SignalDelivery::Leaky,
+            signal_leak_ppm: 125_000,
+            signal_truth: rules::SignalTruth::Free,
+        };
+        assert_eq!(
+            line(&every, true),
+            "seating draw, chant off, chant-second partner, discard keep-highest, \
+             all-spoiled redeal, mordienne off, mordienne-run 3, target 5, on-tie extra-deals, \
+             signals leaky, signal-leak 0.125, signal-truth free"
+        );
+        // Every name the line shows is an option's name.
+        let names: Vec<&str> = protocol::RULE_OPTIONS.iter().map(|o| o.name).collect();
+        for part in line(&every, true).split(", ").chain(line(&Rules::default(), false).split(", "))
+        {
+            let name = part.split(' ').next().unwrap();
+            assert!(names.contains(&name), "{part}");
+        }
     }
 
     #[test]

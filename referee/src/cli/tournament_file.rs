@@ -172,7 +172,7 @@ fn validate(raw: RawConfig) -> Result<tournament::Config, String> {
         return Err("concurrency (tables in parallel) must be at least 1".into());
     }
     let flags = flags(&raw)?;
-    let game = flags.table.game_config();
+    let game = flags.table.game_config()?;
     if game.seating_draw {
         return Err(
             "rules.seating must be \"given\": a drawn seating would split partnerships".into()

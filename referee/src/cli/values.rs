@@ -1,6 +1,10 @@
 //! The value parsers every command's flags share, so a number or a probability is checked, and
 //! refused, with the same message whichever command or config file it comes from.
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use protocol::options::{BadValue, Words};
+use std::str::FromStr;
+
 /// The longest time any clock flag takes, in milliseconds: a day. Beyond it the referee's
 /// microsecond arithmetic could overflow, and no game needs more.
 pub(super) const MAX_MS: u64 = 86_400_000;
@@ -28,6 +32,16 @@ where
 /// `--max-line-bytes`, shared by every command that reads bots' lines.
 pub(super) fn line_limit() -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync {
     whole::<usize>(64, 16_777_216)
+}
+
+/// The value parser of every flag whose values are words of the wire (a rule option, the fault
+/// policy): the words of the typed option, listed by `--help` and in clap's error, converted by
+/// its `FromStr`.
+pub(super) fn word<T>() -> impl TypedValueParser<Value = T>
+where
+    T: Words + FromStr<Err = BadValue> + Clone + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(T::NAMES).try_map(|text| text.parse::<T>())
 }
 
 /// The value parser of every probability flag.
