@@ -20,7 +20,7 @@ where
     T: TryFrom<u64> + Clone + Send + Sync + 'static,
 {
     move |text: &str| {
-        let bad = || format!("expected a whole number from {lo} to {hi}");
+        let bad = || range("a whole number", lo, hi);
         let n = text.parse::<u64>().map_err(|_| bad())?;
         if n < lo || n > hi {
             return Err(bad());
@@ -48,8 +48,24 @@ where
 pub(super) fn probability(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err("expected a probability from 0 to 1".to_string()),
+        _ => Err(range("a probability", 0, 1)),
     }
+}
+
+/// The message of a number out of its flag's range: the one place it is worded, so the
+/// tournament config's schema can read each flag's range from its parser ([`range_in`]).
+fn range(what: &str, lo: impl std::fmt::Display, hi: impl std::fmt::Display) -> String {
+    format!("expected {what} from {lo} to {hi}")
+}
+
+/// The range a parser's refusal names, as the two numbers' text.
+#[cfg(test)]
+pub(super) fn range_in(message: &str) -> Option<(&str, &str)> {
+    let (_, rest) = message.split_once("expected ")?;
+    let (_, rest) = rest.split_once(" from ")?;
+    let (lo, hi) = rest.split_once(" to ")?;
+    let hi = hi.split(|c: char| c.is_whitespace()).next()?;
+    Some((lo, hi))
 }
 
 #[cfg(test)]
