@@ -53,7 +53,7 @@ pub(super) fn probability(s: &str) -> Result<f64, String> {
 }
 
 /// The message of a number out of its flag's range: the one place it is worded, so the
-/// tournament config's schema can read each flag's range from its parser ([`range_in`]).
+/// tournament config's schema can read each flag's range from its parser (`range_in`).
 fn range(what: &str, lo: impl std::fmt::Display, hi: impl std::fmt::Display) -> String {
     format!("expected {what} from {lo} to {hi}")
 }
