@@ -88,10 +88,11 @@ fn every_record_line_the_referee_writes_is_valid() {
     // seed and the cards were found, when this test was written, by a search over seeds with
     // `rules` (the first whose deal 1 leaves the eight unique cards in the talon and whose four
     // hands split into nine tricks each topped by two cards of one level), and each seat plays
-    // its share in trick order. `match` takes the same `--seed` for its decks (`deck_for`).
+    // its share in trick order (misbehave.py's `script` mode). `match` takes the same `--seed`
+    // for its decks (`deck_for`).
     let script = |cards: &str| {
-        let bot = root().join("referee/tests/bots/script_bot.py");
-        format!("python3 '{}' {cards}", bot.display())
+        let bot = root().join("referee/tests/bots/misbehave.py");
+        format!("python3 '{}' script '{}' {cards}", bot.display(), scratch.join("pids").display())
     };
     let redeal_run = runs.len();
     runs.push((

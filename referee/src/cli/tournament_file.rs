@@ -478,8 +478,12 @@ mod schemas {
             let name = arg.get_long().unwrap_or_default().to_string();
             let words: Vec<String> =
                 arg.get_possible_values().iter().map(|p| p.get_name().to_owned()).collect();
-            let parser = arg.get_value_parser().type_id();
-            let is = |t: std::any::TypeId| parser == t;
+            let is_float = arg.get_value_parser().type_id() == std::any::TypeId::of::<f64>();
+            // A number flag refuses a word, naming its range; any other takes it as text.
+            let refused = Flags::try_parse_from([format!("--{name}"), "x".into()])
+                .err()
+                .map(|e| e.to_string());
+            let range = refused.as_deref().and_then(super::super::values::range_in);
             let mut value = if !words.is_empty() {
                 let s = json!({ "enum": words });
                 if words.iter().any(|w| w == "on") && words.iter().any(|w| w == "off") {
@@ -487,36 +491,18 @@ mod schemas {
                 } else {
                     s
                 }
-            } else {
-                use std::any::TypeId;
-                let integer = [
-                    TypeId::of::<u8>(),
-                    TypeId::of::<u16>(),
-                    TypeId::of::<u32>(),
-                    TypeId::of::<u64>(),
-                    TypeId::of::<usize>(),
-                ];
-                let kind = if integer.into_iter().any(is) {
-                    "integer"
-                } else if is(TypeId::of::<f64>()) {
-                    "number"
-                } else {
-                    "string"
-                };
+            } else if let Some((lo, hi)) = range {
+                let kind = if is_float { "number" } else { "integer" };
                 let mut s = json!({ "type": kind });
-                if kind != "string" {
-                    let refused = Flags::try_parse_from([format!("--{name}"), "x".into()])
-                        .expect_err("a number flag refuses a word")
-                        .to_string();
-                    let (lo, hi) = super::super::values::range_in(&refused)
-                        .unwrap_or_else(|| panic!("--{name} names no range: {refused}"));
-                    s["minimum"] = serde_json::from_str(lo).unwrap();
-                    s["maximum"] = serde_json::from_str(hi).unwrap();
-                }
+                s["minimum"] = serde_json::from_str(lo).unwrap();
+                s["maximum"] = serde_json::from_str(hi).unwrap();
                 if arg.get_default_values().is_empty() {
                     s = json!({ "anyOf": [s, { "const": "off" }, { "const": false }] });
                 }
                 s
+            } else {
+                assert!(refused.is_none(), "--{name} refuses a word without a range: {refused:?}");
+                json!({ "type": "string" })
             };
             if let Some(help) = arg.get_help() {
                 value["description"] = json!(help.to_string());
