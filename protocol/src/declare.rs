@@ -184,6 +184,11 @@ macro_rules! object {
 /// or one declared object (`Header = "header" (header: Box<Header>)`); a lenient enum may name
 /// a unit variant for unknown types (`other = Unknown`). The decoder's items live in the module
 /// named after `in`.
+///
+/// A variant may end with fields that several variants share, written once as a fragment: a
+/// macro that takes what it is given and hands it back to `tagged!` followed by its fields in
+/// braces (see `answered!` in `record.rs`); `Play = "play" { card: CardCode, } + answered`
+/// declares `card` and then the fragment's fields, in that order on the wire.
 macro_rules! tagged {
     (strict $($rest:tt)*) => { tagged!(@ (deny_unknown_fields) false $($rest)*); };
     (lenient $($rest:tt)*) => { tagged!(@ () true $($rest)*); };
@@ -395,5 +400,40 @@ macro_rules! tagged {
                 }
             }
         }
+    };
+    // A declaration whose variants name fragments (`Play = "play" { .. } + answered`): the
+    // variants are walked one by one, each fragment macro hands its fields back
+    // (`@splice`), and the whole declaration, fields in place, goes to the arm above.
+    (@ $cattrs:tt $lenient:literal
+        $(#[doc = $doc:literal])*
+        #[derive($($derive:path),*)]
+        pub enum $enum:ident in $module:ident $(, other = $other:ident)? {
+            $($variants:tt)*
+        }
+    ) => {
+        tagged!(@munch [
+            $cattrs $lenient $(#[doc = $doc])* #[derive($($derive),*)]
+            pub enum $enum in $module $(, other = $other)?
+        ] [] $($variants)*);
+    };
+    (@munch $head:tt [$($done:tt)*]
+        $(#[doc = $vdoc:literal])* $variant:ident = $wire:literal { $($fields:tt)* } + $frag:ident,
+        $($rest:tt)*
+    ) => {
+        $frag!(@splice $head [$($done)*] [$(#[doc = $vdoc])* $variant = $wire] { $($fields)* } [$($rest)*]);
+    };
+    (@splice $head:tt [$($done:tt)*] [$($variant:tt)*] { $($fields:tt)* } [$($rest:tt)*]
+        { $($more:tt)* }
+    ) => {
+        tagged!(@munch $head [$($done)* $($variant)* { $($fields)* $($more)* },] $($rest)*);
+    };
+    (@munch $head:tt [$($done:tt)*]
+        $(#[doc = $vdoc:literal])* $variant:ident = $wire:literal $body:tt,
+        $($rest:tt)*
+    ) => {
+        tagged!(@munch $head [$($done)* $(#[doc = $vdoc])* $variant = $wire $body,] $($rest)*);
+    };
+    (@munch [$($head:tt)*] [$($done:tt)*]) => {
+        tagged!(@ $($head)* { $($done)* });
     };
 }

@@ -14,6 +14,7 @@ pub mod codec;
 mod de;
 mod fast;
 pub mod json;
+#[macro_use]
 pub mod msg;
 pub mod record;
 pub mod schema;

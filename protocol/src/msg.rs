@@ -53,6 +53,25 @@ object! {
     }
 }
 
+/// How a deal ended, as both a bot's `deal_over` message and a record's `deal_over` line
+/// state it: a fragment of both declarations (`declare.rs`).
+macro_rules! deal_result {
+    ($($given:tt)*) => {
+        tagged!($($given)* {
+            /// The deal winner; `null` when every trick was spoiled.
+            winner: Option<SeatNo>,
+            /// Points scored by the winner's team.
+            points: u8,
+            /// True for mordienne.
+            mordienne: bool,
+            /// False when the deal is void and will be dealt again.
+            counted: bool,
+            /// Game score per team after this deal.
+            score: [u16; 2],
+        });
+    };
+}
+
 tagged! {
     lenient
     /// A message from the referee to a bot. Questions carry an `id` that the answer must echo.
@@ -194,17 +213,7 @@ tagged! {
             tricks: [u8; 4],
             /// Winner of each trick, `null` when spoiled.
             winners: Vec<Option<SeatNo>>,
-            /// The deal winner; `null` when every trick was spoiled.
-            winner: Option<SeatNo>,
-            /// Points scored by the winner's team.
-            points: u8,
-            /// True for mordienne.
-            mordienne: bool,
-            /// False when the deal is void and will be dealt again.
-            counted: bool,
-            /// Game score per team after this deal.
-            score: [u16; 2],
-        },
+        } + deal_result,
         /// The game ended.
         GameOver = "game_over" {
             /// Game number.

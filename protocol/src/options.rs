@@ -117,8 +117,15 @@ macro_rules! wire_enum {
             }
         }
 
+        impl $crate::options::Words for $name {
+            const NAMES: &'static [&'static str] = $name::NAMES;
+        }
+
         impl $crate::options::OptionValue for $name {
             const VALUES: $crate::options::Values = $crate::options::Values::Words($name::NAMES);
+            fn text(&self) -> Option<String> {
+                Some(self.as_str().to_owned())
+            }
         }
     };
 }
@@ -228,22 +235,40 @@ pub enum Values {
     Probability,
 }
 
+/// A value that travels as one of a few words (declared by `wire_enum!`), for code that takes
+/// any of them: the referee's flags list and parse these words.
+pub trait Words {
+    /// Every value's wire name, in declaration order.
+    const NAMES: &'static [&'static str];
+}
+
 /// A type that a rule option holds.
 pub trait OptionValue {
     /// The values it takes.
     const VALUES: Values;
+    /// The value as the option's flag would be given it; `None` for an option that is not set.
+    fn text(&self) -> Option<String>;
 }
 
 impl OptionValue for u8 {
     const VALUES: Values = Values::Integer;
+    fn text(&self) -> Option<String> {
+        Some(self.to_string())
+    }
 }
 
 impl OptionValue for Option<u16> {
     const VALUES: Values = Values::Integer;
+    fn text(&self) -> Option<String> {
+        self.map(|n| n.to_string())
+    }
 }
 
 impl OptionValue for f64 {
     const VALUES: Values = Values::Probability;
+    fn text(&self) -> Option<String> {
+        Some(self.to_string())
+    }
 }
 
 /// One rule option: its name, the same in `game` messages, record headers, the referee's flags
@@ -275,6 +300,20 @@ macro_rules! rule_options {
             #[derive(Clone, Debug, PartialEq)]
             pub struct $name {
                 $( $(#[doc = $fdoc])* pub $field($wire): $ty $(= $opt)?, )*
+            }
+        }
+
+        impl $name {
+            /// Each option that is set, by name, with its value as its flag would be given it,
+            /// in the order of [`RULE_OPTIONS`].
+            pub fn values(&self) -> Vec<(&'static str, String)> {
+                let mut out = Vec::new();
+                $(
+                    if let Some(text) = OptionValue::text(&self.$field) {
+                        out.push(($wire, text));
+                    }
+                )*
+                out
             }
         }
 

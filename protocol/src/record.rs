@@ -7,7 +7,7 @@
 
 use crate::json::{Defs, Json};
 use crate::msg::{Clock, SeatNo, TableCard};
-use crate::options::RulesWire;
+use crate::options::{OnFault, RulesWire};
 use crate::wire::CardCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -16,6 +16,21 @@ use serde_json::Value;
 pub const RECORD_FORMAT: &str = "aluette-record";
 /// The record format version; readers refuse other major versions.
 pub const RECORD_VERSION: u32 = 2;
+
+/// The fields every answer of a bot ends with in a record (`vote`, `opening`, `discard`, `play`
+/// lines): a fragment of [`RecordLine`]'s declaration (`declare.rs`).
+macro_rules! answered {
+    ($($given:tt)*) => {
+        tagged!($($given)* {
+            /// Think time in microseconds, measured by the referee (0 for a fallback).
+            us: u64,
+            /// True when the referee answered for the bot (a fault's fallback).
+            auto: bool = optional,
+            /// The bot's answer line exactly as received (absent for `auto`).
+            raw: Option<String> = optional,
+        });
+    };
+}
 
 tagged! {
     strict
@@ -41,25 +56,13 @@ tagged! {
             seat: SeatNo,
             /// Accepted?
             accept: bool,
-            /// Think time in microseconds, measured by the referee (0 for a fallback).
-            us: u64,
-            /// True when the referee chose it for the bot (fault fallback).
-            auto: bool = optional,
-            /// The bot's answer line exactly as received (absent for `auto`).
-            raw: Option<String> = optional,
-        },
+        } + answered,
         /// An opening answer that carried no vote (chant off or already refused), kept for its
         /// think time.
         Opening = "opening" {
             /// The seat.
             seat: SeatNo,
-            /// Think time in microseconds.
-            us: u64,
-            /// True when the referee answered for the bot.
-            auto: bool = optional,
-            /// The bot's answer line exactly as received (absent for `auto`).
-            raw: Option<String> = optional,
-        },
+        } + answered,
         /// The chant was decided.
         Chant = "chant" {
             /// True when taken.
@@ -78,26 +81,14 @@ tagged! {
             seat: SeatNo,
             /// The six cards.
             cards: Vec<CardCode>,
-            /// Think time in microseconds.
-            us: u64,
-            /// True for a fallback.
-            auto: bool = optional,
-            /// The bot's answer line exactly as received (absent for `auto`).
-            raw: Option<String> = optional,
-        },
+        } + answered,
         /// A card played.
         Play = "play" {
             /// The player.
             seat: SeatNo,
             /// The card.
             card: CardCode,
-            /// Think time in microseconds.
-            us: u64,
-            /// True for a fallback.
-            auto: bool = optional,
-            /// The bot's answer line exactly as received (absent for `auto`).
-            raw: Option<String> = optional,
-        },
+        } + answered,
         /// A signal that was accepted and delivered.
         Signal = "signal" {
             /// Sender.
@@ -124,17 +115,7 @@ tagged! {
             deal: u16,
             /// Tricks per seat.
             tricks: [u8; 4],
-            /// Deal winner.
-            winner: Option<SeatNo>,
-            /// Points to the winner's team.
-            points: u8,
-            /// Mordienne?
-            mordienne: bool,
-            /// False for a voided deal that is dealt again.
-            counted: bool,
-            /// Score per team after the deal.
-            score: [u16; 2],
-        },
+        } + deal_result,
         /// A bot fault and what it cost.
         Fault = "fault" (fault: FaultRecord),
         /// Last line: the result and per-seat statistics.
@@ -184,8 +165,8 @@ object! {
     /// What a fault costs.
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub struct Policy {
-        /// `fallback` (play for the bot, count a strike) or `forfeit` (the partnership loses).
-        pub on_fault: String,
+        /// What a fault costs.
+        pub on_fault: OnFault,
         /// Under `fallback`: strikes after which the bot is replaced for the rest of the game.
         pub max_strikes: u32,
     }
@@ -416,13 +397,23 @@ impl<'de> Deserialize<'de> for RawBytes {
     }
 }
 
+wire_enum! {
+    /// How a game's record ends.
+    pub enum GameStatus {
+        /// The game was played to its end (or to a forfeit).
+        Complete = "complete",
+        /// The referee was stopped mid-game: the score is the one reached, and nobody won.
+        Aborted = "aborted",
+    }
+}
+
 object! {
     closed
     /// The record's last line.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Footer {
-        /// `complete`, or `aborted` when the referee was stopped mid-game.
-        pub status: String,
+        /// Whether the game was played to its end.
+        pub status: GameStatus,
         /// Final score per team.
         pub score: [u16; 2],
         /// Winning team, `null` for a draw (or an aborted game).

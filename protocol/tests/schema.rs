@@ -263,3 +263,32 @@ fn what_the_crate_encodes_is_valid() {
         assert!(record.is_valid(&again), "{again}: {}", errors(&record, &again));
     }
 }
+
+/// A footer's `status` and a header's `policy.on_fault` are closed sets of words: a record
+/// with another word is refused by the decoder and by the schema alike (they were free strings).
+#[test]
+fn footer_status_and_fault_policy_are_enums() {
+    let record = validator("record.json");
+    let lines = examples("records.md");
+    let of = |kind: &str| lines.iter().find(|(_, l)| l["type"] == kind).unwrap().1.clone();
+    let (footer, header) = (of("footer"), of("header"));
+    let decodes = |v: &Value| serde_json::from_value::<RecordLine>(v.clone()).is_ok();
+    for status in ["complete", "aborted"] {
+        let mut f = footer.clone();
+        f["status"] = json!(status);
+        assert!(decodes(&f) && record.is_valid(&f), "{f}");
+    }
+    for on_fault in ["fallback", "forfeit"] {
+        let mut h = header.clone();
+        h["policy"]["on_fault"] = json!(on_fault);
+        assert!(decodes(&h) && record.is_valid(&h), "{h}");
+    }
+    let mut f = footer;
+    f["status"] = json!("finished");
+    let mut h = header;
+    h["policy"]["on_fault"] = json!("lenient");
+    for bad in [f, h] {
+        assert!(!decodes(&bad), "the decoder accepts {bad}");
+        assert!(!record.is_valid(&bad), "the schema accepts {bad}");
+    }
+}

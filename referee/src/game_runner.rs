@@ -13,7 +13,7 @@ use protocol::msg::{Clock, FromBot, ToBot, VoteCast};
 use protocol::record::{
     FaultKind, FaultRecord, Footer, Header, Penalty, RecordLine, SeatInfo, SeatStats,
 };
-use protocol::record::{RECORD_FORMAT, RECORD_VERSION};
+use protocol::record::{GameStatus, RECORD_FORMAT, RECORD_VERSION};
 use rules::{Action, Card, Deck, Event, Events, Game, Rules, Seat, SeatView, SignalDelivery};
 use rules::{SplitMix64, Team, Turn, derive_seed};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -207,7 +207,7 @@ impl Table<'_> {
             rules: convert::rules_wire(&self.cfg.rules, self.cfg.seating_draw),
             clock: self.cfg.clock,
             policy: protocol::record::Policy {
-                on_fault: self.cfg.policy.on_fault.as_str().into(),
+                on_fault: self.cfg.policy.on_fault,
                 max_strikes: self.cfg.policy.max_strikes,
             },
             seats: self
@@ -786,7 +786,7 @@ impl Table<'_> {
         let stats: [SeatStats; 4] = std::array::from_fn(|i| self.seats[i].stats.clone());
         let duration = started.elapsed();
         self.rec.line(&RecordLine::Footer(Box::new(Footer {
-            status: if aborted { "aborted" } else { "complete" }.into(),
+            status: if aborted { GameStatus::Aborted } else { GameStatus::Complete },
             score,
             winner: winner.map(|t| t.index() as u8),
             forfeit: self.forfeit.map(|t| t.index() as u8),

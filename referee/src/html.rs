@@ -112,7 +112,7 @@ fn game_data(
         match line {
             RecordLine::Header(_) => {}
             RecordLine::Footer(f) => {
-                events.push(footer_step(&f.status, f.score, f.winner, f.forfeit, f.deals));
+                events.push(footer_step(f.status.as_str(), f.score, f.winner, f.forfeit, f.deals));
                 footer = footer_data(f);
             }
             other => events.extend(event(other)),

@@ -4,23 +4,9 @@
 use protocol::record::{FaultKind, Penalty};
 use rules::{Card, CardSet};
 
-/// The organiser's choice of what a fault costs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum OnFault {
-    /// Play the fallback for the bot and count a strike; replace it after `max_strikes`.
-    Fallback,
-    /// The bot's partnership forfeits the game.
-    Forfeit,
-}
-
-impl OnFault {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            OnFault::Fallback => "fallback",
-            OnFault::Forfeit => "forfeit",
-        }
-    }
-}
+/// The organiser's choice of what a fault costs: the wire's own values, named once in
+/// `protocol::options`. Under `Fallback`, a bot is replaced after `max_strikes`.
+pub(crate) use protocol::options::OnFault;
 
 /// The fault policy of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,14 +8,16 @@
 
 use crate::convert;
 use crate::text::Shown;
-use protocol::CardCode;
 use protocol::msg::SeatNo;
+use protocol::options::Signals;
 use protocol::record::RecordLine;
 use protocol::record::SeatStats;
-use protocol::record::{FaultRecord, Footer, Header, Penalty, RECORD_FORMAT, RECORD_VERSION};
+use protocol::record::{
+    FaultRecord, Footer, GameStatus, Header, Penalty, RECORD_FORMAT, RECORD_VERSION,
+};
+use protocol::{CardCode, RulesWire};
 use rules::{
-    Action, CardSet, DealResult, Deck, Event, Game, MatchLength, Rules, Seat, Signal,
-    SignalDelivery, TrickResult, Turn,
+    Action, CardSet, DealResult, Deck, Event, Game, Rules, Seat, Signal, TrickResult, Turn,
 };
 use std::collections::VecDeque;
 use std::fmt::{self, Display};
@@ -220,8 +222,7 @@ impl Replayer {
             return Err(corrupt(line, "the first line is not a header line"));
         };
         let header = *header;
-        let (rules, seating_draw) =
-            convert::rules_from_wire(&header.rules).map_err(|e| corrupt(line, e))?;
+        let (rules, _) = convert::rules_from_wire(&header.rules).map_err(|e| corrupt(line, e))?;
         let dealer = convert::seat(header.first_dealer).ok_or_else(|| {
             corrupt(line, format!("first dealer {} is not a seat 0..3", header.first_dealer))
         })?;
@@ -233,7 +234,7 @@ impl Replayer {
             "Game {}, seed {}, rules: {}",
             header.game,
             header.seed,
-            rules_text(&rules, seating_draw)
+            rules_text(&header.rules)
         ));
         let seats: Vec<String> = header
             .seats
@@ -262,7 +263,7 @@ impl Replayer {
 
     fn line(&mut self, record: RecordLine, line: usize) -> Result<(), ReplayError> {
         if self.footer.is_some() {
-            return Err(corrupt(line, format!("a {} line after the footer", kind(&record))));
+            return Err(corrupt(line, format!("a {} line after the footer", record.kind())));
         }
         // Faults are facts about bots, not moves, so they may fall anywhere; after a forfeit
         // nothing but more faults and the footer may follow.
@@ -314,11 +315,7 @@ impl Replayer {
             RecordLine::Trick { trick, leader, cards, winner } => {
                 self.trick(trick, leader, &cards, winner, line)
             }
-            RecordLine::DealOver { deal, tricks, winner, points, mordienne, counted, score } => {
-                let stated =
-                    DealOverLine { deal, tricks, winner, points, mordienne, counted, score };
-                self.deal_over(&stated, line)
-            }
+            stated @ RecordLine::DealOver { .. } => self.deal_over(&stated, line),
             RecordLine::Fault(fault) => self.fault(fault, line),
             RecordLine::Footer(footer) => self.footer(*footer, line),
         }
@@ -693,8 +690,13 @@ impl Replayer {
         Ok(())
     }
 
-    fn deal_over(&mut self, stated: &DealOverLine, line: usize) -> Result<(), ReplayError> {
-        let what = format!("deal_over of deal {}", stated.deal);
+    fn deal_over(&mut self, stated: &RecordLine, line: usize) -> Result<(), ReplayError> {
+        let &RecordLine::DealOver { deal, tricks, winner, points, mordienne, counted, score } =
+            stated
+        else {
+            return Err(corrupt(line, "not a deal_over line"));
+        };
+        let what = format!("deal_over of deal {deal}");
         let d: DealResult = match self.owed.front() {
             Some(&Event::DealOver(d)) => d,
             Some(event) => {
@@ -705,42 +707,42 @@ impl Replayer {
             }
         };
         let rules_winner = d.score.winner.map(convert::seat_no);
-        if stated.deal != d.deal {
-            return Err(differs(line, &what, "deal number", stated.deal, d.deal));
+        if deal != d.deal {
+            return Err(differs(line, &what, "deal number", deal, d.deal));
         }
-        if stated.tricks != d.score.tricks {
+        if tricks != d.score.tricks {
             return Err(differs(
                 line,
                 &what,
                 "tricks",
-                tricks_text(stated.tricks),
+                tricks_text(tricks),
                 tricks_text(d.score.tricks),
             ));
         }
-        if stated.winner != rules_winner {
+        if winner != rules_winner {
             return Err(differs(
                 line,
                 &what,
                 "winner",
-                winner_text(stated.winner),
+                winner_text(winner),
                 winner_text(rules_winner),
             ));
         }
-        if stated.points != d.score.points {
-            return Err(differs(line, &what, "points", stated.points, d.score.points));
+        if points != d.score.points {
+            return Err(differs(line, &what, "points", points, d.score.points));
         }
-        if stated.mordienne != d.score.mordienne {
-            return Err(differs(line, &what, "mordienne", stated.mordienne, d.score.mordienne));
+        if mordienne != d.score.mordienne {
+            return Err(differs(line, &what, "mordienne", mordienne, d.score.mordienne));
         }
-        if stated.counted != d.counted {
-            return Err(differs(line, &what, "counted", stated.counted, d.counted));
+        if counted != d.counted {
+            return Err(differs(line, &what, "counted", counted, d.counted));
         }
-        if stated.score != d.match_score {
+        if score != d.match_score {
             return Err(differs(
                 line,
                 &what,
                 "score",
-                score_text(stated.score),
+                score_text(score),
                 score_text(d.match_score),
             ));
         }
@@ -808,11 +810,6 @@ impl Replayer {
         self.settled(what, line)?;
         let score = self.game.score();
         let deals = self.game.deals_counted();
-        if footer.status != "complete" && footer.status != "aborted" {
-            let message =
-                format!("footer status {:?} is neither complete nor aborted", footer.status);
-            return Err(corrupt(line, message));
-        }
         if footer.score != score {
             return Err(differs(line, what, "score", score_text(footer.score), score_text(score)));
         }
@@ -847,7 +844,7 @@ impl Replayer {
                     );
                     return Err(diverged(line, why));
                 }
-                if footer.status == "complete" {
+                if footer.status == GameStatus::Complete {
                     let Some(outcome) = self.game.outcome() else {
                         let why = format!("the game is not over; {}", self.waits_for());
                         return Err(refused(line, "footer with status complete", why));
@@ -945,18 +942,6 @@ impl Replayer {
     }
 }
 
-/// A deal_over line's fields, kept together to be checked.
-#[derive(Debug)]
-struct DealOverLine {
-    deal: u16,
-    tricks: [u8; 4],
-    winner: Option<SeatNo>,
-    points: u8,
-    mordienne: bool,
-    counted: bool,
-    score: [u16; 2],
-}
-
 /// Engine events that the record states as lines of their own.
 fn is_stated(event: &Event) -> bool {
     matches!(
@@ -978,24 +963,6 @@ fn owed_text(event: &Event) -> String {
     }
 }
 
-fn kind(record: &RecordLine) -> &'static str {
-    match record {
-        RecordLine::Header(_) => "header",
-        RecordLine::Deal { .. } => "deal",
-        RecordLine::Vote { .. } => "vote",
-        RecordLine::Opening { .. } => "opening",
-        RecordLine::Chant { .. } => "chant",
-        RecordLine::Receive { .. } => "receive",
-        RecordLine::Discard { .. } => "discard",
-        RecordLine::Play { .. } => "play",
-        RecordLine::Signal { .. } => "signal",
-        RecordLine::Trick { .. } => "trick",
-        RecordLine::DealOver { .. } => "deal_over",
-        RecordLine::Fault(_) => "fault",
-        RecordLine::Footer(_) => "footer",
-    }
-}
-
 fn describe(record: &RecordLine) -> String {
     match record {
         RecordLine::Deal { deal, .. } => format!("deal {deal}"),
@@ -1007,7 +974,7 @@ fn describe(record: &RecordLine) -> String {
         RecordLine::Signal { from, signal, .. } => format!("signal {signal} from seat {from}"),
         RecordLine::Trick { trick, .. } => format!("trick {trick}"),
         RecordLine::DealOver { deal, .. } => format!("deal_over of deal {deal}"),
-        other => format!("{} line", kind(other)),
+        other => format!("{} line", other.kind()),
     }
 }
 
@@ -1067,47 +1034,25 @@ fn team_text(team: Option<u8>) -> String {
     team.map_or("none (a draw)".into(), |t| format!("team {t}"))
 }
 
-/// The options that shape play, in the spec's names; defaults of secondary options are left out.
-fn rules_text(rules: &Rules, seating_draw: bool) -> String {
-    let mut parts = vec![format!("chant {}", if rules.chant { "on" } else { "off" })];
-    if rules.chant {
-        if rules.chant_second == rules::ChantSecond::Partner {
-            parts.push("chant-second partner".into());
-        }
-        if rules.discard == rules::DiscardRule::KeepHighest {
-            parts.push("discard keep-highest".into());
-        }
-    }
-    parts.push(if rules.mordienne {
-        format!("mordienne run {}", rules.mordienne_run)
-    } else {
-        "mordienne off".into()
-    });
-    parts.push(match rules.length {
-        MatchLength::Deals(n) => plural(n.into(), "deal"),
-        MatchLength::Target(t) => format!("to {t} points"),
-    });
-    if rules.on_tie == rules::OnTie::ExtraDeals {
-        parts.push("on-tie extra-deals".into());
-    }
-    if rules.all_spoiled == rules::AllSpoiled::Redeal {
-        parts.push("all-spoiled redeal".into());
-    }
-    parts.push(match rules.signals {
-        SignalDelivery::Off => "signals off".into(),
-        SignalDelivery::Partner => "signals partner".into(),
-        SignalDelivery::Public => "signals public".into(),
-        SignalDelivery::Leaky => {
-            format!("signals leaky {}%", f64::from(rules.signal_leak_ppm) / 10_000.0)
-        }
-    });
-    if rules.signals != SignalDelivery::Off && rules.signal_truth == rules::SignalTruth::Free {
-        parts.push("signal-truth free".into());
-    }
-    if seating_draw {
-        parts.push("seating draw".into());
-    }
-    parts.join(", ")
+/// The rule options in force, each as `name value` in its flag's spelling and in the table's
+/// order (`protocol::RULE_OPTIONS`): every option that differs from its default, and always the
+/// ones that say what game this is (the chant, the mordienne, the game's length, the signals);
+/// under leaky signals, their leak too.
+fn rules_text(rules: &RulesWire) -> String {
+    const ALWAYS: &[&str] = &["chant", "mordienne", "deals", "target", "signals"];
+    let defaults = convert::rules_wire(&Rules::default(), false).values();
+    let leaky = rules.signals == Signals::Leaky;
+    let shown: Vec<String> = rules
+        .values()
+        .into_iter()
+        .filter(|(name, value)| {
+            ALWAYS.contains(name)
+                || (leaky && *name == "signal-leak")
+                || !defaults.iter().any(|(n, v)| n == name && v == value)
+        })
+        .map(|(name, value)| format!("{name} {value}"))
+        .collect();
+    shown.join(", ")
 }
 
 /// A part of a deal that the account writes as one line, followed by the signals and faults
@@ -1192,8 +1137,9 @@ impl Account {
 mod tests {
     use super::*;
     use protocol::msg::Clock;
+    use protocol::options::OnFault;
     use protocol::record::{FaultKind, Policy, SeatInfo, SeatStats};
-    use rules::{Card, SplitMix64, derive_seed};
+    use rules::{Card, MatchLength, SignalDelivery, SplitMix64, derive_seed};
 
     /// Plays a whole game the way the referee records one: every seat plays the first card of
     /// its hand, discards its first six, and signals its ace count before its opening answer and
@@ -1277,7 +1223,14 @@ mod tests {
         }
         let outcome = game.outcome().unwrap();
         let winner = outcome.winner.map(|t| t.index() as u8);
-        lines.push(footer(&lines, "complete", outcome.score, winner, None, outcome.deals));
+        lines.push(footer(
+            &lines,
+            GameStatus::Complete,
+            outcome.score,
+            winner,
+            None,
+            outcome.deals,
+        ));
         lines
     }
 
@@ -1301,7 +1254,7 @@ mod tests {
             seed,
             rules: convert::rules_wire(rules, false),
             clock: Clock { handshake_ms: 2000, answer_ms: 1000, bank_ms: 10_000 },
-            policy: Policy { on_fault: "fallback".into(), max_strikes: 3 },
+            policy: Policy { on_fault: OnFault::Fallback, max_strikes: 3 },
             seats: (0..4).map(seat).collect(),
             first_dealer,
             draw: None,
@@ -1312,7 +1265,7 @@ mod tests {
     /// A footer after `lines`, with their statistics as records.md defines them.
     fn footer(
         lines: &[RecordLine],
-        status: &str,
+        status: GameStatus,
         score: [u16; 2],
         winner: Option<u8>,
         forfeit: Option<u8>,
@@ -1340,7 +1293,7 @@ mod tests {
             }
         }
         RecordLine::Footer(Box::new(Footer {
-            status: status.into(),
+            status,
             score,
             winner,
             forfeit,
@@ -1691,7 +1644,7 @@ mod tests {
         };
         let mut record = lines[..end].to_vec();
         record.push(RecordLine::Fault(fault.clone()));
-        record.push(footer(&record, "complete", score, Some(0), Some(1), 1));
+        record.push(footer(&record, GameStatus::Complete, score, Some(0), Some(1), 1));
         let replay = replay_str(&text(&record)).unwrap();
         assert_eq!(replay.faults, vec![fault.clone()]);
         assert_eq!(replay.score, score);
@@ -1710,14 +1663,14 @@ mod tests {
 
         // The wrong team, and anything but the footer after the forfeit, diverge.
         let n = record.len();
-        record[n - 1] = footer(&record[..n - 1], "complete", score, Some(1), Some(0), 1);
+        record[n - 1] = footer(&record[..n - 1], GameStatus::Complete, score, Some(1), Some(0), 1);
         assert_eq!(diverged_at(replay_str(&text(&record))).0, n);
         record[n - 1] = lines[end].clone();
         assert_eq!(diverged_at(replay_str(&text(&record))).0, n);
 
         // Connection-time forfeit, before any deal.
         let mut record = vec![lines[0].clone(), RecordLine::Fault(fault)];
-        record.push(footer(&record, "complete", [0, 0], Some(0), Some(1), 0));
+        record.push(footer(&record, GameStatus::Complete, [0, 0], Some(0), Some(1), 0));
         assert_eq!(replay_str(&text(&record)).unwrap().score, [0, 0]);
     }
 
@@ -1824,7 +1777,7 @@ mod tests {
         let RecordLine::DealOver { score, .. } = lines[deal_over] else { unreachable!() };
         let end = index_of(&lines, deal_over, |l| matches!(l, RecordLine::Play { .. })) + 1;
         let mut aborted = lines[..end].to_vec();
-        aborted.push(footer(&aborted, "aborted", score, None, None, 1));
+        aborted.push(footer(&aborted, GameStatus::Aborted, score, None, None, 1));
         let replay = replay_str(&text(&aborted)).unwrap();
         assert!(
             replay
@@ -1835,11 +1788,12 @@ mod tests {
         );
         // A complete footer before the end of the game.
         let k = aborted.len();
-        aborted[k - 1] = footer(&aborted[..k - 1], "complete", score, None, None, 1);
+        aborted[k - 1] = footer(&aborted[..k - 1], GameStatus::Complete, score, None, None, 1);
         assert_eq!(diverged_at(replay_str(&text(&aborted))).0, k);
         // A wrong final score.
         let wrong_score = [f.score[0] + 1, f.score[1]];
-        lines[n - 1] = footer(&lines[..n - 1], "complete", wrong_score, f.winner, None, f.deals);
+        lines[n - 1] =
+            footer(&lines[..n - 1], GameStatus::Complete, wrong_score, f.winner, None, f.deals);
         assert_eq!(diverged_at(replay_str(&text(&lines))).0, n);
         // Nothing may follow the footer.
         lines[n - 1] = RecordLine::Footer(f);
@@ -1867,6 +1821,49 @@ mod tests {
         let (line, message) = diverged_at(replay_str(&text(&lines)));
         assert_eq!(line, at + 1);
         assert!(message.contains("says card 1 was"), "{message}");
+    }
+
+    /// The account's rules line spells every option as its flag does, from the one table of
+    /// option names: `name value`, in the table's order, defaults left out but for the options
+    /// that say what game this is.
+    #[test]
+    fn the_rules_line_names_options_as_their_flags_do() {
+        let line = |r: &Rules, draw: bool| rules_text(&convert::rules_wire(r, draw));
+        assert_eq!(
+            line(&Rules::default(), false),
+            "chant on, mordienne on, deals 5, signals partner"
+        );
+        let leaky = Rules { signals: SignalDelivery::Leaky, ..Rules::default() };
+        assert_eq!(
+            line(&leaky, false),
+            "chant on, mordienne on, deals 5, signals leaky, signal-leak 0.25"
+        );
+        let every = Rules {
+            chant: false,
+            chant_second: rules::ChantSecond::Partner,
+            discard: rules::DiscardRule::KeepHighest,
+            all_spoiled: rules::AllSpoiled::Redeal,
+            mordienne: false,
+            mordienne_run: 3,
+            length: MatchLength::Target(5),
+            on_tie: rules::OnTie::ExtraDeals,
+            signals: SignalDelivery::Leaky,
+            signal_leak_ppm: 125_000,
+            signal_truth: rules::SignalTruth::Free,
+        };
+        assert_eq!(
+            line(&every, true),
+            "seating draw, chant off, chant-second partner, discard keep-highest, \
+             all-spoiled redeal, mordienne off, mordienne-run 3, target 5, on-tie extra-deals, \
+             signals leaky, signal-leak 0.125, signal-truth free"
+        );
+        // Every name the line shows is an option's name.
+        let names: Vec<&str> = protocol::RULE_OPTIONS.iter().map(|o| o.name).collect();
+        for part in line(&every, true).split(", ").chain(line(&Rules::default(), false).split(", "))
+        {
+            let name = part.split(' ').next().unwrap();
+            assert!(names.contains(&name), "{part}");
+        }
     }
 
     #[test]

@@ -23,13 +23,15 @@ use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
 use crate::convert;
 use crate::fault::Fault;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, run_game_with_decks};
-use crate::policy::{self, OnFault, Policy};
+use crate::policy::{self, Policy};
 use crate::record_io::Recorder;
 use crate::replay::{self, ReplayError};
 use crate::shutdown::{self, Trigger};
 use protocol::codec::decode_line;
 use protocol::msg::{FromBot, ToBot};
-use protocol::record::{FaultKind, FaultRecord, Footer, Header, Penalty, RecordLine, SeatInfo};
+use protocol::record::{
+    FaultKind, FaultRecord, Footer, GameStatus, Header, Penalty, RecordLine, SeatInfo,
+};
 use serde_json::Value;
 use std::future::Future;
 use std::io::IsTerminal;
@@ -147,7 +149,9 @@ impl Recorded {
         let shown = path.display();
         // The rules check first: a conversation is only re-derived from a consistent record.
         let end = match replay::replay_file(path) {
-            Ok(r) if r.footer.as_ref().is_some_and(|f| f.status == "aborted") => End::Aborted,
+            Ok(r) if r.footer.as_ref().is_some_and(|f| f.status == GameStatus::Aborted) => {
+                End::Aborted
+            }
             Ok(_) => End::Complete,
             Err(ReplayError::CutShort { .. }) => End::CutShort,
             // The message names the file already.
@@ -514,16 +518,11 @@ async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, String> {
     }
     let scripts = scripts(game);
     let (rules, seating_draw) = convert::rules_from_wire(&h.rules)?;
-    let on_fault = match h.policy.on_fault.as_str() {
-        "fallback" => OnFault::Fallback,
-        "forfeit" => OnFault::Forfeit,
-        other => return Err(format!("unknown fault policy {other:?}")),
-    };
     let cfg = GameConfig {
         rules,
         seating_draw,
         clock: h.clock,
-        policy: Policy { on_fault, max_strikes: h.policy.max_strikes },
+        policy: Policy { on_fault: h.policy.on_fault, max_strikes: h.policy.max_strikes },
     };
     let first_dealer = convert::seat(h.first_dealer)
         .ok_or_else(|| format!("first dealer {} is not a seat", h.first_dealer))?;
@@ -733,8 +732,8 @@ fn check_summary(game: &Recorded, s: &GameSummary) -> Result<(), String> {
     }
     let Some(f) = &game.footer else { return Ok(()) };
     let status = match s.status {
-        Status::Complete => "complete",
-        Status::Aborted => "aborted",
+        Status::Complete => GameStatus::Complete,
+        Status::Aborted => GameStatus::Aborted,
     };
     let winner = s.winner.map(|t| t.index() as u8);
     let forfeit = s.forfeit.map(|t| t.index() as u8);

@@ -197,7 +197,7 @@ impl Command {
                 },
                 json: a.json,
                 pin: !a.no_pin,
-                game: a.table.game_config(),
+                game: a.table.game_config()?,
                 connect: a.table.connect_config(),
                 net: a.net.net_config(),
             })),

@@ -4,16 +4,18 @@
 //! go through these definitions and this conversion, and the file's sections are the headings
 //! the flags carry in `--help`.
 
-use super::values::{MAX_MIB, MAX_MS, line_limit, probability, whole};
+use super::values::{MAX_MIB, MAX_MS, line_limit, probability, whole, word};
 use crate::bot::ConnectConfig;
 use crate::bot::process::Limits;
 use crate::bot::tcp::{NetConfig, PendingLimits};
+use crate::convert;
 use crate::game_runner::GameConfig;
-use crate::policy::{OnFault, Policy};
-use clap::{Args, ValueEnum};
+use crate::policy::Policy;
+use clap::Args;
+use protocol::RulesWire;
 use protocol::msg::Clock;
-use rules::{
-    AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules, SignalDelivery, SignalTruth,
+use protocol::options::{
+    AllSpoiled, ChantSecond, DiscardRule, OnFault, OnOff, OnTie, Seating, SignalTruth, Signals,
 };
 use std::time::Duration;
 
@@ -39,8 +41,8 @@ pub(super) struct TableArgs {
     #[arg(long, default_value_t = 5_000, value_name = "MS", help_heading = CLOCK, allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     bank_ms: u64,
     /// What a fault costs.
-    #[arg(long, value_enum, default_value_t = OnFaultArg::Fallback, help_heading = FAULTS)]
-    on_fault: OnFaultArg,
+    #[arg(long, default_value_t = OnFault::Fallback, value_parser = word::<OnFault>(), help_heading = FAULTS)]
+    on_fault: OnFault,
     /// Strikes after which a bot is replaced by the fallback for the rest of the game.
     #[arg(long, default_value_t = 3, allow_negative_numbers = true, value_parser = whole::<u32>(1, u32::MAX.into()), help_heading = FAULTS)]
     max_strikes: u32,
@@ -78,39 +80,29 @@ pub(super) struct NetArgs {
     max_pending_per_addr: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum OnFaultArg {
-    Fallback,
-    Forfeit,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum OnOff {
-    On,
-    Off,
-}
-
-/// The rule options of spec/rules.md, with its names and defaults.
+/// The rule options of spec/rules.md, with its names and defaults. Their values are the wire's
+/// typed options (`protocol::options`), whose table lists the words each flag takes: a value
+/// added there is a value these flags accept, list in `--help` and convert (`word`).
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = RULES)]
 struct RulesArgs {
     /// Seating: as given, or by the traditional draw.
-    #[arg(long, value_enum, default_value_t = Seating::Given)]
+    #[arg(long, default_value_t = Seating::Given, value_parser = word::<Seating>())]
     seating: Seating,
     /// The chant.
-    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    #[arg(long, default_value_t = OnOff::On, value_parser = word::<OnOff>())]
     chant: OnOff,
     /// Second chant recipient.
-    #[arg(long, value_enum, default_value_t = ChantSecondArg::Dealer)]
-    chant_second: ChantSecondArg,
+    #[arg(long, default_value_t = ChantSecond::Dealer, value_parser = word::<ChantSecond>())]
+    chant_second: ChantSecond,
     /// Discard rule for chant recipients.
-    #[arg(long, value_enum, default_value_t = DiscardArg::Free)]
-    discard: DiscardArg,
+    #[arg(long, default_value_t = DiscardRule::Free, value_parser = word::<DiscardRule>())]
+    discard: DiscardRule,
     /// When every trick is spoiled.
-    #[arg(long, value_enum, default_value_t = AllSpoiledArg::Nothing)]
-    all_spoiled: AllSpoiledArg,
+    #[arg(long, default_value_t = AllSpoiled::Nothing, value_parser = word::<AllSpoiled>())]
+    all_spoiled: AllSpoiled,
     /// Mordienne.
-    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    #[arg(long, default_value_t = OnOff::On, value_parser = word::<OnOff>())]
     mordienne: OnOff,
     /// Shortest run that makes mordienne.
     #[arg(long, default_value_t = 2, allow_negative_numbers = true, value_parser = whole::<u8>(2, 3))]
@@ -122,122 +114,56 @@ struct RulesArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u16>(1, u16::MAX.into()))]
     target: Option<u16>,
     /// A level score at the end.
-    #[arg(long, value_enum, default_value_t = OnTieArg::Draw)]
-    on_tie: OnTieArg,
+    #[arg(long, default_value_t = OnTie::Draw, value_parser = word::<OnTie>())]
+    on_tie: OnTie,
     /// Who sees a signal.
-    #[arg(long, value_enum, default_value_t = SignalsArg::Partner)]
-    signals: SignalsArg,
+    #[arg(long, default_value_t = Signals::Partner, value_parser = word::<Signals>())]
+    signals: Signals,
     /// Probability that each opponent sees a signal under --signals leaky.
     #[arg(long, default_value_t = 0.25, allow_negative_numbers = true, value_parser = probability)]
     signal_leak: f64,
     /// Whether card signals must be true.
-    #[arg(long, value_enum, default_value_t = SignalTruthArg::Truthful)]
-    signal_truth: SignalTruthArg,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Seating {
-    Given,
-    Draw,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ChantSecondArg {
-    Dealer,
-    Partner,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum DiscardArg {
-    Free,
-    KeepHighest,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum AllSpoiledArg {
-    Nothing,
-    Redeal,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum OnTieArg {
-    Draw,
-    ExtraDeals,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum SignalsArg {
-    Off,
-    Partner,
-    Public,
-    Leaky,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum SignalTruthArg {
-    Truthful,
-    Free,
+    #[arg(long, default_value_t = SignalTruth::Truthful, value_parser = word::<SignalTruth>())]
+    signal_truth: SignalTruth,
 }
 
 impl RulesArgs {
-    fn rules(&self) -> Rules {
-        Rules {
-            chant: self.chant == OnOff::On,
-            chant_second: match self.chant_second {
-                ChantSecondArg::Dealer => ChantSecond::Dealer,
-                ChantSecondArg::Partner => ChantSecond::Partner,
-            },
-            discard: match self.discard {
-                DiscardArg::Free => DiscardRule::Free,
-                DiscardArg::KeepHighest => DiscardRule::KeepHighest,
-            },
-            all_spoiled: match self.all_spoiled {
-                AllSpoiledArg::Nothing => AllSpoiled::Nothing,
-                AllSpoiledArg::Redeal => AllSpoiled::Redeal,
-            },
-            mordienne: self.mordienne == OnOff::On,
+    /// The options as a `game` message states them, so they reach the engine through the one
+    /// conversion from the wire's words (`convert::rules_from_wire`), as a record's do.
+    fn wire(&self) -> RulesWire {
+        RulesWire {
+            seating: self.seating,
+            chant: self.chant,
+            chant_second: self.chant_second,
+            discard: self.discard,
+            all_spoiled: self.all_spoiled,
+            mordienne: self.mordienne,
             mordienne_run: self.mordienne_run,
-            length: match self.target {
-                Some(t) => MatchLength::Target(t),
-                None => MatchLength::Deals(self.deals),
-            },
-            on_tie: match self.on_tie {
-                OnTieArg::Draw => OnTie::Draw,
-                OnTieArg::ExtraDeals => OnTie::ExtraDeals,
-            },
-            signals: match self.signals {
-                SignalsArg::Off => SignalDelivery::Off,
-                SignalsArg::Partner => SignalDelivery::Partner,
-                SignalsArg::Public => SignalDelivery::Public,
-                SignalsArg::Leaky => SignalDelivery::Leaky,
-            },
-            signal_leak_ppm: (self.signal_leak * 1e6).round() as u32,
-            signal_truth: match self.signal_truth {
-                SignalTruthArg::Truthful => SignalTruth::Truthful,
-                SignalTruthArg::Free => SignalTruth::Free,
-            },
+            deals: if self.target.is_some() { None } else { Some(self.deals) },
+            target: self.target,
+            on_tie: self.on_tie,
+            signals: self.signals,
+            signal_leak: self.signal_leak,
+            signal_truth: self.signal_truth,
         }
     }
 }
 
 impl TableArgs {
-    pub(super) fn game_config(&self) -> GameConfig {
-        GameConfig {
-            rules: self.rules.rules(),
-            seating_draw: self.rules.seating == Seating::Draw,
+    /// The game's configuration; the flags' own parsers have checked every value already, so
+    /// an error here would be one of the rules' checks that no flag makes.
+    pub(super) fn game_config(&self) -> Result<GameConfig, String> {
+        let (rules, seating_draw) = convert::rules_from_wire(&self.rules.wire())?;
+        Ok(GameConfig {
+            rules,
+            seating_draw,
             clock: Clock {
                 handshake_ms: self.handshake_ms,
                 answer_ms: self.answer_ms,
                 bank_ms: self.bank_ms,
             },
-            policy: Policy {
-                on_fault: match self.on_fault {
-                    OnFaultArg::Fallback => OnFault::Fallback,
-                    OnFaultArg::Forfeit => OnFault::Forfeit,
-                },
-                max_strikes: self.max_strikes,
-            },
-        }
+            policy: Policy { on_fault: self.on_fault, max_strikes: self.max_strikes },
+        })
     }
 
     pub(super) fn connect_config(&self) -> ConnectConfig {
@@ -260,5 +186,95 @@ impl NetArgs {
             pending: PendingLimits { total: self.max_pending, per_addr: self.max_pending_per_addr },
             connect_wait: Duration::from_millis(self.connect_wait_ms),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory as _, Parser};
+    use protocol::RULE_OPTIONS;
+    use protocol::options::Values;
+
+    #[derive(Debug, Parser)]
+    #[command(name = "table", no_binary_name = true)]
+    struct Flags {
+        #[command(flatten)]
+        table: TableArgs,
+    }
+
+    /// The rule flags are the table of rule options: one flag per option, named like it, taking
+    /// exactly its words, in its order; so are the `[rules]` keys of a tournament config, which
+    /// are these flags.
+    #[test]
+    fn the_rule_flags_are_the_table_of_rule_options() {
+        let cmd = Flags::command();
+        let flags: Vec<&clap::Arg> =
+            cmd.get_arguments().filter(|a| a.get_help_heading() == Some(RULES)).collect();
+        let names: Vec<&str> = flags.iter().filter_map(|a| a.get_long()).collect();
+        let table: Vec<&str> = RULE_OPTIONS.iter().map(|o| o.name).collect();
+        assert_eq!(names, table);
+        for (flag, option) in flags.iter().zip(RULE_OPTIONS) {
+            let words: Vec<String> =
+                flag.get_possible_values().iter().map(|v| v.get_name().to_owned()).collect();
+            match option.values {
+                Values::Words(expected) => assert_eq!(words, expected, "--{}", option.name),
+                Values::Integer | Values::Probability => assert!(words.is_empty()),
+            }
+        }
+        // The fault policy's words are the wire's too.
+        let on_fault = cmd.get_arguments().find(|a| a.get_long() == Some("on-fault")).unwrap();
+        let words: Vec<String> =
+            on_fault.get_possible_values().iter().map(|v| v.get_name().to_owned()).collect();
+        assert_eq!(words, OnFault::NAMES);
+    }
+
+    /// Flags convert into the engine's rules through the wire's words: the defaults are the
+    /// engine's, and every word reaches the engine as the value it names.
+    #[test]
+    fn rule_flags_reach_the_engine_through_the_wire() {
+        let parse =
+            |args: &[&str]| Flags::try_parse_from(args).unwrap().table.game_config().unwrap();
+        let defaults = parse(&[]);
+        assert_eq!((defaults.rules, defaults.seating_draw), (rules::Rules::default(), false));
+        let c = parse(&[
+            "--seating",
+            "draw",
+            "--chant",
+            "off",
+            "--chant-second",
+            "partner",
+            "--discard",
+            "keep-highest",
+            "--all-spoiled",
+            "redeal",
+            "--mordienne",
+            "off",
+            "--mordienne-run",
+            "3",
+            "--target",
+            "7",
+            "--on-tie",
+            "extra-deals",
+            "--signals",
+            "leaky",
+            "--signal-leak",
+            "0.5",
+            "--signal-truth",
+            "free",
+            "--on-fault",
+            "forfeit",
+        ]);
+        let wire = convert::rules_wire(&c.rules, c.seating_draw);
+        let said: Vec<String> = wire.values().iter().map(|(n, v)| format!("{n} {v}")).collect();
+        assert_eq!(
+            said.join(", "),
+            "seating draw, chant off, chant-second partner, discard keep-highest, \
+             all-spoiled redeal, mordienne off, mordienne-run 3, target 7, on-tie extra-deals, \
+             signals leaky, signal-leak 0.5, signal-truth free"
+        );
+        assert_eq!(c.policy.on_fault, OnFault::Forfeit);
+        let e = Flags::try_parse_from(["--signals", "loud"]).unwrap_err().to_string();
+        assert!(e.contains("[possible values: off, partner, public, leaky]"), "{e}");
     }
 }

@@ -13,15 +13,27 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// A tournament config file (TOML or JSON): the entrants, the format, and the options that
+/// shape every table, in sections named like the match flags' headings.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawConfig {
+    /// The tournament seed; default: random, printed, and kept in the plan (required with
+    /// `--shard`).
     seed: Option<u64>,
+    /// How the games of a pairing are played; default `duplicate`.
     format: Option<Format>,
+    /// Per pairing: deal sets in duplicate (each played twice), games in a round robin;
+    /// default 10.
     games: Option<u64>,
+    /// Only this entrant's pairings, against every other entrant.
     gauntlet: Option<String>,
+    /// Tables playing at once; default: the CPUs the referee may use.
     concurrency: Option<usize>,
+    /// The output folder; default `tournaments/<config file name>`.
     output: Option<PathBuf>,
+    /// At least two entrants, each a bot command that plays both seats of a partnership.
     #[serde(default)]
     entrants: Vec<RawEntrant>,
     #[serde(default)]
@@ -38,27 +50,43 @@ struct RawConfig {
     net: BTreeMap<String, Value>,
 }
 
+/// An entrant.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawEntrant {
+    /// 1 to 40 printable characters, unique.
     name: String,
+    /// The bot's command line (split like a shell, never run by one), `builtin:NAME`, or
+    /// `tcp:TOKEN` for bots that connect.
     command: String,
 }
 
+/// When an entrant is disqualified (never, without this section).
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawDisqualify {
+    /// Disqualified once its faults exceed this number.
     max_faults: Option<u64>,
+    /// Disqualified once its faults per game played exceed this rate.
     max_fault_rate: Option<f64>,
+    /// Games played before the rate is judged; default 10.
     min_games: Option<u64>,
 }
 
+/// A sequential probability ratio test that stops a two-entrant match.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSprt {
+    /// Elo difference of the null hypothesis.
     elo0: f64,
+    /// Elo difference of the alternative, above `elo0`.
     elo1: f64,
+    /// The test's false positive rate; default 0.05.
     alpha: Option<f64>,
+    /// The test's false negative rate; default 0.05.
     beta: Option<f64>,
 }
 
@@ -72,16 +100,15 @@ struct Flags {
     net: NetArgs,
 }
 
+/// The option sections, each with the `--help` heading of the flags it holds.
+const SECTIONS: [(&str, &str); 5] =
+    [("rules", RULES), ("clock", CLOCK), ("faults", FAULTS), ("limits", LIMITS), ("net", NET)];
+
 impl RawConfig {
-    /// The option sections, each with the `--help` heading of the flags it holds.
+    /// The option sections with their keys and values, in the order of [`SECTIONS`].
     fn sections(&self) -> [(&'static str, &'static str, &BTreeMap<String, Value>); 5] {
-        [
-            ("rules", RULES, &self.rules),
-            ("clock", CLOCK, &self.clock),
-            ("faults", FAULTS, &self.faults),
-            ("limits", LIMITS, &self.limits),
-            ("net", NET, &self.net),
-        ]
+        let values = [&self.rules, &self.clock, &self.faults, &self.limits, &self.net];
+        std::array::from_fn(|k| (SECTIONS[k].0, SECTIONS[k].1, values[k]))
     }
 }
 
@@ -93,11 +120,19 @@ struct Key {
     off_means_absent: bool,
 }
 
-/// The keys of the section whose flags carry `heading`, in the order `--help` lists them.
-fn keys(heading: &str) -> Vec<Key> {
+/// The flags under `heading`, in the order `--help` lists them.
+fn flags_under(heading: &str) -> Vec<clap::Arg> {
     Flags::command()
         .get_arguments()
-        .filter(|a| a.get_help_heading() == Some(heading))
+        .filter(|a| a.get_help_heading() == Some(heading) && a.get_long().is_some())
+        .cloned()
+        .collect()
+}
+
+/// The keys of the section whose flags carry `heading`, in the order `--help` lists them.
+fn keys(heading: &str) -> Vec<Key> {
+    flags_under(heading)
+        .iter()
         .filter_map(|a| {
             let name = a.get_long()?.to_string();
             Some(Key { name, off_means_absent: a.get_default_values().is_empty() })
@@ -172,7 +207,7 @@ fn validate(raw: RawConfig) -> Result<tournament::Config, String> {
         return Err("concurrency (tables in parallel) must be at least 1".into());
     }
     let flags = flags(&raw)?;
-    let game = flags.table.game_config();
+    let game = flags.table.game_config()?;
     if game.seating_draw {
         return Err(
             "rules.seating must be \"given\": a drawn seating would split partnerships".into()
@@ -381,5 +416,150 @@ mod tests {
         let ok = parse_toml(&format!("gauntlet = \"a\"\nsprt = {{ elo0 = 0, elo1 = 10 }}\n{TWO}"))
             .unwrap();
         assert_eq!(ok.sprt.unwrap().alpha, 0.05);
+    }
+}
+
+/// The JSON Schemas of the tournament's files, committed under `spec/schema/tournament/`:
+/// derived by schemars from the serde types that read and write them (the journal line, the
+/// plan, the standings, and this file's `RawConfig`), and for the config's option sections from
+/// the match flags each section holds. `UPDATE_SCHEMAS=1 cargo test -p aluette-referee --bin
+/// referee tournament_schemas` rewrites them.
+#[cfg(test)]
+mod schemas {
+    use super::*;
+    use crate::tournament::files::{Entry, Plan, Standings};
+    use schemars::generate::SchemaSettings;
+    use serde_json::{Map, json};
+
+    /// Where the files live, relative to the workspace.
+    const DIR: &str = "tournament";
+
+    fn spec_schema() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/schema")
+    }
+
+    /// A root schema of `T`: what the referee writes (`write`) or what it reads.
+    fn root<T: schemars::JsonSchema>(title: &str, write: bool) -> Value {
+        let settings = SchemaSettings::draft2020_12();
+        let settings = if write { settings.for_serialize() } else { settings.for_deserialize() };
+        let mut v = settings.into_generator().into_root_schema_for::<T>().to_value();
+        v["title"] = json!(title);
+        as_protocol_does(&mut v);
+        v
+    }
+
+    /// Gives every part what `protocol`'s schemas give theirs: descriptions as paragraphs (doc
+    /// lines joined), and 64-bit integers flagged, since a JSON parser that reads numbers as
+    /// doubles loses precision above 2^53.
+    fn as_protocol_does(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                if map.get("format") == Some(&json!("uint64")) {
+                    let why = "may exceed 2^53: read it as a 64-bit integer";
+                    map.insert("$comment".into(), json!(why));
+                }
+                if let Some(Value::String(doc)) = map.get_mut("description") {
+                    *doc = protocol::schema::doc(&doc.lines().collect::<Vec<_>>());
+                }
+                map.values_mut().for_each(as_protocol_does);
+            }
+            Value::Array(items) => items.iter_mut().for_each(as_protocol_does),
+            _ => {}
+        }
+    }
+
+    /// The schema of one section's value: each flag under its heading is a key, described by
+    /// the flag's help, taking the flag's words, or its type within the range its own parser
+    /// names when it refuses a non-number; `true`/`false` stand for `on`/`off`, and a flag
+    /// without a default may be `"off"` (or `false`): not set.
+    fn section(heading: &str) -> Value {
+        let mut props = Map::new();
+        for arg in flags_under(heading) {
+            let name = arg.get_long().unwrap_or_default().to_string();
+            let words: Vec<String> =
+                arg.get_possible_values().iter().map(|p| p.get_name().to_owned()).collect();
+            let is_float = arg.get_value_parser().type_id() == std::any::TypeId::of::<f64>();
+            // A number flag refuses a word, naming its range; any other takes it as text.
+            let refused = Flags::try_parse_from([format!("--{name}"), "x".into()])
+                .err()
+                .map(|e| e.to_string());
+            let range = refused.as_deref().and_then(super::super::values::range_in);
+            let mut value = if !words.is_empty() {
+                let s = json!({ "enum": words });
+                if words.iter().any(|w| w == "on") && words.iter().any(|w| w == "off") {
+                    json!({ "anyOf": [s, { "type": "boolean" }] })
+                } else {
+                    s
+                }
+            } else if let Some((lo, hi)) = range {
+                let kind = if is_float { "number" } else { "integer" };
+                let mut s = json!({ "type": kind });
+                s["minimum"] = serde_json::from_str(lo).unwrap();
+                s["maximum"] = serde_json::from_str(hi).unwrap();
+                if arg.get_default_values().is_empty() {
+                    s = json!({ "anyOf": [s, { "const": "off" }, { "const": false }] });
+                }
+                s
+            } else {
+                assert!(refused.is_none(), "--{name} refuses a word without a range: {refused:?}");
+                json!({ "type": "string" })
+            };
+            if let Some(help) = arg.get_help() {
+                value["description"] = json!(help.to_string());
+            }
+            if let Some(d) = arg.get_default_values().first() {
+                let d = d.to_string_lossy().into_owned();
+                let typed = serde_json::from_str::<Value>(&d).ok().filter(Value::is_number);
+                value["default"] = typed.unwrap_or(Value::String(d));
+            }
+            props.insert(name, value);
+        }
+        json!({
+            "description": format!("The options under \"{heading}\" in `referee match --help`, named like the flags."),
+            "type": "object",
+            "properties": props,
+            "additionalProperties": false,
+        })
+    }
+
+    /// Every file, by path under `spec/schema/`.
+    pub(super) fn files() -> Vec<(String, Value)> {
+        let mut config = root::<RawConfig>("Tournament config file (TOML or JSON)", false);
+        for (name, heading) in SECTIONS {
+            config["properties"][name] = section(heading);
+        }
+        vec![
+            (format!("{DIR}/config.json"), config),
+            (format!("{DIR}/journal-line.json"), root::<Entry>("Tournament journal line", true)),
+            (format!("{DIR}/standings.json"), root::<Standings>("standings.json", true)),
+            (format!("{DIR}/tournament.json"), root::<Plan>("tournament.json", true)),
+        ]
+    }
+
+    #[test]
+    fn committed_tournament_schemas_are_current() {
+        let files = files();
+        let dir = spec_schema().join(DIR);
+        if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            for (path, value) in &files {
+                std::fs::write(spec_schema().join(path), protocol::schema::text(value)).unwrap();
+            }
+        }
+        let mut committed: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| format!("{DIR}/{}", e.unwrap().file_name().to_string_lossy()))
+            .collect();
+        committed.sort();
+        let generated: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+        let again =
+            "run UPDATE_SCHEMAS=1 cargo test -p aluette-referee --bin referee tournament_schemas";
+        assert_eq!(committed, generated, "spec/schema/{DIR}/ holds other files: {again}");
+        for (path, value) in &files {
+            let text = std::fs::read_to_string(spec_schema().join(path)).unwrap();
+            assert!(text == protocol::schema::text(value), "spec/schema/{path} is stale: {again}");
+            assert!(jsonschema::meta::is_valid(value), "{path} is not a valid JSON Schema");
+        }
     }
 }

@@ -1,6 +1,10 @@
 //! The value parsers every command's flags share, so a number or a probability is checked, and
 //! refused, with the same message whichever command or config file it comes from.
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use protocol::options::{BadValue, Words};
+use std::str::FromStr;
+
 /// The longest time any clock flag takes, in milliseconds: a day. Beyond it the referee's
 /// microsecond arithmetic could overflow, and no game needs more.
 pub(super) const MAX_MS: u64 = 86_400_000;
@@ -16,7 +20,7 @@ where
     T: TryFrom<u64> + Clone + Send + Sync + 'static,
 {
     move |text: &str| {
-        let bad = || format!("expected a whole number from {lo} to {hi}");
+        let bad = || range("a whole number", lo, hi);
         let n = text.parse::<u64>().map_err(|_| bad())?;
         if n < lo || n > hi {
             return Err(bad());
@@ -30,12 +34,38 @@ pub(super) fn line_limit() -> impl Fn(&str) -> Result<usize, String> + Clone + S
     whole::<usize>(64, 16_777_216)
 }
 
+/// The value parser of every flag whose values are words of the wire (a rule option, the fault
+/// policy): the words of the typed option, listed by `--help` and in clap's error, converted by
+/// its `FromStr`.
+pub(super) fn word<T>() -> impl TypedValueParser<Value = T>
+where
+    T: Words + FromStr<Err = BadValue> + Clone + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(T::NAMES).try_map(|text| text.parse::<T>())
+}
+
 /// The value parser of every probability flag.
 pub(super) fn probability(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err("expected a probability from 0 to 1".to_string()),
+        _ => Err(range("a probability", 0, 1)),
     }
+}
+
+/// The message of a number out of its flag's range: the one place it is worded, so the
+/// tournament config's schema can read each flag's range from its parser (`range_in`).
+fn range(what: &str, lo: impl std::fmt::Display, hi: impl std::fmt::Display) -> String {
+    format!("expected {what} from {lo} to {hi}")
+}
+
+/// The range a parser's refusal names, as the two numbers' text.
+#[cfg(test)]
+pub(super) fn range_in(message: &str) -> Option<(&str, &str)> {
+    let (_, rest) = message.split_once("expected ")?;
+    let (_, rest) = rest.split_once(" from ")?;
+    let (lo, hi) = rest.split_once(" to ")?;
+    let hi = hi.split(|c: char| c.is_whitespace()).next()?;
+    Some((lo, hi))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use std::path::PathBuf;
 
 /// How the games of a pairing are played.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Format {
@@ -47,6 +48,7 @@ pub(crate) struct Entrant {
 
 /// When an entrant is disqualified. Faults are those that cost a strike (every fault but the
 /// ignored stale or unknown ids), counted over both of the entrant's seats.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, Deserialize)]
 pub(crate) struct Disqualify {
     /// Disqualified once its faults exceed this number.

@@ -8,7 +8,9 @@ use crate::game_runner::GameSummary;
 use crate::tournament::config::{Config, Disqualify, Format};
 use crate::tournament::schedule::{Job, Shard};
 use crate::tournament::stats::SprtParams;
-use protocol::record::{FaultKind, FaultRecord, Penalty};
+use protocol::RulesWire;
+use protocol::msg::Clock;
+use protocol::record::{FaultKind, FaultRecord, Penalty, Policy};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::{File, OpenOptions};
@@ -25,6 +27,7 @@ pub(crate) const RUNS: &str = "runs.jsonl";
 const PLAN_FILE: &str = "aluette-tournament";
 
 /// Faults of one entrant in one game, by class.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct FaultCounts {
@@ -79,28 +82,38 @@ impl FaultCounts {
 }
 
 /// Think times of one entrant (both seats) in one game.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct Think {
+    /// Answers given in time that stood (the record footer's `answers`, both seats).
     pub(crate) answers: u64,
+    /// Their total think time in microseconds.
     pub(crate) think_us: u64,
+    /// The longest think time in microseconds.
     pub(crate) max_us: u64,
 }
 
 /// Points of each entrant in one counted deal.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DealPoints {
     /// Deal number in the game (redeals included): the deck's number, so the same number is
     /// the same deck in both rooms.
     pub(crate) deal: u16,
+    /// Points of entrant a.
     pub(crate) a: u8,
+    /// Points of entrant b.
     pub(crate) b: u8,
 }
 
+/// How a game was settled.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum EntryStatus {
+    /// Played, and its record is complete.
     Played,
     /// Settled without play: an entrant was disqualified.
     NotPlayed,
@@ -110,23 +123,32 @@ pub(crate) enum EntryStatus {
 
 /// One journal line: a settled game, from the point of view of its pairing's entrants `a`
 /// and `b` (the first and second of the pairing, whatever seats they held).
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Entry {
+    /// The game's number in the schedule, as in its record's file name.
     pub(crate) game: u64,
+    /// The unit it belongs to: the game itself in a round robin, its deal set in duplicate.
     pub(crate) unit: u64,
+    /// The pairing's first entrant.
     pub(crate) a: String,
+    /// The pairing's second entrant.
     pub(crate) b: String,
+    /// The round of the schedule.
     pub(crate) round: u64,
+    /// 1 or 2 in duplicate (the same decks, seats swapped), 0 in a round robin.
     pub(crate) room: u8,
     /// Entrant a's partnership: 0 (seats 0+2) or 1 (seats 1+3).
     pub(crate) a_team: u8,
     pub(crate) status: EntryStatus,
+    /// Why a game was settled without play.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reason: Option<String>,
     /// The record, relative to the output folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) record: Option<String>,
+    /// The game's seed.
     pub(crate) seed: u64,
     /// Final score of a and b.
     #[serde(default)]
@@ -140,10 +162,13 @@ pub(crate) struct Entry {
     /// The deals that counted.
     #[serde(default)]
     pub(crate) deals: Vec<DealPoints>,
+    /// Faults of a and of b.
     #[serde(default)]
     pub(crate) faults: [FaultCounts; 2],
+    /// Think times of a and of b.
     #[serde(default)]
     pub(crate) think: [Think; 2],
+    /// The game's wall-clock duration in milliseconds.
     #[serde(default)]
     pub(crate) duration_ms: u64,
     /// Entrants disqualified as a result of this game.
@@ -257,35 +282,101 @@ impl Entry {
 }
 
 /// What an output folder holds: written at every start, checked by `--resume` and `standings`.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Plan {
     /// Always "aluette-tournament".
     pub(crate) file: String,
+    /// The plan's format version, 1.
     pub(crate) version: u32,
+    /// The tournament seed.
     pub(crate) seed: u64,
     pub(crate) format: Format,
+    /// Games per pairing.
     pub(crate) games: u64,
+    /// The entrant every other one plays, in a gauntlet.
     #[serde(default)]
     pub(crate) gauntlet: Option<String>,
+    /// The entrants, in config order.
     pub(crate) entrants: Vec<PlanEntrant>,
-    /// Rules, clock and fault policy, as in a record's header.
+    /// What shapes every game (kept as a value: a resume compares it key by key, and names the
+    /// first that differs).
+    #[cfg_attr(test, schemars(with = "Settings"))]
     pub(crate) settings: Value,
     /// Games in the whole tournament (all shards).
     pub(crate) scheduled: u64,
+    /// The shard this folder plays, when it plays one.
     #[serde(default)]
     pub(crate) shard: Option<Shard>,
+    /// The SPRT that stops the match, if any.
     #[serde(default)]
     pub(crate) sprt: Option<SprtParams>,
     #[serde(default)]
     pub(crate) disqualify: Disqualify,
 }
 
+/// An entrant of the plan.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PlanEntrant {
+    /// Its name, as in the config.
     pub(crate) name: String,
+    /// Its command, as written in the config.
     pub(crate) command: String,
+}
+
+/// A plan's `settings`: what shapes every game of the tournament.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[derive(Serialize)]
+struct Settings {
+    /// The rules, as in a record's header.
+    #[cfg_attr(test, schemars(schema_with = "protocol_schema::<RulesWire>"))]
+    rules: RulesWire,
+    /// The clocks, as in a record's header.
+    #[cfg_attr(test, schemars(schema_with = "protocol_schema::<Clock>"))]
+    clock: Clock,
+    /// The fault policy, as in a record's header.
+    #[cfg_attr(test, schemars(schema_with = "protocol_schema::<Policy>"))]
+    policy: Policy,
+    /// What a bot may send and use decides faults (the stderr cap changes no game).
+    limits: Limits,
+    /// How long a TCP seat waits for its bot decides whether its game starts with one (the
+    /// address listened on changes no game).
+    net: Net,
+}
+
+/// A plan's limits.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[derive(Serialize)]
+struct Limits {
+    /// `--max-line-bytes`.
+    max_line_bytes: usize,
+    /// `--bot-memory-mib`, `null` when off.
+    bot_memory_mib: Option<u64>,
+    /// `--bot-cpu-seconds`, `null` when off.
+    bot_cpu_seconds: Option<u64>,
+}
+
+/// A plan's network setting.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[derive(Serialize)]
+struct Net {
+    /// `--connect-wait-ms`.
+    connect_wait_ms: u64,
+}
+
+/// The schema of a protocol type, from its declaration (`protocol::json`), with the shared parts
+/// it uses added to the file's `$defs`.
+#[cfg(test)]
+pub(crate) fn protocol_schema<T: protocol::json::Json>(
+    g: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    let mut defs = protocol::json::Defs::new();
+    let schema = T::schema(&mut defs);
+    g.definitions_mut().extend(defs);
+    schemars::Schema::try_from(schema).unwrap_or_default()
 }
 
 impl Plan {
@@ -303,20 +394,18 @@ impl Plan {
                 .iter()
                 .map(|e| PlanEntrant { name: e.name.clone(), command: e.command.clone() })
                 .collect(),
-            settings: serde_json::json!({
-                "rules": crate::convert::rules_wire(&gc.rules, gc.seating_draw),
-                "clock": gc.clock,
-                "policy": { "on_fault": gc.policy.on_fault.as_str(), "max_strikes": gc.policy.max_strikes },
-                // What a bot may send and use decides faults; how long a TCP seat waits for its
-                // bot decides whether its game starts with one. The stderr cap and the network
-                // address change no game.
-                "limits": {
-                    "max_line_bytes": cfg.connect.max_line,
-                    "bot_memory_mib": cfg.connect.limits.memory_bytes.map(|b| b >> 20),
-                    "bot_cpu_seconds": cfg.connect.limits.cpu_seconds,
+            settings: serde_json::to_value(Settings {
+                rules: crate::convert::rules_wire(&gc.rules, gc.seating_draw),
+                clock: gc.clock,
+                policy: Policy { on_fault: gc.policy.on_fault, max_strikes: gc.policy.max_strikes },
+                limits: Limits {
+                    max_line_bytes: cfg.connect.max_line,
+                    bot_memory_mib: cfg.connect.limits.memory_bytes.map(|b| b >> 20),
+                    bot_cpu_seconds: cfg.connect.limits.cpu_seconds,
                 },
-                "net": { "connect_wait_ms": cfg.net.connect_wait.as_millis() as u64 },
-            }),
+                net: Net { connect_wait_ms: cfg.net.connect_wait.as_millis() as u64 },
+            })
+            .unwrap_or_default(),
             scheduled,
             shard,
             sprt: cfg.sprt,

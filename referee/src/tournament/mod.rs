@@ -31,6 +31,12 @@ use progress::Progress;
 use schedule::Job;
 pub(crate) use schedule::Shard;
 pub(crate) use stats::SprtParams;
+/// The types of the files a tournament writes, for the test that derives their schemas.
+#[cfg(test)]
+pub(crate) mod files {
+    pub(crate) use super::journal::{Entry, Plan};
+    pub(crate) use super::standings::Standings;
+}
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -111,6 +111,7 @@ pub(crate) fn build(
 
 /// Part K of N of a schedule: the units whose number is K modulo N (K from 1). Whole units,
 /// so the two rooms of a deal set are always played by the same shard.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Shard {
     pub(crate) k: u64,

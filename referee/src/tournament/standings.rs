@@ -19,20 +19,30 @@ An Elo value is a number, \"+inf\" or \"-inf\" when one side won every unit (or 
 A unit of result is a game in a round robin and a deal set (both rooms, averaged) in duplicate. \
 Paired deal score (duplicate): for each deal played in both rooms, the entrant's points minus its opponent's, summed over the two rooms (-4..+4): the two partnerships compared on the same cards in the same seats.";
 
+/// `standings.json`: the table computed from the journal alone.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct Standings {
     pub(crate) tournament: Overview,
+    /// How units and Elo were computed, for people.
     pub(crate) method: String,
+    /// One per entrant, best first.
     pub(crate) entrants: Vec<EntrantRow>,
+    /// One per pairing.
     pub(crate) pairs: Vec<PairRow>,
+    /// The SPRT's state, when the tournament has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) sprt: Option<SprtRow>,
 }
 
+/// What the tournament is and how far it went.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct Overview {
     pub(crate) format: Format,
+    /// The tournament seed.
     pub(crate) seed: u64,
+    /// Number of entrants.
     pub(crate) entrants: usize,
     pub(crate) games_per_pairing: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -48,6 +58,8 @@ pub(crate) struct Overview {
     pub(crate) pending: u64,
 }
 
+/// One entrant's results (spec/records.md 5.3).
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub(crate) struct EntrantRow {
     pub(crate) rank: usize,
@@ -60,10 +72,13 @@ pub(crate) struct EntrantRow {
     /// Mean game score (win 1, draw 1/2).
     pub(crate) score: Option<f64>,
     #[serde(serialize_with = "elo_json")]
+    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
     pub(crate) elo: Option<f64>,
     #[serde(serialize_with = "elo_json")]
+    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
     pub(crate) elo_low: Option<f64>,
     #[serde(serialize_with = "elo_json")]
+    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
     pub(crate) elo_high: Option<f64>,
     pub(crate) points_for: u64,
     pub(crate) points_against: u64,
@@ -78,6 +93,8 @@ pub(crate) struct EntrantRow {
     pub(crate) think_max_ms: f64,
 }
 
+/// One pairing's results, from the point of view of its first entrant `a`.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub(crate) struct PairRow {
     pub(crate) a: String,
@@ -99,13 +116,18 @@ pub(crate) struct PairRow {
     /// Elo of a over b, from the units (trinomial or pentanomial interval); infinite when one
     /// side won every unit, `None` without units.
     #[serde(serialize_with = "elo_json")]
+    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
     pub(crate) elo: Option<f64>,
     #[serde(serialize_with = "elo_json")]
+    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
     pub(crate) elo_low: Option<f64>,
     #[serde(serialize_with = "elo_json")]
+    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
     pub(crate) elo_high: Option<f64>,
 }
 
+/// The SPRT's state (spec/records.md 5.1).
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct SprtRow {
     pub(crate) a: String,
@@ -404,6 +426,15 @@ fn elo_json<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Err
         Some(v) if v.is_infinite() => s.serialize_str(if *v > 0.0 { "+inf" } else { "-inf" }),
         Some(v) => s.serialize_f64(*v),
     }
+}
+
+/// The schema of what `elo_json` writes.
+#[cfg(test)]
+fn elo_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "An Elo value: a number, \"+inf\" or \"-inf\" when one side won every unit (or an interval end is unbounded), null without units.",
+        "anyOf": [{ "type": "number" }, { "enum": ["+inf", "-inf"] }, { "type": "null" }]
+    })
 }
 
 /// An Elo value in a CSV file: a number, `+inf` or `-inf`, or empty without data.

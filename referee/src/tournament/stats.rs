@@ -307,6 +307,7 @@ fn invert(mut a: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
 }
 
 /// A sequential probability ratio test between two Elo hypotheses (logistic Elo).
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SprtParams {
     pub(crate) elo0: f64,
@@ -316,6 +317,7 @@ pub(crate) struct SprtParams {
 }
 
 /// What an SPRT concluded.
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Verdict {

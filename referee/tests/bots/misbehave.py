@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A minimal Aluette bot that misbehaves the way MODE says; used by tests/it/faults.rs.
 
-Usage: misbehave.py MODE PIDFILE
+Usage: misbehave.py MODE PIDFILE [CARD...]
 
 Correct play: answers hello, plays the first card of its hand, votes refuse, discards the first
 6 cards, sends no signals. MODE changes one thing:
@@ -18,6 +18,8 @@ Correct play: answers hello, plays the first card of its hand, votes refuse, dis
   accept-chant           votes accept
   short-discard          votes accept, discards only 5 cards the first time
   false-signal           signals "monsieur" once without holding 3o
+  script                 plays the CARDs, in order, while the next one is in its hand (so four
+                         of them can play a deal as a test planned it: tests/schema.rs)
 
 It appends its pid (and its child's) to PIDFILE and echoes every line it receives to stderr, so
 tests can check what the referee killed and what it told the bot. It clears the parent-death
@@ -29,7 +31,7 @@ import os, sys, time
 from testbot import echo, messages, send
 import testbot
 
-MODE, PIDFILE = sys.argv[1], sys.argv[2]
+MODE, PIDFILE, SCRIPT = sys.argv[1], sys.argv[2], sys.argv[3:]
 DECK = [r + s for r in "A23456789JCK" for s in "ocsb"]
 
 
@@ -73,6 +75,8 @@ def main():
             plays += 1
             hand = msg["hand"]
             answer = {"type": "play", "id": qid, "card": hand[0]}
+            if MODE == "script" and SCRIPT and SCRIPT[0] in hand:
+                answer["card"] = SCRIPT.pop(0)
             if MODE == "exit" and plays == 3:
                 sys.exit(3)
             if MODE == "sleep" and plays == 2:

@@ -29,4 +29,5 @@ mod signals;
 mod tcp;
 mod tidy;
 mod tournament;
+mod tournament_schema;
 mod wire;
