@@ -8,7 +8,7 @@
 //!
 //! Module map: config.rs (the file), schedule.rs (what game N is), journal.rs (the output
 //! folder's bookkeeping), table.rs (playing), stats.rs (pure statistics), sprt.rs (the SPRT's
-//! walk over the journal), standings.rs (tables of results), progress.rs (the bar).
+//! walk over the journal), standings/ (tables of results), progress.rs (the bar).
 
 mod config;
 mod journal;
