@@ -1,5 +1,5 @@
 //! `referee replay FILE [--html OUT]`: a record checked against the rules, then its account
-//! printed or its viewer written. (`--seat` without `--html` is `seat_replay.rs`.)
+//! printed or its viewer written. (`--seat` without `--html` is `seat_replay/`.)
 
 use crate::html;
 use crate::replay::{self, ReplayError};

@@ -1,11 +1,21 @@
 //! Drives one game: the rules decide, this module does the talking, the clock and the record.
 //! A bot's misbehaviour becomes a fault line and a fallback move, never an error here.
+//!
+//! The rooms: this file holds a game's configuration, its summary and the table's own loop
+//! (start, deals, asking, faults, the end); `questions.rs` asks each kind of question and judges
+//! its answer; `commit.rs` records an accepted action, applies it and tells every seat what
+//! followed.
+
+mod commit;
+mod questions;
+#[cfg(test)]
+mod tests;
 
 use crate::bot::ask::{IgnoredLines, MAX_IGNORED_KEPT};
 use crate::bot::{Bot, Reply};
-use crate::convert::{self, code, codes, seat_no, table_card};
+use crate::convert::{self, code, codes, seat_no};
 use crate::fault::Fault;
-use crate::judge::{self, Refusal};
+use crate::judge::Refusal;
 use crate::policy::{self, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown::Shutdown;
@@ -14,7 +24,7 @@ use protocol::record::{
     FaultKind, FaultRecord, Footer, Header, Penalty, RecordLine, SeatInfo, SeatStats,
 };
 use protocol::record::{GameStatus, RECORD_FORMAT, RECORD_VERSION};
-use rules::{Action, Card, Deck, Event, Events, Game, Rules, Seat, SeatView, SignalDelivery};
+use rules::{Card, Deck, Game, Rules, Seat, SeatView};
 use rules::{SplitMix64, Team, Turn, derive_seed};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -446,315 +456,6 @@ impl Table<'_> {
         });
     }
 
-    /// Checks and delivers the signals of an accepted answer, whose line is `raw`. The first
-    /// refused signal is a fault and drops it and the rest of the answer's signals.
-    fn signals(&mut self, seat: Seat, words: &[String], raw: &str) {
-        if let Err(refusal) = judge::signal_count(words) {
-            return self.refuse_signal(seat, refusal, raw);
-        }
-        for word in words {
-            let signal = match judge::signal(&self.game, seat, word) {
-                Ok(s) => s,
-                Err(refusal) => return self.refuse_signal(seat, refusal, raw),
-            };
-            // Checked before the coins are drawn: only a delivered signal takes any, so the
-            // record's signal lines alone say which outputs of the stream each one took.
-            let coins = self.leak_coins();
-            let Ok(Event::Signalled { seen_by, .. }) = self.game.signal(seat, signal, coins) else {
-                tracing::error!("referee bug: seat {seat}'s checked signal {word} was refused");
-                return;
-            };
-            let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
-            self.rec.line(&RecordLine::Signal {
-                from: seat_no(seat),
-                signal: word.clone(),
-                seen_by: seen,
-            });
-            for s in Seat::ALL {
-                if s != seat && seen_by[s.index()] {
-                    self.bots[s.index()]
-                        .notify(&ToBot::Signal { from: seat_no(seat), signal: word.clone() });
-                }
-            }
-        }
-    }
-
-    /// A refused signal's fault. It keeps the answer's line, which has no line of its own in the
-    /// record when the fault forfeits the game.
-    fn refuse_signal(&mut self, seat: Seat, refusal: Refusal, raw: &str) {
-        let fault = Fault::new(refusal.kind(), refusal.to_string());
-        let done = policy::SIGNAL_DROPPED.to_string();
-        self.fault(seat, fault.with_raw(raw.as_bytes().to_vec()), done);
-    }
-
-    /// The coin flips of a delivered signal, for the opponent on the sender's left and then the
-    /// one on its right: under `signals=leaky`, the next two outputs of the game's stream
-    /// (spec/records.md section 4); otherwise none are drawn.
-    fn leak_coins(&mut self) -> [bool; 2] {
-        if self.cfg.rules.signals != SignalDelivery::Leaky {
-            return [false, false];
-        }
-        let threshold = (u128::from(self.cfg.rules.signal_leak_ppm) << 64) / 1_000_000;
-        let mut flip = || u128::from(self.leak_rng.next_u64()) < threshold;
-        [flip(), flip()]
-    }
-
-    async fn opening(&mut self, seat: Seat) {
-        let view = self.game.view(seat);
-        let vote = judge::vote_asked(&self.game, seat);
-        let votes = votes_cast(&view);
-        let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), codes(view.hand));
-        let fallback = move || policy::opening_done(vote).to_string();
-        let reply = self
-            .ask(
-                seat,
-                |id, time_ms, bank_ms| ToBot::Opening {
-                    id,
-                    deal,
-                    dealer,
-                    vote,
-                    votes,
-                    hand,
-                    time_ms,
-                    bank_ms,
-                },
-                move |game, msg| judge::opening(game, seat, msg).map(drop),
-                fallback,
-            )
-            .await;
-        let (accept, us, raw) = match reply {
-            Some((FromBot::Opening { accept, .. }, us, raw)) => {
-                (accept.unwrap_or(policy::FALLBACK_VOTE), us, Some(raw))
-            }
-            _ => (policy::FALLBACK_VOTE, 0, None),
-        };
-        let auto = raw.is_none();
-        if self.forfeit.is_some() {
-            return;
-        }
-        if !vote {
-            self.action_line(seat, &RecordLine::Opening { seat: seat_no(seat), us, auto, raw });
-            self.settle(seat).await;
-            return;
-        }
-        let line = RecordLine::Vote { seat: seat_no(seat), accept, us, auto, raw };
-        self.commit(seat, line, Action::Vote(accept), 0).await;
-    }
-
-    async fn discard(&mut self, seat: Seat) {
-        let view = self.game.view(seat);
-        let fallback_cards = policy::fallback_discard(view.hand);
-        let fallback = move || policy::discard_done(fallback_cards);
-        let (deal, hand, received) = (view.deal, codes(view.hand), self.received_in_order(seat));
-        let rule = convert::discard_rule(self.cfg.rules.discard);
-        let reply = self
-            .ask(
-                seat,
-                |id, time_ms, bank_ms| ToBot::Discard {
-                    id,
-                    deal,
-                    hand,
-                    received,
-                    rule,
-                    time_ms,
-                    bank_ms,
-                },
-                move |game, msg| judge::discard(game, seat, msg).map(drop),
-                fallback,
-            )
-            .await;
-        let (cards, us, raw) = match reply {
-            Some((FromBot::Discard { cards, .. }, us, raw)) => {
-                (convert::set(&cards).0, us, Some(raw))
-            }
-            _ => (fallback_cards, 0, None),
-        };
-        let auto = raw.is_none();
-        if self.forfeit.is_some() {
-            return;
-        }
-        let line = RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, auto, raw };
-        self.commit(seat, line, Action::Discard(cards), 0).await;
-    }
-
-    async fn play_card(&mut self, seat: Seat) {
-        let view = self.game.view(seat);
-        if view.hand.is_empty() {
-            return;
-        }
-        // The weakest card is worked out only when a fault needs it: this is the hot path.
-        let held = view.hand;
-        let fallback = move || policy::play_done(policy::fallback_play(held));
-        let table = view.table().iter().map(|&(s, c)| table_card(s, c)).collect();
-        let (deal, trick, leader, hand) =
-            (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
-        let (won, score) = (view.tricks_won(), view.score);
-        self.asking_play = Some(seat);
-        let reply = self
-            .ask(
-                seat,
-                |id, time_ms, bank_ms| ToBot::Play {
-                    id,
-                    deal,
-                    trick,
-                    leader,
-                    table,
-                    hand,
-                    won,
-                    score,
-                    time_ms,
-                    bank_ms,
-                },
-                move |game, msg| judge::play(game, seat, msg).map(drop),
-                fallback,
-            )
-            .await;
-        self.asking_play = None;
-        let (card, us, raw) = match reply {
-            Some((FromBot::Play { card, .. }, us, raw)) => (convert::card(card), us, Some(raw)),
-            _ => match policy::fallback_play(held) {
-                Some(card) => (card, 0, None),
-                None => return,
-            },
-        };
-        let auto = raw.is_none();
-        if self.forfeit.is_some() {
-            return;
-        }
-        let line = RecordLine::Play { seat: seat_no(seat), card: code(card), us, auto, raw };
-        self.commit(seat, line, Action::Play(card), trick).await;
-    }
-
-    /// Records an action, applies it, tells everyone what followed, and settles a replaced bot.
-    /// The action was validated (or is the fallback), so the rules accept it; a refusal here
-    /// would be a referee bug, logged loudly rather than hidden.
-    async fn commit(&mut self, seat: Seat, line: RecordLine, action: Action, trick: u8) {
-        self.action_line(seat, &line);
-        match self.game.apply(seat, action) {
-            Ok(ev) => {
-                let ev = *ev;
-                self.broadcast(&ev, trick);
-            }
-            Err(e) => {
-                tracing::error!("referee bug: seat {seat}'s checked {action:?} was refused: {e}")
-            }
-        }
-        self.settle(seat).await;
-    }
-
-    /// Records the line of a seat's vote, opening answer, discard or play. The footer's answer
-    /// statistics are counted here, from the lines themselves, so they are exactly those of the
-    /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
-    /// false signal that forfeits the game) has no line and counts for nothing.
-    fn action_line(&mut self, seat: Seat, line: &RecordLine) {
-        if let RecordLine::Vote { us, auto: false, .. }
-        | RecordLine::Opening { us, auto: false, .. }
-        | RecordLine::Discard { us, auto: false, .. }
-        | RecordLine::Play { us, auto: false, .. } = *line
-        {
-            let stats = &mut self.seats[seat.index()].stats;
-            stats.answers += 1;
-            stats.think_us += us;
-            stats.max_us = stats.max_us.max(us);
-        }
-        self.rec.line(line);
-    }
-
-    /// Turns the engine's public events of an action into notices and record lines. `trick` is
-    /// the number of the trick the action was made in.
-    fn broadcast(&mut self, ev: &Events, trick: u8) {
-        for e in ev.iter() {
-            match *e {
-                Event::Voted { seat, accept } => {
-                    self.tell_all(&ToBot::Vote { seat: seat_no(seat), accept })
-                }
-                Event::ChantDecided { taken } => {
-                    self.rec.line(&RecordLine::Chant { taken });
-                    self.tell_all(&ToBot::Chant { taken });
-                }
-                Event::Received { seat, .. } => {
-                    let cards = self.received_in_order(seat);
-                    self.rec.line(&RecordLine::Receive { seat: seat_no(seat), cards });
-                }
-                Event::Played { seat, card } => {
-                    self.tell_all(&ToBot::Played { seat: seat_no(seat), card: code(card), trick });
-                }
-                Event::TrickOver(t) => {
-                    self.trick_winners.push(t.winner.map(seat_no));
-                    let cards: Vec<_> =
-                        (0..4).map(|k| table_card(t.leader.plus(k as u8), t.cards[k])).collect();
-                    self.rec.line(&RecordLine::Trick {
-                        trick: t.number,
-                        leader: seat_no(t.leader),
-                        cards: cards.clone(),
-                        winner: t.winner.map(seat_no),
-                    });
-                    self.tell_all(&ToBot::Trick {
-                        trick: t.number,
-                        leader: seat_no(t.leader),
-                        cards,
-                        winner: t.winner.map(seat_no),
-                        next: seat_no(t.next_leader),
-                    });
-                }
-                Event::DealOver(d) => {
-                    let s = d.score;
-                    self.deals.push(DealLine {
-                        deal: d.deal,
-                        dealer: self.dealer,
-                        winner: s.winner,
-                        tricks: s.tricks,
-                        points: s.points,
-                        mordienne: s.mordienne,
-                        counted: d.counted,
-                        score: d.match_score,
-                    });
-                    self.rec.line(&RecordLine::DealOver {
-                        deal: d.deal,
-                        tricks: s.tricks,
-                        winner: s.winner.map(seat_no),
-                        points: s.points,
-                        mordienne: s.mordienne,
-                        counted: d.counted,
-                        score: d.match_score,
-                    });
-                    self.rec.checkpoint();
-                    let winners = std::mem::take(&mut self.trick_winners);
-                    self.tell_all(&ToBot::DealOver {
-                        deal: d.deal,
-                        tricks: s.tricks,
-                        winners,
-                        winner: s.winner.map(seat_no),
-                        points: s.points,
-                        mordienne: s.mordienne,
-                        counted: d.counted,
-                        score: d.match_score,
-                    });
-                }
-                Event::DealStarted { .. }
-                | Event::Hand { .. }
-                | Event::Discarded { .. }
-                | Event::MatchOver(_)
-                | Event::Signalled { .. } => {}
-            }
-        }
-    }
-
-    /// A chant recipient's talon cards in the order dealt: alternately, the dealer's left first.
-    fn received_in_order(&self, seat: Seat) -> Vec<protocol::CardCode> {
-        let parity = usize::from(seat != self.game.dealer().left());
-        self.deck.talon().iter().skip(parity).step_by(2).map(|&c| code(c)).collect()
-    }
-
-    fn tell_all(&mut self, msg: &ToBot) {
-        // Encoded once for the four bots.
-        self.line_buf.clear();
-        msg.encode_into(&mut self.line_buf);
-        for bot in self.bots.iter_mut() {
-            bot.notify_encoded(&self.line_buf);
-        }
-    }
-
     /// Ends the game: `game_over`, the footer, and the summary.
     async fn finish(
         mut self,
@@ -812,7 +513,3 @@ impl Table<'_> {
         }
     }
 }
-
-#[cfg(test)]
-#[path = "game_runner_tests.rs"]
-mod tests;

@@ -1,0 +1,390 @@
+//! The lobby: the listener, each connection from its place among the pending ones to its
+//! seat or its refusal, and the seats bots claim with their token.
+
+use super::gate::{Admission, Gate, Origin};
+use super::refusals::{Refusal, SUMMARY_EVERY};
+use super::{PendingLimits, split};
+use crate::bot::{Bot, BotSpec, ConnectConfig};
+use protocol::msg::ToBot;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::os::fd::RawFd;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, MissedTickBehavior};
+
+/// The bye of a connection refused because every place is held, and none gave way to it.
+const BUSY: &str = "too many pending connections; try again later";
+/// The bye of a connection that waited a whole handshake limit for one of its address's turns.
+const BUSY_HERE: &str = "too many pending connections from this address; try again later";
+/// The bye of a connection whose place went to a connection from a lighter address.
+const GAVE_WAY: &str =
+    "too many pending connections: this one gave way to another address; try again later";
+/// The bye of a connection naming the token of a seat that has its bot.
+const TAKEN: &str = "this seat token is already in use: the seat has its bot";
+/// How long taking a seat waits for the lobby to decide between two connections of its token
+/// (a moment: whether the earlier connection is still open).
+const DECIDING_WAIT: Duration = Duration::from_secs(1);
+
+#[derive(Debug)]
+enum Slot {
+    /// Nobody holds the seat.
+    Open,
+    /// A bot connected and passed the handshake; the match has not taken it yet.
+    Ready { bot: Box<Bot>, from: Origin },
+    /// A new connection named this token and the lobby is deciding, for a moment, whether the
+    /// seat is free (is the bot already here still connected?).
+    Deciding,
+    /// The match plays with the seat's bot.
+    InPlay { from: Origin },
+}
+
+/// What the lobby's accept loop, its connections' tasks and the match share.
+#[derive(Debug)]
+pub(super) struct Shared {
+    slots: Mutex<HashMap<String, Slot>>,
+    gate: Mutex<Gate>,
+    /// Wakes whoever waits for a seat's bot when a slot changes.
+    arrived: Notify,
+}
+
+impl Shared {
+    // A thread that panicked holding a lock leaves maps that are still consistent: every
+    // change to them is a single insert or remove.
+    fn slots(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
+        self.slots.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn gate(&self) -> MutexGuard<'_, Gate> {
+        self.gate.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn set(&self, token: &str, slot: Slot) {
+        self.slots().insert(token.to_string(), slot);
+        self.arrived.notify_waiters();
+    }
+
+    /// Bots seated (waiting for their game or in play) by address.
+    fn seated(&self) -> HashMap<Origin, usize> {
+        let mut by = HashMap::new();
+        for slot in self.slots().values() {
+            if let Slot::Ready { from, .. } | Slot::InPlay { from } = slot {
+                *by.entry(*from).or_insert(0) += 1;
+            }
+        }
+        by
+    }
+
+    fn refused(&self, why: Refusal, from: Origin) {
+        let line = self.gate().log.note(why, from, Instant::now());
+        if let Some(line) = line {
+            tracing::warn!("{line}");
+        }
+    }
+}
+
+/// The referee's listener: TCP seats wait here for their bots.
+#[derive(Debug)]
+pub(crate) struct Lobby {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    task: JoinHandle<()>,
+}
+
+impl Lobby {
+    /// Binds `addr` and starts accepting bots for these seat tokens.
+    pub(crate) async fn bind(
+        addr: &str,
+        tokens: &[String],
+        cfg: ConnectConfig,
+        max_pending: usize,
+        max_pending_per_addr: usize,
+    ) -> Result<Lobby, String> {
+        let listener = listen(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let addr = listener.local_addr().map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let slots = tokens.iter().map(|t| (t.clone(), Slot::Open)).collect();
+        let limits = PendingLimits { total: max_pending, per_addr: max_pending_per_addr };
+        let shared = Arc::new(Shared {
+            slots: Mutex::new(slots),
+            gate: Mutex::new(Gate::new(limits)),
+            arrived: Notify::new(),
+        });
+        let task = tokio::spawn(accept_loop(listener, shared.clone(), cfg));
+        Ok(Lobby { addr, shared, task })
+    }
+
+    /// The address bots connect to.
+    pub(crate) fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The bot that claimed `token`, waiting at most `wait` for one to arrive.
+    pub(crate) async fn take(&self, token: &str, wait: Duration) -> Option<Bot> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let notified = self.shared.arrived.notified();
+            let until = match self.try_take(token) {
+                Ok(mut bot) => {
+                    let shared = self.shared.clone();
+                    let token = token.to_string();
+                    bot.set_on_death(move || {
+                        shared.slots().insert(token, Slot::Open);
+                    });
+                    return Some(bot);
+                }
+                // A bot is there and a second connection is being turned away: the decision
+                // takes a moment, and the bot must not lose its game to it.
+                Err(true) => deadline.max(Instant::now() + DECIDING_WAIT),
+                Err(false) => deadline,
+            };
+            if tokio::time::timeout_at(until, notified).await.is_err() {
+                return None;
+            }
+        }
+    }
+
+    /// Waits until every one of `tokens` has a bot ready, or `wait` is over.
+    pub(crate) async fn wait_ready(&self, tokens: &[String], wait: Duration) {
+        let deadline = Instant::now() + wait;
+        loop {
+            let notified = self.shared.arrived.notified();
+            let all = {
+                let slots = self.shared.slots();
+                tokens.iter().all(|t| matches!(slots.get(t), Some(Slot::Ready { .. })))
+            };
+            if all || tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// The seat's bot, marking the seat in play; else whether the lobby is deciding who holds it.
+    fn try_take(&self, token: &str) -> Result<Bot, bool> {
+        let mut slots = self.shared.slots();
+        let Some(slot) = slots.get_mut(token) else { return Err(false) };
+        match std::mem::replace(slot, Slot::Open) {
+            Slot::Ready { bot, from } => {
+                *slot = Slot::InPlay { from };
+                Ok(*bot)
+            }
+            other => {
+                let deciding = matches!(other, Slot::Deciding);
+                *slot = other;
+                Err(deciding)
+            }
+        }
+    }
+}
+
+impl Drop for Lobby {
+    fn drop(&mut self) {
+        self.task.abort();
+        // The refusals counted since the last summary are not lost with the lobby.
+        for line in self.shared.gate().log.flush_all() {
+            tracing::warn!("{line}");
+        }
+    }
+}
+
+/// Connections the kernel queues before `accept`. The usual 128 overflows when a tournament's
+/// bots all connect at once, and a refused SYN is retried only a second later.
+const BACKLOG: u32 = 1024;
+
+/// A listener on the first address `addr` resolves to that accepts a bind.
+async fn listen(addr: &str) -> std::io::Result<TcpListener> {
+    let mut last = None;
+    for sa in tokio::net::lookup_host(addr).await? {
+        let socket = if sa.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+        // As std's bind does: a restarted referee can take its port back at once.
+        socket.set_reuseaddr(true)?;
+        match socket.bind(sa).and_then(|()| socket.listen(BACKLOG)) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address to listen on")
+    }))
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, cfg: ConnectConfig) {
+    let mut summary = tokio::time::interval(SUMMARY_EVERY);
+    summary.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = summary.tick() => {
+                let lines = shared.gate().log.flush(Instant::now());
+                for line in lines {
+                    tracing::warn!("{line}");
+                }
+                continue;
+            }
+        };
+        let Ok((stream, peer)) = accepted else {
+            // Running out of file descriptors is transient; do not spin.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let from = Origin::of(peer.ip());
+        // Lock order, everywhere: the gate, then the seats.
+        let admitted = shared.gate().admit(from, || shared.seated());
+        match admitted {
+            Some(place) => {
+                let place = Place { shared: shared.clone(), place };
+                tokio::spawn(serve(shared.clone(), stream, peer, place, cfg.clone()));
+            }
+            None => {
+                refuse_now(&stream, BUSY);
+                shared.refused(Refusal::Busy, from);
+            }
+        }
+    }
+}
+
+/// One connection, from its place among the pending ones to its seat or its refusal.
+async fn serve(
+    shared: Arc<Shared>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    mut place: Place,
+    cfg: ConnectConfig,
+) {
+    let from = place.place.from;
+    // One of the address's turns first: a burst of its connections is served a few at a time,
+    // so it cannot hold more handshakes than its share.
+    let turn = tokio::select! {
+        turn = tokio::time::timeout(cfg.handshake, place.place.turns.clone().acquire_owned()) => turn,
+        _ = &mut place.place.gave_way => {
+            refuse_now(&stream, GAVE_WAY);
+            shared.refused(Refusal::Busy, from);
+            return;
+        }
+    };
+    // Held to the end: a wrong token's delay is spent holding its address's turn.
+    let Ok(Ok(_turn)) = turn else {
+        refuse_now(&stream, BUSY_HERE);
+        shared.refused(Refusal::Busy, from);
+        return;
+    };
+    let (r, w, fd) = split(stream);
+    let attach = Bot::attach(BotSpec::TcpConnect(peer.to_string()), r, w, &cfg);
+    tokio::pin!(attach);
+    let mut bot = tokio::select! {
+        bot = &mut attach => bot,
+        _ = &mut place.place.gave_way => {
+            // The connection lives inside the unfinished handshake: its socket is still open.
+            send_now(fd, GAVE_WAY);
+            shared.refused(Refusal::Busy, from);
+            return;
+        }
+    };
+    bot.watch_socket(fd);
+    if !bot.is_alive() {
+        tracing::debug!("{peer}: handshake failed: {:?}", bot.dead);
+        shared.refused(Refusal::Handshake, from);
+        return;
+    }
+    let token = bot.identity.token.clone().unwrap_or_default();
+    let earlier = match reserve(&shared, &token) {
+        Ok(Some((mut earlier, earlier_from))) => {
+            let gone = earlier.drop_if_closed().await;
+            Ok((!gone).then_some((earlier, earlier_from)))
+        }
+        other => other,
+    };
+    let refusal = match earlier {
+        Err(refusal) => refusal,
+        Ok(Some((earlier, earlier_from))) => {
+            // The seat's bot is still connected: it keeps its seat, before its first game as
+            // in play; only a bot that is gone frees the seat for its token.
+            shared.set(&token, Slot::Ready { bot: earlier, from: earlier_from });
+            (Refusal::Taken, TAKEN)
+        }
+        Ok(None) => {
+            // The seat is free, or the bot that held it has gone. The place is freed before the
+            // seat is filled, so no seated bot is ever told to give way.
+            if place.free() {
+                tracing::info!("{peer} took the seat of token {token}");
+                shared.set(&token, Slot::Ready { bot: Box::new(bot), from });
+            } else {
+                shared.set(&token, Slot::Open);
+                shared.refused(Refusal::Busy, from);
+                bot.close(GAVE_WAY, Duration::ZERO).await;
+            }
+            return;
+        }
+    };
+    tracing::debug!("{peer}: refused: {}", refusal.1);
+    let delay = shared.gate().strike(from, Instant::now());
+    let gave_way = tokio::select! {
+        () = tokio::time::sleep(delay) => false,
+        _ = &mut place.place.gave_way => true,
+    };
+    shared.refused(refusal.0, from);
+    bot.close(if gave_way { GAVE_WAY } else { refusal.1 }, Duration::ZERO).await;
+}
+
+/// A bot that was waiting in a seat, and where it came from.
+type Earlier = (Box<Bot>, Origin);
+
+/// Holds `token`'s seat for a decision (marked [`Slot::Deciding`]): Ok with the bot that was
+/// waiting there, if any; Err with why the seat cannot be had (for the log, and for the bye).
+fn reserve(shared: &Shared, token: &str) -> Result<Option<Earlier>, (Refusal, &'static str)> {
+    let mut slots = shared.slots();
+    let Some(slot) = slots.get_mut(token) else {
+        return Err(if token.is_empty() {
+            (Refusal::Token, "no seat token in the hello answer")
+        } else {
+            (Refusal::Token, "unknown seat token")
+        });
+    };
+    match std::mem::replace(slot, Slot::Deciding) {
+        Slot::Open => Ok(None),
+        Slot::Ready { bot, from } => Ok(Some((bot, from))),
+        other @ (Slot::InPlay { .. } | Slot::Deciding) => {
+            *slot = other;
+            Err((Refusal::Taken, TAKEN))
+        }
+    }
+}
+
+fn bye_line(reason: &str) -> String {
+    protocol::encode_line(&ToBot::Bye { reason: reason.into() })
+}
+
+/// A `bye` to a connection the lobby drops before any handshake. One small line into a fresh
+/// socket's empty buffer leaves at once; it is never waited for, so a peer that reads nothing
+/// cannot slow the accept loop.
+fn refuse_now(stream: &TcpStream, reason: &str) {
+    let _ = stream.try_write(bye_line(reason).as_bytes());
+}
+
+/// [`refuse_now`] on a socket owned by a handshake being abandoned.
+fn send_now(fd: RawFd, reason: &str) {
+    use nix::sys::socket::{MsgFlags, send};
+    let _ = send(fd, bye_line(reason).as_bytes(), MsgFlags::MSG_DONTWAIT | MsgFlags::MSG_NOSIGNAL);
+}
+
+/// A connection's place among those waiting for their handshake, freed when dropped.
+#[derive(Debug)]
+struct Place {
+    shared: Arc<Shared>,
+    place: Admission,
+}
+
+impl Place {
+    /// Frees the place now; false when it had already been given away.
+    fn free(&self) -> bool {
+        self.shared.gate().release(self.place.from, self.place.id)
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.free();
+    }
+}

@@ -1,0 +1,140 @@
+//! The commit step: an accepted action recorded, applied, and what followed told to every seat
+//! and written to the record.
+
+use super::{DealLine, Table};
+use crate::convert::{code, seat_no, table_card};
+use protocol::msg::ToBot;
+use protocol::record::RecordLine;
+use rules::{Action, Event, Events, Seat};
+
+impl Table<'_> {
+    /// Records an action, applies it, tells everyone what followed, and settles a replaced bot.
+    /// The action was validated (or is the fallback), so the rules accept it; a refusal here
+    /// would be a referee bug, logged loudly rather than hidden.
+    pub(super) async fn commit(&mut self, seat: Seat, line: RecordLine, action: Action, trick: u8) {
+        self.action_line(seat, &line);
+        match self.game.apply(seat, action) {
+            Ok(ev) => {
+                let ev = *ev;
+                self.broadcast(&ev, trick);
+            }
+            Err(e) => {
+                tracing::error!("referee bug: seat {seat}'s checked {action:?} was refused: {e}")
+            }
+        }
+        self.settle(seat).await;
+    }
+
+    /// Records the line of a seat's vote, opening answer, discard or play. The footer's answer
+    /// statistics are counted here, from the lines themselves, so they are exactly those of the
+    /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
+    /// false signal that forfeits the game) has no line and counts for nothing.
+    pub(super) fn action_line(&mut self, seat: Seat, line: &RecordLine) {
+        if let RecordLine::Vote { us, auto: false, .. }
+        | RecordLine::Opening { us, auto: false, .. }
+        | RecordLine::Discard { us, auto: false, .. }
+        | RecordLine::Play { us, auto: false, .. } = *line
+        {
+            let stats = &mut self.seats[seat.index()].stats;
+            stats.answers += 1;
+            stats.think_us += us;
+            stats.max_us = stats.max_us.max(us);
+        }
+        self.rec.line(line);
+    }
+
+    /// Turns the engine's public events of an action into notices and record lines. `trick` is
+    /// the number of the trick the action was made in.
+    fn broadcast(&mut self, ev: &Events, trick: u8) {
+        for e in ev.iter() {
+            match *e {
+                Event::Voted { seat, accept } => {
+                    self.tell_all(&ToBot::Vote { seat: seat_no(seat), accept })
+                }
+                Event::ChantDecided { taken } => {
+                    self.rec.line(&RecordLine::Chant { taken });
+                    self.tell_all(&ToBot::Chant { taken });
+                }
+                Event::Received { seat, .. } => {
+                    let cards = self.received_in_order(seat);
+                    self.rec.line(&RecordLine::Receive { seat: seat_no(seat), cards });
+                }
+                Event::Played { seat, card } => {
+                    self.tell_all(&ToBot::Played { seat: seat_no(seat), card: code(card), trick });
+                }
+                Event::TrickOver(t) => {
+                    self.trick_winners.push(t.winner.map(seat_no));
+                    let cards: Vec<_> =
+                        (0..4).map(|k| table_card(t.leader.plus(k as u8), t.cards[k])).collect();
+                    self.rec.line(&RecordLine::Trick {
+                        trick: t.number,
+                        leader: seat_no(t.leader),
+                        cards: cards.clone(),
+                        winner: t.winner.map(seat_no),
+                    });
+                    self.tell_all(&ToBot::Trick {
+                        trick: t.number,
+                        leader: seat_no(t.leader),
+                        cards,
+                        winner: t.winner.map(seat_no),
+                        next: seat_no(t.next_leader),
+                    });
+                }
+                Event::DealOver(d) => {
+                    let s = d.score;
+                    self.deals.push(DealLine {
+                        deal: d.deal,
+                        dealer: self.dealer,
+                        winner: s.winner,
+                        tricks: s.tricks,
+                        points: s.points,
+                        mordienne: s.mordienne,
+                        counted: d.counted,
+                        score: d.match_score,
+                    });
+                    self.rec.line(&RecordLine::DealOver {
+                        deal: d.deal,
+                        tricks: s.tricks,
+                        winner: s.winner.map(seat_no),
+                        points: s.points,
+                        mordienne: s.mordienne,
+                        counted: d.counted,
+                        score: d.match_score,
+                    });
+                    self.rec.checkpoint();
+                    let winners = std::mem::take(&mut self.trick_winners);
+                    self.tell_all(&ToBot::DealOver {
+                        deal: d.deal,
+                        tricks: s.tricks,
+                        winners,
+                        winner: s.winner.map(seat_no),
+                        points: s.points,
+                        mordienne: s.mordienne,
+                        counted: d.counted,
+                        score: d.match_score,
+                    });
+                }
+                Event::DealStarted { .. }
+                | Event::Hand { .. }
+                | Event::Discarded { .. }
+                | Event::MatchOver(_)
+                | Event::Signalled { .. } => {}
+            }
+        }
+    }
+
+    /// A chant recipient's talon cards in the order dealt: alternately, the dealer's left first.
+    pub(super) fn received_in_order(&self, seat: Seat) -> Vec<protocol::CardCode> {
+        let parity = usize::from(seat != self.game.dealer().left());
+        self.deck.talon().iter().skip(parity).step_by(2).map(|&c| code(c)).collect()
+    }
+
+    pub(super) fn tell_all(&mut self, msg: &ToBot) {
+        // Encoded once for the four bots.
+        self.line_buf.clear();
+        msg.encode_into(&mut self.line_buf);
+        for bot in self.bots.iter_mut() {
+            bot.notify_encoded(&self.line_buf);
+        }
+    }
+}

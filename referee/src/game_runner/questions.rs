@@ -1,0 +1,192 @@
+//! The questions of a game (opening, discard, play) asked and their answers judged, and the
+//! signals an accepted answer carries checked and delivered.
+
+use super::{Table, votes_cast};
+use crate::convert::{self, code, codes, seat_no, table_card};
+use crate::fault::Fault;
+use crate::judge::{self, Refusal};
+use crate::policy;
+use protocol::msg::{FromBot, ToBot};
+use protocol::record::RecordLine;
+use rules::{Action, Event, Seat, SignalDelivery};
+
+impl Table<'_> {
+    /// Checks and delivers the signals of an accepted answer, whose line is `raw`. The first
+    /// refused signal is a fault and drops it and the rest of the answer's signals.
+    pub(super) fn signals(&mut self, seat: Seat, words: &[String], raw: &str) {
+        if let Err(refusal) = judge::signal_count(words) {
+            return self.refuse_signal(seat, refusal, raw);
+        }
+        for word in words {
+            let signal = match judge::signal(&self.game, seat, word) {
+                Ok(s) => s,
+                Err(refusal) => return self.refuse_signal(seat, refusal, raw),
+            };
+            // Checked before the coins are drawn: only a delivered signal takes any, so the
+            // record's signal lines alone say which outputs of the stream each one took.
+            let coins = self.leak_coins();
+            let Ok(Event::Signalled { seen_by, .. }) = self.game.signal(seat, signal, coins) else {
+                tracing::error!("referee bug: seat {seat}'s checked signal {word} was refused");
+                return;
+            };
+            let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
+            self.rec.line(&RecordLine::Signal {
+                from: seat_no(seat),
+                signal: word.clone(),
+                seen_by: seen,
+            });
+            for s in Seat::ALL {
+                if s != seat && seen_by[s.index()] {
+                    self.bots[s.index()]
+                        .notify(&ToBot::Signal { from: seat_no(seat), signal: word.clone() });
+                }
+            }
+        }
+    }
+
+    /// A refused signal's fault. It keeps the answer's line, which has no line of its own in the
+    /// record when the fault forfeits the game.
+    fn refuse_signal(&mut self, seat: Seat, refusal: Refusal, raw: &str) {
+        let fault = Fault::new(refusal.kind(), refusal.to_string());
+        let done = policy::SIGNAL_DROPPED.to_string();
+        self.fault(seat, fault.with_raw(raw.as_bytes().to_vec()), done);
+    }
+
+    /// The coin flips of a delivered signal, for the opponent on the sender's left and then the
+    /// one on its right: under `signals=leaky`, the next two outputs of the game's stream
+    /// (spec/records.md section 4); otherwise none are drawn.
+    fn leak_coins(&mut self) -> [bool; 2] {
+        if self.cfg.rules.signals != SignalDelivery::Leaky {
+            return [false, false];
+        }
+        let threshold = (u128::from(self.cfg.rules.signal_leak_ppm) << 64) / 1_000_000;
+        let mut flip = || u128::from(self.leak_rng.next_u64()) < threshold;
+        [flip(), flip()]
+    }
+
+    pub(super) async fn opening(&mut self, seat: Seat) {
+        let view = self.game.view(seat);
+        let vote = judge::vote_asked(&self.game, seat);
+        let votes = votes_cast(&view);
+        let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), codes(view.hand));
+        let fallback = move || policy::opening_done(vote).to_string();
+        let reply = self
+            .ask(
+                seat,
+                |id, time_ms, bank_ms| ToBot::Opening {
+                    id,
+                    deal,
+                    dealer,
+                    vote,
+                    votes,
+                    hand,
+                    time_ms,
+                    bank_ms,
+                },
+                move |game, msg| judge::opening(game, seat, msg).map(drop),
+                fallback,
+            )
+            .await;
+        let (accept, us, raw) = match reply {
+            Some((FromBot::Opening { accept, .. }, us, raw)) => {
+                (accept.unwrap_or(policy::FALLBACK_VOTE), us, Some(raw))
+            }
+            _ => (policy::FALLBACK_VOTE, 0, None),
+        };
+        let auto = raw.is_none();
+        if self.forfeit.is_some() {
+            return;
+        }
+        if !vote {
+            self.action_line(seat, &RecordLine::Opening { seat: seat_no(seat), us, auto, raw });
+            self.settle(seat).await;
+            return;
+        }
+        let line = RecordLine::Vote { seat: seat_no(seat), accept, us, auto, raw };
+        self.commit(seat, line, Action::Vote(accept), 0).await;
+    }
+
+    pub(super) async fn discard(&mut self, seat: Seat) {
+        let view = self.game.view(seat);
+        let fallback_cards = policy::fallback_discard(view.hand);
+        let fallback = move || policy::discard_done(fallback_cards);
+        let (deal, hand, received) = (view.deal, codes(view.hand), self.received_in_order(seat));
+        let rule = convert::discard_rule(self.cfg.rules.discard);
+        let reply = self
+            .ask(
+                seat,
+                |id, time_ms, bank_ms| ToBot::Discard {
+                    id,
+                    deal,
+                    hand,
+                    received,
+                    rule,
+                    time_ms,
+                    bank_ms,
+                },
+                move |game, msg| judge::discard(game, seat, msg).map(drop),
+                fallback,
+            )
+            .await;
+        let (cards, us, raw) = match reply {
+            Some((FromBot::Discard { cards, .. }, us, raw)) => {
+                (convert::set(&cards).0, us, Some(raw))
+            }
+            _ => (fallback_cards, 0, None),
+        };
+        let auto = raw.is_none();
+        if self.forfeit.is_some() {
+            return;
+        }
+        let line = RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, auto, raw };
+        self.commit(seat, line, Action::Discard(cards), 0).await;
+    }
+
+    pub(super) async fn play_card(&mut self, seat: Seat) {
+        let view = self.game.view(seat);
+        if view.hand.is_empty() {
+            return;
+        }
+        // The weakest card is worked out only when a fault needs it: this is the hot path.
+        let held = view.hand;
+        let fallback = move || policy::play_done(policy::fallback_play(held));
+        let table = view.table().iter().map(|&(s, c)| table_card(s, c)).collect();
+        let (deal, trick, leader, hand) =
+            (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
+        let (won, score) = (view.tricks_won(), view.score);
+        self.asking_play = Some(seat);
+        let reply = self
+            .ask(
+                seat,
+                |id, time_ms, bank_ms| ToBot::Play {
+                    id,
+                    deal,
+                    trick,
+                    leader,
+                    table,
+                    hand,
+                    won,
+                    score,
+                    time_ms,
+                    bank_ms,
+                },
+                move |game, msg| judge::play(game, seat, msg).map(drop),
+                fallback,
+            )
+            .await;
+        self.asking_play = None;
+        let (card, us, raw) = match reply {
+            Some((FromBot::Play { card, .. }, us, raw)) => (convert::card(card), us, Some(raw)),
+            _ => match policy::fallback_play(held) {
+                Some(card) => (card, 0, None),
+                None => return,
+            },
+        };
+        let auto = raw.is_none();
+        if self.forfeit.is_some() {
+            return;
+        }
+        let line = RecordLine::Play { seat: seat_no(seat), card: code(card), us, auto, raw };
+        self.commit(seat, line, Action::Play(card), trick).await;
+    }
+}
