@@ -75,12 +75,8 @@ pub(crate) fn votes_cast(view: &SeatView) -> Vec<VoteCast> {
         .collect()
 }
 
-/// How a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Status {
-    Complete,
-    Aborted,
-}
+/// How a game ended: the record's own word for it, so the summary and the footer cannot differ.
+pub(crate) use protocol::record::GameStatus as Status;
 
 /// One deal's outcome, for accounts and statistics.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,11 +8,11 @@ use crate::bot::process::Limits;
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
 use crate::convert;
 use crate::fault::Fault;
-use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, run_game_with_decks};
+use crate::game_runner::{GameConfig, GameSetup, GameSummary, run_game_with_decks};
 use crate::policy::{self, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown::{self, Trigger};
-use protocol::record::{FaultKind, FaultRecord, GameStatus, Header, RecordLine, SeatInfo};
+use protocol::record::{FaultKind, FaultRecord, Header, RecordLine, SeatInfo};
 use serde_json::Value;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -364,10 +364,7 @@ fn check_summary(game: &Recorded, s: &GameSummary) -> Result<(), String> {
         ));
     }
     let Some(f) = &game.footer else { return Ok(()) };
-    let status = match s.status {
-        Status::Complete => GameStatus::Complete,
-        Status::Aborted => GameStatus::Aborted,
-    };
+    let status = s.status;
     let winner = s.winner.map(|t| t.index() as u8);
     let forfeit = s.forfeit.map(|t| t.index() as u8);
     if f.status != status || f.score != s.score || f.winner != winner || f.forfeit != forfeit {
