@@ -6,7 +6,7 @@ use super::account::{
     Section, cards_text, codes_text, plural, score_text, seats_text, tricks_text, winner_text,
 };
 use super::read::{ReplayError, corrupt, differs, refused};
-use super::{Replayer, is_stated, owed_text};
+use super::{Replayer, is_stated};
 use crate::convert;
 use protocol::CardCode;
 use protocol::msg::SeatNo;
@@ -122,22 +122,12 @@ impl Replayer {
 
     pub(super) fn chant(&mut self, taken: bool, line: usize) -> Result<(), ReplayError> {
         let what = "chant line";
-        match self.owed.front() {
-            Some(&Event::ChantDecided { taken: rules }) => {
-                if taken != rules {
-                    return Err(differs(line, what, "taken", taken, rules));
-                }
-            }
-            Some(event) => {
-                return Err(refused(line, what, format!("{} comes first", owed_text(event))));
-            }
-            None => {
-                return Err(refused(
-                    line,
-                    what,
-                    format!("no vote decided the chant; {}", self.waits_for()),
-                ));
-            }
+        let rules = self.owed_next(line, what, "no vote decided the chant", |e| match *e {
+            Event::ChantDecided { taken } => Some(taken),
+            _ => None,
+        })?;
+        if taken != rules {
+            return Err(differs(line, what, "taken", taken, rules));
         }
         self.owed.pop_front();
         self.account.enter(Section::Opening, "  votes: ");
@@ -152,24 +142,14 @@ impl Replayer {
         line: usize,
     ) -> Result<(), ReplayError> {
         let what = format!("receive line of seat {seat}");
-        let received = match self.owed.front() {
-            Some(&Event::Received { seat: s, cards }) => {
-                if convert::seat(seat) != Some(s) {
-                    return Err(differs(line, &what, "recipient seat", seat, s));
-                }
-                cards
-            }
-            Some(event) => {
-                return Err(refused(line, &what, format!("{} comes first", owed_text(event))));
-            }
-            None => {
-                return Err(refused(
-                    line,
-                    &what,
-                    format!("nobody receives cards now; {}", self.waits_for()),
-                ));
-            }
-        };
+        let (s, received) =
+            self.owed_next(line, &what, "nobody receives cards now", |e| match *e {
+                Event::Received { seat, cards } => Some((seat, cards)),
+                _ => None,
+            })?;
+        if convert::seat(seat) != Some(s) {
+            return Err(differs(line, &what, "recipient seat", seat, s));
+        }
         let (set, n) = convert::set(cards);
         if set != received || n != received.len() {
             return Err(differs(line, &what, "cards", codes_text(cards), cards_text(received)));
@@ -286,19 +266,10 @@ impl Replayer {
         line: usize,
     ) -> Result<(), ReplayError> {
         let what = format!("trick {number}");
-        let t: TrickResult = match self.owed.front() {
-            Some(&Event::TrickOver(t)) => t,
-            Some(event) => {
-                return Err(refused(line, &what, format!("{} comes first", owed_text(event))));
-            }
-            None => {
-                return Err(refused(
-                    line,
-                    &what,
-                    format!("no trick is over; {}", self.waits_for()),
-                ));
-            }
-        };
+        let t: TrickResult = self.owed_next(line, &what, "no trick is over", |e| match *e {
+            Event::TrickOver(t) => Some(t),
+            _ => None,
+        })?;
         if number != t.number {
             return Err(differs(line, &what, "trick number", number, t.number));
         }
@@ -359,15 +330,10 @@ impl Replayer {
             return Err(corrupt(line, "not a deal_over line"));
         };
         let what = format!("deal_over of deal {deal}");
-        let d: DealResult = match self.owed.front() {
-            Some(&Event::DealOver(d)) => d,
-            Some(event) => {
-                return Err(refused(line, &what, format!("{} comes first", owed_text(event))));
-            }
-            None => {
-                return Err(refused(line, &what, format!("no deal is over; {}", self.waits_for())));
-            }
-        };
+        let d: DealResult = self.owed_next(line, &what, "no deal is over", |e| match *e {
+            Event::DealOver(d) => Some(d),
+            _ => None,
+        })?;
         let rules_winner = d.score.winner.map(convert::seat_no);
         if deal != d.deal {
             return Err(differs(line, &what, "deal number", deal, d.deal));

@@ -176,6 +176,23 @@ impl Replayer {
         }
     }
 
+    /// The next event the engine owes the record, when `pick` takes it (the kind the line at
+    /// `line` states); otherwise why the line does not follow: another event comes first, or
+    /// none is owed (`none` says what is missing).
+    fn owed_next<T>(
+        &self,
+        line: usize,
+        what: &str,
+        none: &str,
+        pick: impl FnOnce(&Event) -> Option<T>,
+    ) -> Result<T, ReplayError> {
+        match self.owed.front() {
+            Some(event) => pick(event)
+                .ok_or_else(|| refused(line, what, format!("{} comes first", owed_text(event)))),
+            None => Err(refused(line, what, format!("{none}; {}", self.waits_for()))),
+        }
+    }
+
     /// What the record must state next, for messages.
     fn waits_for(&self) -> String {
         match self.game.to_act() {
