@@ -182,8 +182,9 @@ fn silent_bot_fails_the_handshake_within_its_limit() {
     for check in &CHECKS[1..] {
         run.assert_fails(check, &["not checked: no valid handshake"]);
     }
-    // The limit, plus starting Python and the referee: never the default 10 s.
-    assert!(run.took < Duration::from_millis(4_000), "took {:?}", run.took);
+    // Not a speed check: the only bound that separates the 1 s limit from the default 10 s,
+    // with room for a loaded machine to take eight seconds to start Python and the referee.
+    assert!(run.took < Duration::from_millis(9_000), "took {:?}: the default limit", run.took);
 }
 
 /// Issue 17: check-bot read its bot with a loop of its own, which did not watch the process: a
