@@ -24,8 +24,10 @@ pub struct DealScore {
 /// Scores nine trick results (`None` = spoiled), trick 1 first.
 pub fn score_deal(winners: &[Option<Seat>; 9], rules: &Rules) -> DealScore {
     let s = by_tricks(winners, rules.mordienne_run);
-    let mordienne = s.mordienne && rules.mordienne;
-    DealScore { points: if mordienne { 2 } else { s.points }, mordienne, ..s }
+    if s.mordienne && !rules.mordienne {
+        return DealScore { points: 1, mordienne: false, ..s };
+    }
+    s
 }
 
 /// Scores a deal in which `committed` must make a mordienne (section 12.4): 2 points to it if its

@@ -435,7 +435,8 @@ impl Game {
         self.winners = [None; 9];
         self.played = CardSet::EMPTY;
         self.pledges = Pledges::default();
-        self.phase = if self.rules.chant { Phase::Vote(self.dealer.left()) } else { self.first_lead() };
+        self.phase =
+            if self.rules.chant { Phase::Vote(self.dealer.left()) } else { self.first_lead() };
         self.events.clear();
         self.events.push(Event::DealStarted { deal: self.deal_no, dealer: self.dealer });
         for i in 1..=4 {

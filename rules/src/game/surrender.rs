@@ -167,3 +167,78 @@ fn to_ten(rules: &Rules, extended: bool) -> MatchLength {
         (_, length) => length,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deal::Deck;
+    use crate::game::{Action, Turn};
+
+    /// Plays deals until the match ends: in each, the dealer's left offers and its left accepts
+    /// (one point to the dealer's team), except that `announce_in` deals open with an
+    /// announcement by the dealer's left and are played out with the first card held.
+    fn play(rules: Rules, announce_in: &[u16]) -> Game {
+        let mut game = Game::new(rules, Seat::ALL[0]);
+        while let Some(turn) = game.to_act() {
+            let announcing = announce_in.contains(&game.deal_number());
+            let (seat, action) = match turn {
+                Turn::Deal => {
+                    game.deal(&Deck::shuffled(u64::from(game.deal_number()))).unwrap();
+                    continue;
+                }
+                Turn::Vote(s) => (s, Action::Vote(false)),
+                Turn::Offer(s) => (s, Action::Offer(!announcing)),
+                Turn::Reply(s) => (s, Action::Reply(true)),
+                Turn::Announce(s) => (s, Action::Announce(announcing)),
+                Turn::Discard(_) => unreachable!("the chant is refused"),
+                Turn::Play(s) => (s, Action::Play(game.hand(s).iter().next().unwrap())),
+            };
+            let before = game.clone();
+            // Nobody else may answer in the seat's place, and a refusal changes nothing.
+            assert!(game.apply(seat.left(), action).is_err());
+            assert_eq!(game, before);
+            game.apply(seat, action).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn announced_only_plays_to_ten_whatever_the_deals() {
+        let rules = Rules {
+            surrender: true,
+            announce: Announcement::MatchToTen,
+            mordienne: false,
+            ..Rules::default()
+        };
+        let game = play(rules, &[]);
+        // The points alternate, dealer's team first: 10-9 after deal 19.
+        let result = game.outcome().unwrap();
+        assert_eq!((result.score, result.deals), ([10, 9], 19));
+        assert_eq!(result.winner, Team::new(0));
+    }
+
+    #[test]
+    fn an_announcement_extends_the_match_to_ten() {
+        let rules =
+            Rules { surrender: true, announce: Announcement::ExtendsMatch, ..Rules::default() };
+        let plain = play(rules, &[]).outcome().unwrap();
+        assert_eq!((plain.score, plain.deals), ([3, 2], 5));
+        let extended = play(rules, &[2]).outcome().unwrap();
+        assert!(extended.deals > 5, "{extended:?}");
+        assert!(extended.score.iter().any(|&p| p >= 10), "{extended:?}");
+        assert!(extended.score.iter().all(|&p| p <= 11), "{extended:?}");
+    }
+
+    #[test]
+    fn the_length_rule() {
+        let target = |n| Rules { length: MatchLength::Target(n), ..Rules::default() };
+        let ext = |r: Rules| Rules { announce: Announcement::ExtendsMatch, ..r };
+        assert_eq!(to_ten(&ext(target(7)), true), MatchLength::Target(10));
+        assert_eq!(to_ten(&ext(target(15)), true), MatchLength::Target(15));
+        assert_eq!(to_ten(&ext(target(7)), false), MatchLength::Target(7));
+        assert_eq!(to_ten(&ext(Rules::default()), true), MatchLength::Target(10));
+        assert_eq!(to_ten(&Rules::default(), true), MatchLength::Deals(5));
+        let only = Rules { announce: Announcement::MatchToTen, ..target(15) };
+        assert_eq!(to_ten(&only, false), MatchLength::Target(10));
+    }
+}
