@@ -138,7 +138,40 @@ mod tests {
             mordienne: true,
             counted: false,
             score: [1, 2],
+            pledge: Some(crate::msg::Pledge {
+                kind: crate::msg::PledgeKind::Refused,
+                seat: 3,
+                team: 0,
+            }),
         });
+        msgs.push(ToBot::Offer {
+            id: 3,
+            deal: 2,
+            hand: hand.clone(),
+            score: [9, 0],
+            time_ms: 1,
+            bank_ms: 0,
+        });
+        msgs.push(ToBot::Reply {
+            id: u64::MAX,
+            deal: 1,
+            seat: 2,
+            hand: vec![],
+            score: [0, 0],
+            time_ms: 0,
+            bank_ms: 7,
+        });
+        msgs.push(ToBot::Announce {
+            id: 1,
+            deal: 9,
+            hand: hand.clone(),
+            score: [1, 1],
+            time_ms: 5,
+            bank_ms: 5,
+        });
+        msgs.push(ToBot::Offered { seat: 0, offer: false });
+        msgs.push(ToBot::Replied { seat: 3, accept: true });
+        msgs.push(ToBot::Announced { seat: 1, announce: true });
         for s in AWKWARD {
             let s = s.to_string();
             msgs.push(ToBot::Hello {
@@ -180,7 +213,7 @@ mod tests {
                         chant_second: ChantSecond::Partner,
                         discard: DiscardRule::Free,
                         all_spoiled: crate::options::AllSpoiled::Redeal,
-                        mordienne: OnOff::On,
+                        mordienne: crate::options::Mordienne::ALL[k % 4],
                         mordienne_run: 3,
                         deals: (k % 2 == 0).then_some(5),
                         target: (k % 2 == 1).then_some(12),
@@ -188,6 +221,7 @@ mod tests {
                         signals: Signals::ALL[k % 4],
                         signal_leak: leak,
                         signal_truth: crate::options::SignalTruth::Free,
+                        surrender: (k % 3 != 0).then_some(OnOff::ALL[k % 2]),
                     },
                     clock: crate::msg::Clock { handshake_ms: 1, answer_ms: u64::MAX, bank_ms: 0 },
                 });
@@ -221,15 +255,24 @@ mod tests {
                 mordienne: true,
                 counted: true,
                 score: [0, 7],
+                pledge: None,
             },
+            RecordLine::Offer { seat: 1, offer: true, us: 5, auto: false, raw: Some("x".into()) },
+            RecordLine::Reply { seat: 2, accept: false, us: 0, auto: true, raw: None },
+            RecordLine::Announce { seat: 0, announce: false, us: 17, auto: false, raw: None },
             RecordLine::DealOver {
                 deal: 1,
                 tricks: [0; 4],
                 winner: None,
-                points: 0,
+                points: 1,
                 mordienne: false,
-                counted: false,
+                counted: true,
                 score: [3, 0],
+                pledge: Some(crate::msg::Pledge {
+                    kind: crate::msg::PledgeKind::Accepted,
+                    seat: 1,
+                    team: 0,
+                }),
             },
         ];
         for s in AWKWARD {

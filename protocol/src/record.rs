@@ -63,6 +63,27 @@ tagged! {
             /// The seat.
             seat: SeatNo,
         } + answered,
+        /// An answer in the surrender round.
+        Offer = "offer" {
+            /// The seat.
+            seat: SeatNo,
+            /// True for the offer.
+            offer: bool,
+        } + answered,
+        /// An answer to the surrender offer.
+        Reply = "reply" {
+            /// The opponent who answered.
+            seat: SeatNo,
+            /// True for the acceptance.
+            accept: bool,
+        } + answered,
+        /// An answer in the announcement round.
+        Announce = "announce" {
+            /// The seat.
+            seat: SeatNo,
+            /// True for the announcement.
+            announce: bool,
+        } + answered,
         /// The chant was decided.
         Chant = "chant" {
             /// True when taken.
@@ -193,6 +214,9 @@ object! {
         /// The bot's hello answer exactly as received, when the connection (and so its handshake)
         /// began just before this game; absent for later games on the same connection.
         pub hello: Option<String> = optional,
+        /// The optional features the bot took up that change what it is asked (`surrender`);
+        /// absent when none.
+        pub features: Vec<String> = optional,
     }
 }
 

@@ -256,7 +256,7 @@ mod tests {
             chant_second: o::ChantSecond::Dealer,
             discard: o::DiscardRule::Free,
             all_spoiled: o::AllSpoiled::Nothing,
-            mordienne: o::OnOff::On,
+            mordienne: o::Mordienne::On,
             mordienne_run: 2,
             deals: Some(1),
             target: None,
@@ -264,6 +264,7 @@ mod tests {
             signals: o::Signals::Public,
             signal_leak: 0.0,
             signal_truth: o::SignalTruth::Truthful,
+            surrender: None,
         };
         let hand = cards("2o Ab 4b 5s Jo Cc 6b 7s 8c");
         let card = |seat, code: &str| TableCard { seat, card: code.parse().unwrap() };
