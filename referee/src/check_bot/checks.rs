@@ -42,7 +42,7 @@ impl Checker {
             }
         };
         let judged = match &got {
-            Got::Answer(FromBot::Hello { name, version, author, protocol, .. }, raw) => {
+            Got::Answer(FromBot::Hello { name, version, author, protocol, features, .. }, raw) => {
                 if let Err(e) = crate::bot::check_identity(name, version, author.as_deref()) {
                     Err(format!("expected a valid hello answer: {e}"))
                 } else if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
@@ -56,6 +56,7 @@ impl Checker {
                         version: version.clone(),
                         author: author.clone(),
                         token: None,
+                        features: crate::bot::taken_up(features),
                     };
                     let mut d = format!("answered hello with name {name:?} version {version:?}");
                     if let Some(a) = author {

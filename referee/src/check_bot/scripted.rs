@@ -244,6 +244,7 @@ impl Checker {
                         mordienne: d.score.mordienne,
                         counted: d.counted,
                         score: d.match_score,
+                        pledge: crate::convert::pledge(&d),
                     }),
                     _ => {}
                 }

@@ -2,7 +2,7 @@
 //! and written to the record.
 
 use super::{DealLine, Table};
-use crate::convert::{code, seat_no, table_card};
+use crate::convert::{self, code, seat_no, table_card};
 use protocol::msg::ToBot;
 use protocol::record::RecordLine;
 use rules::{Action, Event, Events, Seat};
@@ -33,7 +33,10 @@ impl Table<'_> {
         if let RecordLine::Vote { us, auto: false, .. }
         | RecordLine::Opening { us, auto: false, .. }
         | RecordLine::Discard { us, auto: false, .. }
-        | RecordLine::Play { us, auto: false, .. } = *line
+        | RecordLine::Play { us, auto: false, .. }
+        | RecordLine::Offer { us, auto: false, .. }
+        | RecordLine::Reply { us, auto: false, .. }
+        | RecordLine::Announce { us, auto: false, .. } = *line
         {
             let stats = &mut self.seats[seat.index()].stats;
             stats.answers += 1;
@@ -59,6 +62,15 @@ impl Table<'_> {
                     let cards = self.received_in_order(seat);
                     self.rec.line(&RecordLine::Receive { seat: seat_no(seat), cards });
                 }
+                Event::Offered { seat, offer } => {
+                    self.tell_surrender(&ToBot::Offered { seat: seat_no(seat), offer })
+                }
+                Event::Replied { seat, accept } => {
+                    self.tell_surrender(&ToBot::Replied { seat: seat_no(seat), accept })
+                }
+                Event::Announced { seat, announce } => {
+                    self.tell_surrender(&ToBot::Announced { seat: seat_no(seat), announce })
+                }
                 Event::Played { seat, card } => {
                     self.tell_all(&ToBot::Played { seat: seat_no(seat), card: code(card), trick });
                 }
@@ -82,6 +94,7 @@ impl Table<'_> {
                 }
                 Event::DealOver(d) => {
                     let s = d.score;
+                    let pledge = convert::pledge(&d);
                     self.deals.push(DealLine {
                         deal: d.deal,
                         dealer: self.dealer,
@@ -91,6 +104,8 @@ impl Table<'_> {
                         mordienne: s.mordienne,
                         counted: d.counted,
                         score: d.match_score,
+                        team: s.team,
+                        pledge: d.pledge,
                     });
                     self.rec.line(&RecordLine::DealOver {
                         deal: d.deal,
@@ -100,6 +115,7 @@ impl Table<'_> {
                         mordienne: s.mordienne,
                         counted: d.counted,
                         score: d.match_score,
+                        pledge,
                     });
                     self.rec.checkpoint();
                     let winners = std::mem::take(&mut self.trick_winners);
@@ -112,6 +128,7 @@ impl Table<'_> {
                         mordienne: s.mordienne,
                         counted: d.counted,
                         score: d.match_score,
+                        pledge,
                     });
                 }
                 Event::DealStarted { .. }
@@ -127,6 +144,16 @@ impl Table<'_> {
     pub(super) fn received_in_order(&self, seat: Seat) -> Vec<protocol::CardCode> {
         let parity = usize::from(seat != self.game.dealer().left());
         self.deck.talon().iter().skip(parity).step_by(2).map(|&c| code(c)).collect()
+    }
+
+    /// Tells the bots that took up the feature `surrender` (spec/protocol.md section 4.12); the
+    /// others are never told of the pre-lead rounds.
+    fn tell_surrender(&mut self, msg: &ToBot) {
+        for bot in self.bots.iter_mut() {
+            if bot.identity.has(protocol::SURRENDER) {
+                bot.notify(msg);
+            }
+        }
     }
 
     pub(super) fn tell_all(&mut self, msg: &ToBot) {

@@ -219,6 +219,7 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
             version: info.version.clone(),
             author: info.author.clone(),
             token,
+            features: info.features.clone(),
         };
         bots.push(bot);
     }
@@ -316,7 +317,10 @@ pub(super) fn line_limit(game: &Recorded) -> usize {
             RecordLine::Vote { raw, .. }
             | RecordLine::Opening { raw, .. }
             | RecordLine::Discard { raw, .. }
-            | RecordLine::Play { raw, .. } => raw.as_ref().map(String::len),
+            | RecordLine::Play { raw, .. }
+            | RecordLine::Offer { raw, .. }
+            | RecordLine::Reply { raw, .. }
+            | RecordLine::Announce { raw, .. } => raw.as_ref().map(String::len),
             RecordLine::Fault(f) => f.raw_bytes().map(<[u8]>::len),
             _ => None,
         })
@@ -403,7 +407,8 @@ fn fault_text(f: &FaultRecord) -> String {
 pub(super) fn question(line: &[u8]) -> Option<(String, u64, Value)> {
     let v: Value = serde_json::from_slice(line).ok()?;
     let kind = v.get("type")?.as_str()?.to_string();
-    if !matches!(kind.as_str(), "hello" | "opening" | "discard" | "play") {
+    let questions = ["hello", "opening", "discard", "play", "offer", "reply", "announce"];
+    if !questions.contains(&kind.as_str()) {
         return None;
     }
     let id = v.get("id")?.as_u64()?;

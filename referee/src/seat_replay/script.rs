@@ -24,7 +24,8 @@ pub(super) enum Move {
 /// One question a seat was asked, in the order asked, and what it did.
 #[derive(Clone, Debug)]
 pub(super) struct Step {
-    /// The question's type, when the record says (`opening`, `discard`, `play`).
+    /// The question's type, when the record says (`opening`, `discard`, `play`, `offer`,
+    /// `reply`, `announce`).
     pub(super) kind: Option<&'static str>,
     /// Lines the referee read and ignored while this question was open (stale or unknown ids),
     /// sent before the move.
@@ -84,6 +85,15 @@ fn answer_kind(line: &RecordLine) -> Option<(u8, bool, Option<&String>, u64, &'s
         }
         RecordLine::Play { seat, us, auto, raw, .. } => {
             Some((*seat, *auto, raw.as_ref(), *us, "play"))
+        }
+        RecordLine::Offer { seat, us, auto, raw, .. } => {
+            Some((*seat, *auto, raw.as_ref(), *us, "offer"))
+        }
+        RecordLine::Reply { seat, us, auto, raw, .. } => {
+            Some((*seat, *auto, raw.as_ref(), *us, "reply"))
+        }
+        RecordLine::Announce { seat, us, auto, raw, .. } => {
+            Some((*seat, *auto, raw.as_ref(), *us, "announce"))
         }
         _ => None,
     }

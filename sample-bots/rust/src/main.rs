@@ -150,6 +150,7 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
                     protocol: Some(protocol::PROTOCOL_VERSION),
                     author: Some("aluette sample bots".to_owned()),
                     token: args.token.clone(),
+                    features: bot.features(),
                 })
             }
             ToBot::Game { game, seat, partner, rules, .. } => {
@@ -186,6 +187,15 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
                     None
                 }
             },
+            ToBot::Offer { id, hand, .. } => {
+                Some(FromBot::Offer { id, offer: bot.offer(&hand), signals: Vec::new() })
+            }
+            ToBot::Reply { id, hand, .. } => {
+                Some(FromBot::Reply { id, accept: bot.accept(&hand), signals: Vec::new() })
+            }
+            ToBot::Announce { id, hand, .. } => {
+                Some(FromBot::Announce { id, announce: bot.announce(&hand), signals: Vec::new() })
+            }
             ToBot::Played { card, .. } => {
                 bot.on_played(card);
                 None
@@ -205,6 +215,9 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
             | ToBot::Trick { .. }
             | ToBot::DealOver { .. }
             | ToBot::GameOver { .. }
+            | ToBot::Offered { .. }
+            | ToBot::Replied { .. }
+            | ToBot::Announced { .. }
             | ToBot::Unknown => None,
         };
         if let Some(answer) = answer {
