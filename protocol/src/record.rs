@@ -144,6 +144,40 @@ tagged! {
     }
 }
 
+/// The fields an answer line (`vote`, `opening`, `discard`, `play`, `offer`, `reply`,
+/// `announce`) ends with, and the question type it answers: the one list of which lines are
+/// answers, for statistics, replays and scripts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answered<'a> {
+    /// The seat that answered.
+    pub seat: SeatNo,
+    /// Think time in microseconds.
+    pub us: u64,
+    /// The referee answered for the bot.
+    pub auto: bool,
+    /// The bot's line.
+    pub raw: Option<&'a String>,
+    /// The type of the question answered (a vote answers an `opening`).
+    pub question: &'static str,
+}
+
+impl RecordLine {
+    /// The answer this line records, for an answer line.
+    pub fn answered(&self) -> Option<Answered<'_>> {
+        let (seat, us, auto, raw, question) = match self {
+            RecordLine::Vote { seat, us, auto, raw, .. }
+            | RecordLine::Opening { seat, us, auto, raw } => (seat, us, auto, raw, "opening"),
+            RecordLine::Discard { seat, us, auto, raw, .. } => (seat, us, auto, raw, "discard"),
+            RecordLine::Play { seat, us, auto, raw, .. } => (seat, us, auto, raw, "play"),
+            RecordLine::Offer { seat, us, auto, raw, .. } => (seat, us, auto, raw, "offer"),
+            RecordLine::Reply { seat, us, auto, raw, .. } => (seat, us, auto, raw, "reply"),
+            RecordLine::Announce { seat, us, auto, raw, .. } => (seat, us, auto, raw, "announce"),
+            _ => return None,
+        };
+        Some(Answered { seat: *seat, us: *us, auto: *auto, raw: raw.as_ref(), question })
+    }
+}
+
 object! {
     closed
     /// The record's first line.

@@ -30,14 +30,7 @@ impl Table<'_> {
     /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
     /// false signal that forfeits the game) has no line and counts for nothing.
     pub(super) fn action_line(&mut self, seat: Seat, line: &RecordLine) {
-        if let RecordLine::Vote { us, auto: false, .. }
-        | RecordLine::Opening { us, auto: false, .. }
-        | RecordLine::Discard { us, auto: false, .. }
-        | RecordLine::Play { us, auto: false, .. }
-        | RecordLine::Offer { us, auto: false, .. }
-        | RecordLine::Reply { us, auto: false, .. }
-        | RecordLine::Announce { us, auto: false, .. } = *line
-        {
+        if let Some(us) = line.answered().filter(|a| !a.auto).map(|a| a.us) {
             let stats = &mut self.seats[seat.index()].stats;
             stats.answers += 1;
             stats.think_us += us;

@@ -107,16 +107,7 @@ impl Replayer {
             let why = format!("seat {seat} forfeited, so the footer comes next");
             return Err(refused(line, &describe(&record), why));
         }
-        let answer = match record {
-            RecordLine::Vote { seat, us, auto: false, .. }
-            | RecordLine::Opening { seat, us, auto: false, .. }
-            | RecordLine::Discard { seat, us, auto: false, .. }
-            | RecordLine::Play { seat, us, auto: false, .. }
-            | RecordLine::Offer { seat, us, auto: false, .. }
-            | RecordLine::Reply { seat, us, auto: false, .. }
-            | RecordLine::Announce { seat, us, auto: false, .. } => Some((seat, us)),
-            _ => None,
-        };
+        let answer = record.answered().filter(|a| !a.auto).map(|a| (a.seat, a.us));
         self.apply(record, line)?;
         // The line's seat is a seat: the line was accepted.
         if let Some((seat, us)) = answer {

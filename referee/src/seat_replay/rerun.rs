@@ -314,15 +314,8 @@ pub(super) fn line_limit(game: &Recorded) -> usize {
         .lines
         .iter()
         .filter_map(|l| match l {
-            RecordLine::Vote { raw, .. }
-            | RecordLine::Opening { raw, .. }
-            | RecordLine::Discard { raw, .. }
-            | RecordLine::Play { raw, .. }
-            | RecordLine::Offer { raw, .. }
-            | RecordLine::Reply { raw, .. }
-            | RecordLine::Announce { raw, .. } => raw.as_ref().map(String::len),
             RecordLine::Fault(f) => f.raw_bytes().map(<[u8]>::len),
-            _ => None,
+            l => l.answered().and_then(|a| a.raw).map(String::len),
         })
         .chain(game.header.seats.iter().filter_map(|s| s.hello.as_ref().map(String::len)))
         .max()

@@ -73,32 +73,6 @@ pub(super) fn found_on_write(f: &FaultRecord) -> bool {
     }
 }
 
-/// The question type an action line answers.
-fn answer_kind(line: &RecordLine) -> Option<(u8, bool, Option<&String>, u64, &'static str)> {
-    match line {
-        RecordLine::Vote { seat, us, auto, raw, .. }
-        | RecordLine::Opening { seat, us, auto, raw } => {
-            Some((*seat, *auto, raw.as_ref(), *us, "opening"))
-        }
-        RecordLine::Discard { seat, us, auto, raw, .. } => {
-            Some((*seat, *auto, raw.as_ref(), *us, "discard"))
-        }
-        RecordLine::Play { seat, us, auto, raw, .. } => {
-            Some((*seat, *auto, raw.as_ref(), *us, "play"))
-        }
-        RecordLine::Offer { seat, us, auto, raw, .. } => {
-            Some((*seat, *auto, raw.as_ref(), *us, "offer"))
-        }
-        RecordLine::Reply { seat, us, auto, raw, .. } => {
-            Some((*seat, *auto, raw.as_ref(), *us, "reply"))
-        }
-        RecordLine::Announce { seat, us, auto, raw, .. } => {
-            Some((*seat, *auto, raw.as_ref(), *us, "announce"))
-        }
-        _ => None,
-    }
-}
-
 /// Reads the four seats' scripts out of the record.
 pub(super) fn scripts(game: &Recorded) -> [Script; 4] {
     let mut scripts: [Script; 4] = std::array::from_fn(|i| {
@@ -159,7 +133,8 @@ pub(super) fn scripts(game: &Recorded) -> [Script; 4] {
                 open_fault[i] = true;
             }
         }
-        if let Some((seat, auto, raw, us, kind)) = answer_kind(line) {
+        if let Some(a) = line.answered() {
+            let (seat, auto, raw, us, kind) = (a.seat, a.auto, a.raw, a.us, a.question);
             let i = usize::from(seat);
             if i >= 4 {
                 continue;
