@@ -59,8 +59,8 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
             // The pre-lead rounds: a mix of answers that reaches every outcome over a few deals.
             Turn::Offer(seat) | Turn::Reply(seat) | Turn::Announce(seat) => {
                 let n = u64::from(game.deal_number()) + seat.index() as u64 + us;
-                let yes = n % 3 == 0;
-                let (s, auto) = (convert::seat_no(seat), n % 7 == 0);
+                let yes = n.is_multiple_of(3);
+                let (s, auto) = (convert::seat_no(seat), n.is_multiple_of(7));
                 let us = if auto { 0 } else { us };
                 let (line, action) = match turn {
                     Turn::Offer(_) => (
@@ -163,14 +163,11 @@ fn footer(
             s.think_us += a.us;
             s.max_us = s.max_us.max(a.us);
         }
-        match line {
-            RecordLine::Fault(f) => {
-                let s = &mut stats[usize::from(f.seat)];
-                s.faults += 1;
-                s.strikes = f.strikes;
-                s.replaced |= f.penalty == Penalty::Replaced;
-            }
-            _ => {}
+        if let RecordLine::Fault(f) = line {
+            let s = &mut stats[usize::from(f.seat)];
+            s.faults += 1;
+            s.strikes = f.strikes;
+            s.replaced |= f.penalty == Penalty::Replaced;
         }
     }
     RecordLine::Footer(Box::new(Footer {
