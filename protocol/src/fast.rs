@@ -144,31 +144,22 @@ mod tests {
                 team: 0,
             }),
         });
-        msgs.push(ToBot::Offer {
-            id: 3,
-            deal: 2,
-            hand: hand.clone(),
-            score: [9, 0],
-            time_ms: 1,
-            bank_ms: 0,
-        });
-        msgs.push(ToBot::Reply {
-            id: u64::MAX,
-            deal: 1,
-            seat: 2,
-            hand: vec![],
-            score: [0, 0],
-            time_ms: 0,
-            bank_ms: 7,
-        });
-        msgs.push(ToBot::Announce {
-            id: 1,
-            deal: 9,
-            hand: hand.clone(),
-            score: [1, 1],
-            time_ms: 5,
-            bank_ms: 5,
-        });
+        for (id, deal, score, time_ms, bank_ms) in
+            [(3, 2, [9, 0], 1, 0), (u64::MAX, 1, [0, 0], 0, 7)]
+        {
+            let hand = if id == 3 { hand.clone() } else { vec![] };
+            msgs.push(ToBot::Offer { id, deal, hand: hand.clone(), score, time_ms, bank_ms });
+            msgs.push(ToBot::Reply {
+                id,
+                deal,
+                seat: 2,
+                hand: hand.clone(),
+                score,
+                time_ms,
+                bank_ms,
+            });
+            msgs.push(ToBot::Announce { id, deal, hand, score, time_ms, bank_ms });
+        }
         msgs.push(ToBot::Offered { seat: 0, offer: false });
         msgs.push(ToBot::Replied { seat: 3, accept: true });
         msgs.push(ToBot::Announced { seat: 1, announce: true });

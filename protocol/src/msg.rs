@@ -92,6 +92,23 @@ macro_rules! deal_result {
     };
 }
 
+/// What ends each question of the rounds before the first lead (`offer`, `reply`, `announce`):
+/// a fragment of their declarations (`declare.rs`).
+macro_rules! pre_lead {
+    ($($given:tt)*) => {
+        tagged!($($given)* {
+            /// Your hand.
+            hand: Vec<CardCode>,
+            /// Game score per team.
+            score: [u16; 2],
+            /// Time for this answer.
+            time_ms: u64,
+            /// Bank left in this game.
+            bank_ms: u64,
+        });
+    };
+}
+
 tagged! {
     lenient
     /// A message from the referee to a bot. Questions carry an `id` that the answer must echo.
@@ -157,15 +174,7 @@ tagged! {
             id: u64,
             /// Deal number.
             deal: u16,
-            /// Your hand.
-            hand: Vec<CardCode>,
-            /// Game score per team.
-            score: [u16; 2],
-            /// Time for this answer.
-            time_ms: u64,
-            /// Bank left in this game.
-            bank_ms: u64,
-        },
+        } + pre_lead,
         /// An opponent offered to surrender (feature `surrender`): do you accept?
         Reply = "reply" {
             /// Question id.
@@ -174,30 +183,14 @@ tagged! {
             deal: u16,
             /// The seat that offered.
             seat: SeatNo,
-            /// Your hand.
-            hand: Vec<CardCode>,
-            /// Game score per team.
-            score: [u16; 2],
-            /// Time for this answer.
-            time_ms: u64,
-            /// Bank left in this game.
-            bank_ms: u64,
-        },
+        } + pre_lead,
         /// The announcement round (feature `surrender`): do you announce a mordienne?
         Announce = "announce" {
             /// Question id.
             id: u64,
             /// Deal number.
             deal: u16,
-            /// Your hand.
-            hand: Vec<CardCode>,
-            /// Game score per team.
-            score: [u16; 2],
-            /// Time for this answer.
-            time_ms: u64,
-            /// Bank left in this game.
-            bank_ms: u64,
-        },
+        } + pre_lead,
         /// An answer in the surrender round, told to everyone (feature `surrender`).
         Offered = "offered" {
             /// Who answered.

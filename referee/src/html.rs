@@ -213,19 +213,10 @@ fn event(line: &RecordLine) -> Option<Value> {
         RecordLine::Announce { seat, announce, us, auto, .. } => {
             pledge_step("announce", *seat, *announce, Some((*us, *auto)))
         }
-        RecordLine::DealOver {
-            deal,
-            tricks,
-            winner,
-            points,
-            mordienne,
-            counted,
-            score,
-            pledge,
-        } => deal_over_step(json!({
-            "deal": deal, "tricks": tricks, "winner": winner, "points": points,
-            "mordienne": mordienne, "counted": counted, "score": score, "pledge": pledge,
-        })),
+        // Every field of the line is the page's to show.
+        RecordLine::DealOver { .. } => {
+            deal_over_step(serde_json::to_value(line).unwrap_or_default())
+        }
         RecordLine::Fault(f) => fault_step(f),
     })
 }

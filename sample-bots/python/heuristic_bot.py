@@ -257,12 +257,8 @@ def main():
             send(bot.on_discard(msg))
         elif kind == "play":
             send(bot.on_play(msg))
-        elif kind == "offer":
-            send(bot.on_offer(msg))
-        elif kind == "reply":
-            send(bot.on_reply(msg))
-        elif kind == "announce":
-            send(bot.on_announce(msg))
+        elif kind in ("offer", "reply", "announce"):
+            send(getattr(bot, "on_" + kind)(msg))
         elif kind == "played":
             bot.gone.add(msg["card"])
         elif kind == "signal":

@@ -4,16 +4,17 @@
 //! bot that does not take the feature up is never asked and plays on unchanged, fault-free.
 
 use crate::harness::{
-    Record, Scratch, check_record, js_bot, match_args, py_heuristic, py_random, python, raw_log,
-    record_files, referee_ok, rust_bot, s, teed,
+    Record, Scratch, check_record, js_bot, match_args, py_heuristic, py_random, python, quoted,
+    raw_log, record_files, referee_ok, rust_bot, s, teed,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
 
 const OPTIONS_ON: &str = "--surrender on --mordienne announced";
 
-fn pledger() -> String {
-    python("referee/tests/bots/pledger.py", "")
+/// The test bot that answers the rounds by the deal number (tests/bots/misbehave.py).
+fn pledger(tmp: &Scratch) -> String {
+    python("referee/tests/bots/misbehave.py", &format!("pledger {}", quoted(&tmp.pidfile())))
 }
 
 /// The records of a match folder, each checked (it replays, header first, footer complete).
@@ -38,7 +39,7 @@ fn pledges(r: &Record) -> Vec<(String, bool)> {
 #[test]
 fn every_pledge_outcome_is_recorded_and_replays() {
     let tmp = Scratch::new("every-outcome");
-    let bot = pledger();
+    let bot = pledger(&tmp);
     let dir = tmp.records();
     let flags = format!("--seed 11 --games 3 --deals 6 {OPTIONS_ON}");
     referee_ok(&match_args(&flags, &dir, &[&bot]));
