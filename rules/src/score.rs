@@ -136,6 +136,35 @@ mod tests {
         assert_eq!(score_deal(&parse("XXXXXXXXN"), &Rules::default()).points, 1);
     }
 
+    /// The committed rows of spec/rules.md section 12.5, in its notation (seat digits, X).
+    #[test]
+    fn committed_deal_vectors() {
+        let digits = |t: &str| -> [Option<Seat>; 9] {
+            let mut out = [None; 9];
+            for (i, w) in t.split(' ').enumerate() {
+                out[i] = w.parse().ok().and_then(Seat::new);
+            }
+            out
+        };
+        let off = Rules { mordienne: false, ..Rules::default() };
+        let cases = [
+            ("2 X 1 0 X 2 3 3 3", 1, Rules::default(), 1, true),
+            ("X 2 1 0 X 3 1 1 1", 1, Rules::default(), 0, false),
+            ("2 1 0 3 2 1 X 0 3", 1, Rules::default(), 0, false),
+            ("X X X X X X X X X", 1, Rules::default(), 0, false),
+            ("2 X 1 0 X 2 3 3 3", 1, off, 1, true),
+            ("X 2 1 0 X 3 2 2 2", 0, Rules::default(), 1, false),
+            ("X X X X X X X X X", 0, Rules::default(), 1, false),
+            ("1 0 3 1 2 2 2 2 2", 0, off, 0, true),
+        ];
+        for (tricks, committed, rules, scorer, made) in cases {
+            let s = score_committed(&digits(tricks), &rules, Team::new(committed).unwrap());
+            assert_eq!((s.team, s.points, s.mordienne), (Team::new(scorer), 2, made), "{tricks}");
+        }
+        let accepted = score_accepted(Team::new(0).unwrap());
+        assert_eq!((accepted.team, accepted.points, accepted.winner), (Team::new(0), 1, None));
+    }
+
     #[test]
     fn first_to_reach_breaks_ties() {
         // North and East both have 2; East reached 2 at trick 4, North at trick 6.
