@@ -286,3 +286,31 @@ fn pick(hand: &[CardCode], keep: impl Fn(u8) -> bool) -> Option<CardCode> {
 fn strongest(hand: &[CardCode]) -> Option<CardCode> {
     hand.iter().copied().min_by_key(|&c| (cards::level(c), c))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hand(codes: &str) -> Vec<CardCode> {
+        codes.split(' ').map(|c| c.parse().unwrap()).collect()
+    }
+
+    /// The rule of sample-bots/README.md: offer with a useless hand, refuse and announce with
+    /// three of the four great cards; the random player does not take the feature up.
+    #[test]
+    fn the_surrender_rule() {
+        let mut bot = Bot::new(false);
+        bot.on_hello(&["signals".into(), "surrender".into()]);
+        assert_eq!(bot.features(), ["surrender"]);
+        let useless = hand("4o 5o 6c 7c 8s Js Cb Kb Ab");
+        let great = hand("3o 3c 2c 4o 5o 6c 7c 8s Js");
+        assert!(bot.offer(&useless) && !bot.offer(&great));
+        assert!(bot.accept(&useless) && !bot.accept(&great));
+        assert!(!bot.announce(&useless) && bot.announce(&great));
+        bot.on_signal(2, "madame");
+        assert!(!bot.offer(&useless), "the partner holds a top card");
+        let mut random = Bot::new(true);
+        random.on_hello(&["surrender".into()]);
+        assert!(random.features().is_empty());
+    }
+}
