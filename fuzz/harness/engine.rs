@@ -83,6 +83,10 @@ fn rules_from(a: u8, b: u8) -> Rules {
         ][usize::from((b >> 3) & 3)],
         signal_leak_ppm: 500_000,
         signal_truth: if bit(b, 5) { SignalTruth::Free } else { SignalTruth::Truthful },
+        // The pre-lead rounds (spec/rules.md section 12) are not in this model; the random
+        // playouts of rules/tests/invariants.rs cover them.
+        surrender: false,
+        announce: rules::Announcement::Off,
     }
 }
 
@@ -280,6 +284,9 @@ fn absorb(t: &mut Tracker, before: &Game, after: &Game, events: &Events) {
                 assert_eq!(result.score, t.score);
             }
             Event::ChantDecided { .. } | Event::Voted { .. } | Event::Signalled { .. } => {}
+            Event::Offered { .. } | Event::Replied { .. } | Event::Announced { .. } => {
+                unreachable!("the fuzzed rules have no pre-lead rounds")
+            }
         }
     }
 }
@@ -440,6 +447,9 @@ fn step(game: &mut Game, t: &mut Tracker, b: &mut Bytes<'_>) {
                     assert!(try_act(game, t, s, Action::Discard(cards)));
                 }
             }
+            Some(Turn::Offer(_) | Turn::Reply(_) | Turn::Announce(_)) => {
+                unreachable!("the fuzzed rules have no pre-lead rounds")
+            }
             Some(Turn::Play(s)) => {
                 let hand = game.hand(s);
                 let mut card = hand.nth(usize::from(b.u8()) % hand.len()).expect("a card");
@@ -523,6 +533,9 @@ pub(crate) fn check(data: &[u8]) {
             Turn::Discard(s) => {
                 let cards = weakest_six(game.hand(s));
                 assert!(try_act(&mut game, &mut t, s, Action::Discard(cards)));
+            }
+            Turn::Offer(_) | Turn::Reply(_) | Turn::Announce(_) => {
+                unreachable!("the fuzzed rules have no pre-lead rounds")
             }
             Turn::Play(s) => {
                 let hand = game.hand(s);

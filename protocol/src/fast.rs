@@ -138,7 +138,31 @@ mod tests {
             mordienne: true,
             counted: false,
             score: [1, 2],
+            pledge: Some(crate::msg::Pledge {
+                kind: crate::msg::PledgeKind::Refused,
+                seat: 3,
+                team: 0,
+            }),
         });
+        for (id, deal, score, time_ms, bank_ms) in
+            [(3, 2, [9, 0], 1, 0), (u64::MAX, 1, [0, 0], 0, 7)]
+        {
+            let hand = if id == 3 { hand.clone() } else { vec![] };
+            msgs.push(ToBot::Offer { id, deal, hand: hand.clone(), score, time_ms, bank_ms });
+            msgs.push(ToBot::Reply {
+                id,
+                deal,
+                seat: 2,
+                hand: hand.clone(),
+                score,
+                time_ms,
+                bank_ms,
+            });
+            msgs.push(ToBot::Announce { id, deal, hand, score, time_ms, bank_ms });
+        }
+        msgs.push(ToBot::Offered { seat: 0, offer: false });
+        msgs.push(ToBot::Replied { seat: 3, accept: true });
+        msgs.push(ToBot::Announced { seat: 1, announce: true });
         for s in AWKWARD {
             let s = s.to_string();
             msgs.push(ToBot::Hello {
@@ -180,7 +204,7 @@ mod tests {
                         chant_second: ChantSecond::Partner,
                         discard: DiscardRule::Free,
                         all_spoiled: crate::options::AllSpoiled::Redeal,
-                        mordienne: OnOff::On,
+                        mordienne: crate::options::Mordienne::ALL[k % 4],
                         mordienne_run: 3,
                         deals: (k % 2 == 0).then_some(5),
                         target: (k % 2 == 1).then_some(12),
@@ -188,6 +212,7 @@ mod tests {
                         signals: Signals::ALL[k % 4],
                         signal_leak: leak,
                         signal_truth: crate::options::SignalTruth::Free,
+                        surrender: (k % 3 != 0).then_some(OnOff::ALL[k % 2]),
                     },
                     clock: crate::msg::Clock { handshake_ms: 1, answer_ms: u64::MAX, bank_ms: 0 },
                 });
@@ -221,15 +246,24 @@ mod tests {
                 mordienne: true,
                 counted: true,
                 score: [0, 7],
+                pledge: None,
             },
+            RecordLine::Offer { seat: 1, offer: true, us: 5, auto: false, raw: Some("x".into()) },
+            RecordLine::Reply { seat: 2, accept: false, us: 0, auto: true, raw: None },
+            RecordLine::Announce { seat: 0, announce: false, us: 17, auto: false, raw: None },
             RecordLine::DealOver {
                 deal: 1,
                 tricks: [0; 4],
                 winner: None,
-                points: 0,
+                points: 1,
                 mordienne: false,
-                counted: false,
+                counted: true,
                 score: [3, 0],
+                pledge: Some(crate::msg::Pledge {
+                    kind: crate::msg::PledgeKind::Accepted,
+                    seat: 1,
+                    team: 0,
+                }),
             },
         ];
         for s in AWKWARD {

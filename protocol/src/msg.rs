@@ -9,6 +9,7 @@
 //! the type, the fast encoder, the decoder and the schema come from it (`declare.rs`).
 
 use crate::de::AnswerId;
+pub use crate::options::PledgeKind;
 use crate::options::{DiscardRule, RulesWire};
 use crate::wire::CardCode;
 
@@ -53,6 +54,22 @@ object! {
     }
 }
 
+object! {
+    open
+    /// A deal's surrender or mordienne announcement, when it changed how the deal was scored
+    /// (spec/rules.md section 12.4).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Pledge {
+        /// `accepted` (no card was played), `refused` (the refusers were committed to a
+        /// mordienne) or `announced` (the announcer's team was).
+        pub kind: PledgeKind,
+        /// The seat that offered the surrender or announced the mordienne.
+        pub seat: SeatNo,
+        /// The team that scored the deal's `points`.
+        pub team: u8,
+    }
+}
+
 /// How a deal ended, as both a bot's `deal_over` message and a record's `deal_over` line
 /// state it: a fragment of both declarations (`declare.rs`).
 macro_rules! deal_result {
@@ -60,7 +77,7 @@ macro_rules! deal_result {
         tagged!($($given)* {
             /// The deal winner; `null` when every trick was spoiled.
             winner: Option<SeatNo>,
-            /// Points scored by the winner's team.
+            /// Points scored by the winner's team, or with a `pledge` by its `team`.
             points: u8,
             /// True for mordienne.
             mordienne: bool,
@@ -68,6 +85,26 @@ macro_rules! deal_result {
             counted: bool,
             /// Game score per team after this deal.
             score: [u16; 2],
+            /// The surrender or announcement of the deal, when there was one that changed its
+            /// scoring.
+            pledge: Option<$crate::msg::Pledge> = optional,
+        });
+    };
+}
+
+/// What ends each question of the rounds before the first lead (`offer`, `reply`, `announce`):
+/// a fragment of their declarations (`declare.rs`).
+macro_rules! pre_lead {
+    ($($given:tt)*) => {
+        tagged!($($given)* {
+            /// Your hand.
+            hand: Vec<CardCode>,
+            /// Game score per team.
+            score: [u16; 2],
+            /// Time for this answer.
+            time_ms: u64,
+            /// Bank left in this game.
+            bank_ms: u64,
         });
     };
 }
@@ -130,6 +167,50 @@ tagged! {
             time_ms: u64,
             /// Bank left in this game.
             bank_ms: u64,
+        },
+        /// The surrender round (feature `surrender`): do you offer to surrender for your team?
+        Offer = "offer" {
+            /// Question id.
+            id: u64,
+            /// Deal number.
+            deal: u16,
+        } + pre_lead,
+        /// An opponent offered to surrender (feature `surrender`): do you accept?
+        Reply = "reply" {
+            /// Question id.
+            id: u64,
+            /// Deal number.
+            deal: u16,
+            /// The seat that offered.
+            seat: SeatNo,
+        } + pre_lead,
+        /// The announcement round (feature `surrender`): do you announce a mordienne?
+        Announce = "announce" {
+            /// Question id.
+            id: u64,
+            /// Deal number.
+            deal: u16,
+        } + pre_lead,
+        /// An answer in the surrender round, told to everyone (feature `surrender`).
+        Offered = "offered" {
+            /// Who answered.
+            seat: SeatNo,
+            /// True for the offer.
+            offer: bool,
+        },
+        /// An answer to the surrender offer, told to everyone (feature `surrender`).
+        Replied = "replied" {
+            /// The opponent who answered.
+            seat: SeatNo,
+            /// True for the acceptance.
+            accept: bool,
+        },
+        /// An answer in the announcement round, told to everyone (feature `surrender`).
+        Announced = "announced" {
+            /// Who answered.
+            seat: SeatNo,
+            /// True for the announcement.
+            announce: bool,
         },
         /// A chant vote, told to everyone.
         Vote = "vote" {
@@ -258,7 +339,10 @@ impl ToBot {
             ToBot::Hello { id, .. }
             | ToBot::Opening { id, .. }
             | ToBot::Discard { id, .. }
-            | ToBot::Play { id, .. } => Some(*id),
+            | ToBot::Play { id, .. }
+            | ToBot::Offer { id, .. }
+            | ToBot::Reply { id, .. }
+            | ToBot::Announce { id, .. } => Some(*id),
             _ => None,
         }
     }
@@ -291,6 +375,8 @@ tagged! {
             protocol: Option<u32> = optional,
             /// The seat token, for bots that connect over TCP.
             token: Option<String> = optional,
+            /// The optional features the bot takes up, of those the referee offered.
+            features: Vec<String> = optional,
         },
         /// Answer to `opening`.
         Opening = "opening" {
@@ -319,6 +405,34 @@ tagged! {
             /// Signals, by wire name.
             signals: Vec<String> = optional,
         },
+        /// Answer to `offer`.
+        Offer = "offer" {
+            /// Echoed id.
+            id: u64 as AnswerId,
+            /// True to offer to surrender for your team.
+            offer: bool,
+            /// Signals, by wire name.
+            signals: Vec<String> = optional,
+        },
+        /// Answer to `reply`.
+        Reply = "reply" {
+            /// Echoed id.
+            id: u64 as AnswerId,
+            /// True to accept the surrender (your team scores 1), false to refuse it (your team
+            /// must then make a mordienne).
+            accept: bool,
+            /// Signals, by wire name.
+            signals: Vec<String> = optional,
+        },
+        /// Answer to `announce`.
+        Announce = "announce" {
+            /// Echoed id.
+            id: u64 as AnswerId,
+            /// True to announce a mordienne for your team.
+            announce: bool,
+            /// Signals, by wire name.
+            signals: Vec<String> = optional,
+        },
     }
 }
 
@@ -333,7 +447,10 @@ impl FromBot {
             FromBot::Hello { id, .. }
             | FromBot::Opening { id, .. }
             | FromBot::Discard { id, .. }
-            | FromBot::Play { id, .. } => *id,
+            | FromBot::Play { id, .. }
+            | FromBot::Offer { id, .. }
+            | FromBot::Reply { id, .. }
+            | FromBot::Announce { id, .. } => *id,
         }
     }
 
@@ -343,7 +460,10 @@ impl FromBot {
             FromBot::Hello { .. } => &[],
             FromBot::Opening { signals, .. }
             | FromBot::Discard { signals, .. }
-            | FromBot::Play { signals, .. } => signals,
+            | FromBot::Play { signals, .. }
+            | FromBot::Offer { signals, .. }
+            | FromBot::Reply { signals, .. }
+            | FromBot::Announce { signals, .. } => signals,
         }
     }
 }

@@ -151,6 +151,22 @@ wire_enum! {
 }
 
 wire_enum! {
+    /// Whether a mordienne scores 2, and whether it may be announced (spec/rules.md sections 7.2,
+    /// 8 and 12.3).
+    pub enum Mordienne {
+        /// A mordienne scores 2.
+        On = "on",
+        /// Every win scores 1.
+        Off = "off",
+        /// Rebour: a mordienne scores 2, may be announced, and an announcement plays the match to
+        /// 10 points.
+        Announced = "announced",
+        /// McLeod: only an announced mordienne scores 2, and the match is to 10 points.
+        AnnouncedOnly = "announced-only",
+    }
+}
+
+wire_enum! {
     /// Who takes the second talon share when the chant is taken.
     pub enum ChantSecond {
         /// The dealer.
@@ -215,6 +231,18 @@ wire_enum! {
 }
 
 wire_enum! {
+    /// How a deal's surrender or announcement ended (spec/rules.md section 12).
+    pub enum PledgeKind {
+        /// The surrender was accepted.
+        Accepted = "accepted",
+        /// The surrender was refused.
+        Refused = "refused",
+        /// A mordienne was announced.
+        Announced = "announced",
+    }
+}
+
+wire_enum! {
     /// What a fault costs, as a policy.
     pub enum OnFault {
         /// The referee plays for the bot and counts a strike.
@@ -261,6 +289,15 @@ impl OptionValue for Option<u16> {
     const VALUES: Values = Values::Integer;
     fn text(&self) -> Option<String> {
         self.map(|n| n.to_string())
+    }
+}
+
+/// An on/off option left out of the `rules` object while off, so that adding it changed no
+/// byte of a game without it.
+impl OptionValue for Option<OnOff> {
+    const VALUES: Values = Values::Words(OnOff::NAMES);
+    fn text(&self) -> Option<String> {
+        self.map(|v| v.as_str().to_owned())
     }
 }
 
@@ -342,8 +379,8 @@ rule_options! {
         pub discard("discard"): DiscardRule,
         /// What a deal of nine spoiled tricks counts for.
         pub all_spoiled("all-spoiled"): AllSpoiled,
-        /// Whether the mordienne is played.
-        pub mordienne("mordienne"): OnOff,
+        /// Whether a mordienne scores 2, and whether it may be announced.
+        pub mordienne("mordienne"): Mordienne,
         /// Tricks in a row that make a mordienne: 2 or 3.
         pub mordienne_run("mordienne-run"): u8,
         /// Number of deals, when the game is a fixed number of deals (else `target` is given).
@@ -358,6 +395,8 @@ rule_options! {
         pub signal_leak("signal-leak"): f64,
         /// Whether signals must be true.
         pub signal_truth("signal-truth"): SignalTruth,
+        /// Whether a team may offer to surrender before the first lead; left out when off.
+        pub surrender("surrender"): Option<OnOff> = optional,
     }
 }
 

@@ -63,6 +63,27 @@ tagged! {
             /// The seat.
             seat: SeatNo,
         } + answered,
+        /// An answer in the surrender round.
+        Offer = "offer" {
+            /// The seat.
+            seat: SeatNo,
+            /// True for the offer.
+            offer: bool,
+        } + answered,
+        /// An answer to the surrender offer.
+        Reply = "reply" {
+            /// The opponent who answered.
+            seat: SeatNo,
+            /// True for the acceptance.
+            accept: bool,
+        } + answered,
+        /// An answer in the announcement round.
+        Announce = "announce" {
+            /// The seat.
+            seat: SeatNo,
+            /// True for the announcement.
+            announce: bool,
+        } + answered,
         /// The chant was decided.
         Chant = "chant" {
             /// True when taken.
@@ -120,6 +141,40 @@ tagged! {
         Fault = "fault" (fault: FaultRecord),
         /// Last line: the result and per-seat statistics.
         Footer = "footer" (footer: Box<Footer>),
+    }
+}
+
+/// The fields an answer line (`vote`, `opening`, `discard`, `play`, `offer`, `reply`,
+/// `announce`) ends with, and the question type it answers: the one list of which lines are
+/// answers, for statistics, replays and scripts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answered<'a> {
+    /// The seat that answered.
+    pub seat: SeatNo,
+    /// Think time in microseconds.
+    pub us: u64,
+    /// The referee answered for the bot.
+    pub auto: bool,
+    /// The bot's line.
+    pub raw: Option<&'a String>,
+    /// The type of the question answered (a vote answers an `opening`).
+    pub question: &'static str,
+}
+
+impl RecordLine {
+    /// The answer this line records, for an answer line.
+    pub fn answered(&self) -> Option<Answered<'_>> {
+        let (seat, us, auto, raw, question) = match self {
+            RecordLine::Vote { seat, us, auto, raw, .. }
+            | RecordLine::Opening { seat, us, auto, raw } => (seat, us, auto, raw, "opening"),
+            RecordLine::Discard { seat, us, auto, raw, .. } => (seat, us, auto, raw, "discard"),
+            RecordLine::Play { seat, us, auto, raw, .. } => (seat, us, auto, raw, "play"),
+            RecordLine::Offer { seat, us, auto, raw, .. } => (seat, us, auto, raw, "offer"),
+            RecordLine::Reply { seat, us, auto, raw, .. } => (seat, us, auto, raw, "reply"),
+            RecordLine::Announce { seat, us, auto, raw, .. } => (seat, us, auto, raw, "announce"),
+            _ => return None,
+        };
+        Some(Answered { seat: *seat, us: *us, auto: *auto, raw: raw.as_ref(), question })
     }
 }
 
@@ -193,6 +248,9 @@ object! {
         /// The bot's hello answer exactly as received, when the connection (and so its handshake)
         /// began just before this game; absent for later games on the same connection.
         pub hello: Option<String> = optional,
+        /// The optional features the bot took up that change what it is asked (`surrender`);
+        /// absent when none.
+        pub features: Vec<String> = optional,
     }
 }
 

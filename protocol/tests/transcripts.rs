@@ -28,10 +28,17 @@ const TO_BOT_KINDS: &[&str] = &[
     "game_over",
     "signal",
     "bye",
+    "offer",
+    "offered",
+    "reply",
+    "replied",
+    "announce",
+    "announced",
 ];
 
 /// Every `FromBot` variant.
-const FROM_BOT_KINDS: &[&str] = &["hello", "opening", "discard", "play"];
+const FROM_BOT_KINDS: &[&str] =
+    &["hello", "opening", "discard", "play", "offer", "reply", "announce"];
 
 /// The name of a `ToBot` variant. An exhaustive match on purpose: a new variant does not
 /// compile here until someone decides whether the transcripts must show it.
@@ -52,6 +59,12 @@ fn to_bot_kind(m: &ToBot) -> &'static str {
         ToBot::Signal { .. } => "signal",
         ToBot::Error { .. } => "error",
         ToBot::Bye { .. } => "bye",
+        ToBot::Offer { .. } => "offer",
+        ToBot::Reply { .. } => "reply",
+        ToBot::Announce { .. } => "announce",
+        ToBot::Offered { .. } => "offered",
+        ToBot::Replied { .. } => "replied",
+        ToBot::Announced { .. } => "announced",
         ToBot::Unknown => "unknown",
     }
 }
@@ -63,6 +76,9 @@ fn from_bot_kind(m: &FromBot) -> &'static str {
         FromBot::Opening { .. } => "opening",
         FromBot::Discard { .. } => "discard",
         FromBot::Play { .. } => "play",
+        FromBot::Offer { .. } => "offer",
+        FromBot::Reply { .. } => "reply",
+        FromBot::Announce { .. } => "announce",
     }
 }
 

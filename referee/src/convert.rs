@@ -1,10 +1,10 @@
 //! The one module that names both vocabularies: rules types and wire types meet here only.
 
-use protocol::msg::{SeatNo, TableCard};
+use protocol::msg::{Pledge, PledgeKind as WirePledgeKind, SeatNo, TableCard};
 use protocol::options as wire;
 use protocol::{CardCode, RulesWire};
-use rules::{AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules};
-use rules::{Card, CardSet, Seat, SignalDelivery, SignalTruth};
+use rules::{AllSpoiled, Announcement, ChantSecond, DiscardRule, MatchLength, OnTie, Rules};
+use rules::{Card, CardSet, DealResult, PledgeKind, Seat, SignalDelivery, SignalTruth};
 
 /// A wire card code as an engine card. Every valid code is one of the 48 cards.
 pub(crate) fn card(code: CardCode) -> Card {
@@ -46,6 +46,20 @@ pub(crate) fn table_card(seat: Seat, card: Card) -> TableCard {
     TableCard { seat: seat_no(seat), card: code(card) }
 }
 
+/// A deal's surrender or announcement as `deal_over` states it.
+pub(crate) fn pledge(deal: &DealResult) -> Option<Pledge> {
+    let p = deal.pledge?;
+    Some(Pledge {
+        kind: match p.kind {
+            PledgeKind::Accepted => WirePledgeKind::Accepted,
+            PledgeKind::Refused => WirePledgeKind::Refused,
+            PledgeKind::Announced => WirePledgeKind::Announced,
+        },
+        seat: seat_no(p.seat),
+        team: deal.score.team.map_or(0, |t| t.index() as u8),
+    })
+}
+
 /// Rules as written in `game` messages and record headers.
 pub(crate) fn rules_wire(rules: &Rules, seating_draw: bool) -> RulesWire {
     let on_off = |b: bool| if b { wire::OnOff::On } else { wire::OnOff::Off };
@@ -61,7 +75,12 @@ pub(crate) fn rules_wire(rules: &Rules, seating_draw: bool) -> RulesWire {
             AllSpoiled::Nothing => wire::AllSpoiled::Nothing,
             AllSpoiled::Redeal => wire::AllSpoiled::Redeal,
         },
-        mordienne: on_off(rules.mordienne),
+        mordienne: match (rules.announce, rules.mordienne) {
+            (Announcement::Off, true) => wire::Mordienne::On,
+            (Announcement::Off, false) => wire::Mordienne::Off,
+            (Announcement::ExtendsMatch, _) => wire::Mordienne::Announced,
+            (Announcement::MatchToTen, _) => wire::Mordienne::AnnouncedOnly,
+        },
         mordienne_run: rules.mordienne_run,
         deals: match rules.length {
             MatchLength::Deals(n) => Some(n),
@@ -86,6 +105,8 @@ pub(crate) fn rules_wire(rules: &Rules, seating_draw: bool) -> RulesWire {
             SignalTruth::Truthful => wire::SignalTruth::Truthful,
             SignalTruth::Free => wire::SignalTruth::Free,
         },
+        // Left out while off, so a game without it is stated byte for byte as before.
+        surrender: rules.surrender.then_some(wire::OnOff::On),
     }
 }
 
@@ -115,7 +136,13 @@ pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, bool), String> {
             wire::AllSpoiled::Nothing => AllSpoiled::Nothing,
             wire::AllSpoiled::Redeal => AllSpoiled::Redeal,
         },
-        mordienne: w.mordienne == wire::OnOff::On,
+        mordienne: matches!(w.mordienne, wire::Mordienne::On | wire::Mordienne::Announced),
+        announce: match w.mordienne {
+            wire::Mordienne::On | wire::Mordienne::Off => Announcement::Off,
+            wire::Mordienne::Announced => Announcement::ExtendsMatch,
+            wire::Mordienne::AnnouncedOnly => Announcement::MatchToTen,
+        },
+        surrender: w.surrender == Some(wire::OnOff::On),
         // Checked whether mordienne is on or off: the record says what the organiser set.
         mordienne_run: match w.mordienne_run {
             n @ 2..=3 => n,
@@ -176,7 +203,10 @@ mod tests {
                 signals: SignalDelivery::Leaky,
                 signal_leak_ppm: 125_000,
                 signal_truth: SignalTruth::Free,
+                announce: Announcement::MatchToTen,
+                surrender: true,
             },
+            Rules { announce: Announcement::ExtendsMatch, surrender: true, ..Rules::default() },
         ];
         for r in variants {
             for draw in [false, true] {

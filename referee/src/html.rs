@@ -204,13 +204,19 @@ fn event(line: &RecordLine) -> Option<Value> {
         RecordLine::Trick { trick, leader, cards: table, winner } => {
             trick_step(*trick, *leader, table, *winner)
         }
-        RecordLine::DealOver { deal, tricks, winner, points, mordienne, counted, score } => step(
-            "deal_over",
-            json!({
-                "deal": deal, "tricks": tricks, "winner": winner, "points": points,
-                "mordienne": mordienne, "counted": counted, "score": score,
-            }),
-        ),
+        RecordLine::Offer { seat, offer, us, auto, .. } => {
+            pledge_step("offer", *seat, *offer, Some((*us, *auto)))
+        }
+        RecordLine::Reply { seat, accept, us, auto, .. } => {
+            pledge_step("reply", *seat, *accept, Some((*us, *auto)))
+        }
+        RecordLine::Announce { seat, announce, us, auto, .. } => {
+            pledge_step("announce", *seat, *announce, Some((*us, *auto)))
+        }
+        // Every field of the line is the page's to show.
+        RecordLine::DealOver { .. } => {
+            deal_over_step(serde_json::to_value(line).unwrap_or_default())
+        }
         RecordLine::Fault(f) => fault_step(f),
     })
 }
@@ -257,6 +263,17 @@ fn deal_step(deal: u16, dealer: SeatNo, hands: Value, deck: Option<&[CardCode]>)
 
 fn vote_step(seat: SeatNo, accept: bool, timing: Timing) -> Value {
     with_timing(step("vote", json!({ "seat": seat, "accept": accept })), timing)
+}
+
+/// An answer of a pre-lead round (`offer`, `reply`, `announce`): `yes` is the offer, the
+/// acceptance or the announcement.
+fn pledge_step(kind: &str, seat: SeatNo, yes: bool, timing: Timing) -> Value {
+    with_timing(step(kind, json!({ "seat": seat, "yes": yes })), timing)
+}
+
+/// How a deal ended; its `pledge` is `null` when no surrender or announcement changed it.
+fn deal_over_step(fields: Value) -> Value {
+    step("deal_over", fields)
 }
 
 fn chant_step(taken: bool) -> Value {

@@ -1,5 +1,5 @@
-//! Whether an answer is one the rules accept: the one judge of opening, discard, play and signal
-//! answers, for the game runner and `check-bot` alike. Pure: it sees the game and the answer,
+//! Whether an answer is one the rules accept: the one judge of opening, discard, play, signal,
+//! and surrender round (offer, reply, announce) answers, for the game runner and `check-bot` alike. Pure: it sees the game and the answer,
 //! never a clock or a connection, and it leans on the engine's own checks
 //! ([`Game::check_discard`], [`Game::check_signal`]), so what the rules would refuse is exactly
 //! what is refused here.
@@ -8,7 +8,7 @@ use crate::convert;
 use protocol::CardCode;
 use protocol::msg::FromBot;
 use protocol::record::FaultKind;
-use rules::{Card, CardSet, Game, IllegalAction, ParseSignalError, Seat, Signal, Turn};
+use rules::{Action, Card, CardSet, Game, IllegalAction, ParseSignalError, Seat, Signal, Turn};
 use std::fmt;
 
 /// Most signals one answer may carry.
@@ -120,6 +120,32 @@ pub(crate) fn play(game: &Game, seat: Seat, answer: &FromBot) -> Result<Card, Re
     };
     let held = convert::card(*card);
     if game.hand(seat).contains(held) { Ok(held) } else { Err(Refusal::NotHeld(*card)) }
+}
+
+/// The question a pre-lead turn asks (feature `surrender`), by its wire type.
+pub(crate) fn pledge_question(turn: Turn) -> Option<&'static str> {
+    match turn {
+        Turn::Offer(_) => Some("offer"),
+        Turn::Reply(_) => Some("reply"),
+        Turn::Announce(_) => Some("announce"),
+        _ => None,
+    }
+}
+
+/// An answer to `seat`'s offer, reply or announce question: the engine's action. Any boolean is
+/// a legal answer; only the type can be wrong, and a question that is not `seat`'s turn has no
+/// right answer at all.
+pub(crate) fn pledge(game: &Game, seat: Seat, answer: &FromBot) -> Result<Action, Refusal> {
+    let turn = game.to_act().filter(|t| t.seat() == Some(seat));
+    let expected = turn.and_then(pledge_question).unwrap_or("pre-lead");
+    match (turn, answer) {
+        (Some(Turn::Offer(_)), FromBot::Offer { offer, .. }) => Ok(Action::Offer(*offer)),
+        (Some(Turn::Reply(_)), FromBot::Reply { accept, .. }) => Ok(Action::Reply(*accept)),
+        (Some(Turn::Announce(_)), FromBot::Announce { announce, .. }) => {
+            Ok(Action::Announce(*announce))
+        }
+        _ => Err(wrong_type(expected, answer)),
+    }
 }
 
 /// How many signals an answer carries: at most [`MAX_SIGNALS`].

@@ -52,11 +52,14 @@ struct Script {
     signal: bool,
     /// Seed of the bot's card choices; plays are random, so games differ between seeds.
     seed: u64,
+    /// Take up the feature `surrender` and answer its rounds by the hand alone: offer with no
+    /// top card, refuse an offer and announce with three top cards or more.
+    pledge: bool,
 }
 
 impl Script {
     fn new(vote: VoteWith, seed: u64) -> Script {
-        Script { vote, discard_received: false, signal: false, seed }
+        Script { vote, discard_received: false, signal: false, seed, pledge: false }
     }
 }
 
@@ -81,7 +84,22 @@ fn answer(msg: &ToBot, script: &Script, rng: &mut SplitMix64) -> Option<FromBot>
             author: None,
             protocol: None,
             token: None,
+            features: if script.pledge { vec![protocol::SURRENDER.into()] } else { Vec::new() },
         },
+        ToBot::Offer { id, hand, .. }
+        | ToBot::Reply { id, hand, .. }
+        | ToBot::Announce { id, hand, .. } => {
+            let tops = hand.iter().filter(|c| card(c).level() <= 8).count();
+            match msg {
+                ToBot::Offer { .. } => {
+                    FromBot::Offer { id: *id, offer: tops == 0, signals: vec![] }
+                }
+                ToBot::Reply { .. } => {
+                    FromBot::Reply { id: *id, accept: tops < 3, signals: vec![] }
+                }
+                _ => FromBot::Announce { id: *id, announce: tops >= 3, signals: vec![] },
+            }
+        }
         ToBot::Opening { id, vote, hand, .. } => {
             let mut signals = Vec::new();
             if script.signal {
@@ -430,6 +448,8 @@ fn rules_for(seed: u64, chant: bool) -> Rules {
         discard: if seed.is_multiple_of(3) { DiscardRule::KeepHighest } else { DiscardRule::Free },
         length: MatchLength::Deals(6),
         signals: SignalDelivery::Public,
+        // The rounds before the first lead, and their notices, in half the games.
+        surrender: !seed.is_multiple_of(2),
         ..Rules::default()
     }
 }
@@ -480,6 +500,7 @@ fn the_page_checker_catches_a_leak() {
 async fn every_card_told_to_a_seat_is_one_it_may_know() {
     let mut totals = Walk::default();
     let mut page_totals = Walk::default();
+    let mut pledge_questions = 0;
     for seed in 1..=3u64 {
         for chant in [true, false] {
             for pos in 0..4 {
@@ -489,8 +510,11 @@ async fn every_card_told_to_a_seat_is_one_it_may_know() {
                     Sitter::Builtin(Builtin::Random),
                     Sitter::Builtin(Builtin::Random),
                 ];
-                let script =
-                    Script { signal: true, ..Script::new(VoteWith::Accept, seed * 10 + pos) };
+                let script = Script {
+                    signal: true,
+                    pledge: true,
+                    ..Script::new(VoteWith::Accept, seed * 10 + pos)
+                };
                 sitters[pos as usize] = Sitter::Scripted(script);
                 let dealer = Seat::ALL[(seed as usize + pos as usize) % 4];
                 let rules = rules_for(seed, chant);
@@ -501,6 +525,8 @@ async fn every_card_told_to_a_seat_is_one_it_may_know() {
                     "honest bots commit no fault: {:?}",
                     p.summary.faults
                 );
+                let own = String::from_utf8_lossy(&p.tapes[pos as usize]).into_owned();
+                pledge_questions += own.matches(r#"{"type":"offer","id""#).count();
                 // The recording seat, and the built-in seats' tapes too; and their pages.
                 for (seat, tape) in p.tapes.iter().enumerate() {
                     let w = check_knowledge(seat, tape).unwrap_or_else(|e| panic!("{e}"));
@@ -518,7 +544,9 @@ async fn every_card_told_to_a_seat_is_one_it_may_know() {
             }
         }
     }
-    // The runs went through the chant and carried signals, so the check saw those paths.
+    // The runs went through the chant, the surrender rounds and carried signals, so the check
+    // saw those paths.
+    assert!(pledge_questions > 0, "no offer question was checked");
     assert!(totals.discard_questions > 0, "{totals:?}");
     assert!(totals.signals > 0, "{totals:?}");
     assert!(totals.cards_checked > 10_000, "{totals:?}");
@@ -648,7 +676,11 @@ async fn the_talon_is_invisible_when_the_chant_is_off() {
     for seed in 1..=4u64 {
         let sitters = [
             Sitter::Builtin(Builtin::Heuristic),
-            Sitter::Scripted(Script { signal: true, ..Script::new(VoteWith::Accept, seed) }),
+            Sitter::Scripted(Script {
+                signal: true,
+                pledge: true,
+                ..Script::new(VoteWith::Accept, seed)
+            }),
             Sitter::Builtin(Builtin::Random),
             Sitter::Builtin(Builtin::Heuristic),
         ];

@@ -282,7 +282,27 @@ pub(crate) fn account(s: &GameSummary, player_at: [usize; 4]) -> String {
         while let Some(f) = faults.next_if(|f| f.deal.is_none_or(|n| n <= d.deal)) {
             let _ = writeln!(out, "  fault  {}", fault_line(f, &s.names));
         }
+        let pledge = d.pledge.map(|p| {
+            let team = d.team.map_or(0, |t| t.index());
+            match p.kind {
+                rules::PledgeKind::Accepted => format!("seat {}'s surrender accepted: ", p.seat),
+                rules::PledgeKind::Refused => {
+                    format!("seat {}'s surrender refused, team {team} scores: ", p.seat)
+                }
+                rules::PledgeKind::Announced => {
+                    format!("seat {}'s mordienne announced, team {team} scores: ", p.seat)
+                }
+            }
+        });
         let result = match d.winner {
+            None if d.pledge.is_some() => {
+                let none = if d.tricks == [0; 4] && d.points == 1 {
+                    "no card played"
+                } else {
+                    "every trick spoiled"
+                };
+                format!("{none}: team {} +{}", d.team.map_or(0, |t| t.index()), d.points)
+            }
             None if !d.counted => "all tricks spoiled: dealt again".to_string(),
             None => "all tricks spoiled: nobody scores".to_string(),
             Some(w) => format!(
@@ -290,10 +310,11 @@ pub(crate) fn account(s: &GameSummary, player_at: [usize; 4]) -> String {
                 who(w.index()),
                 d.tricks[w.index()],
                 if d.mordienne { " (mordienne)" } else { "" },
-                w.team().index(),
+                d.team.map_or(0, |t| t.index()),
                 d.points
             ),
         };
+        let result = pledge.unwrap_or_default() + &result;
         let _ = writeln!(
             out,
             "  deal {} (dealer {}): {result}; tricks {:?}; score {}-{}",
@@ -444,6 +465,8 @@ mod tests {
                 mordienne: false,
                 counted: true,
                 score: [1, 0],
+                team: None,
+                pledge: None,
             }],
             faults: Vec::new(),
             stats: Default::default(),

@@ -2,7 +2,7 @@
 //! spec/protocol.md, so organisers and bot authors can predict every penalty.
 
 use protocol::record::{FaultKind, Penalty};
-use rules::{Card, CardSet};
+use rules::{Action, Card, CardSet, Turn};
 
 /// The organiser's choice of what a fault costs: the wire's own values, named once in
 /// `protocol::options`. Under `Fallback`, a bot is replaced after `max_strikes`.
@@ -71,6 +71,28 @@ pub(crate) const FALLBACK_VOTE: bool = false;
 /// [`action_text`]): the fallback vote when one was asked.
 pub(crate) fn opening_done(vote: bool) -> &'static str {
     if vote { "voted refuse for you" } else { "nothing needed" }
+}
+
+/// The fallback answer of a pre-lead round (spec/protocol.md section 6.3): never offer, refuse
+/// an offer, never announce. It also answers for every bot that did not take up the feature
+/// `surrender`, which is never asked these questions.
+pub(crate) fn fallback_pledge(turn: Turn) -> Option<Action> {
+    match turn {
+        Turn::Offer(_) => Some(Action::Offer(false)),
+        Turn::Reply(_) => Some(Action::Reply(false)),
+        Turn::Announce(_) => Some(Action::Announce(false)),
+        _ => None,
+    }
+}
+
+/// What the referee did about an offer, reply or announce question it answered for a bot.
+pub(crate) fn pledge_done(action: Action) -> &'static str {
+    match action {
+        Action::Offer(_) => "offered no surrender for you",
+        Action::Reply(_) => "refused the surrender for you",
+        Action::Announce(_) => "announced nothing for you",
+        _ => "nothing needed",
+    }
 }
 
 /// What the referee did about a discard question it answered for a bot.

@@ -37,6 +37,8 @@ fn run(n: u64, chant: bool, seed: u64) -> u64 {
                 let six = hand.iter().take(6).collect();
                 game.apply(seat, Action::Discard(six)).ok();
             }
+            // The rules above have no pre-lead rounds (surrender, announcement).
+            Some(Turn::Offer(_) | Turn::Reply(_) | Turn::Announce(_)) => unreachable!(),
             None => game = Game::new(rules, Seat::ALL[0]),
         }
     }

@@ -40,6 +40,21 @@ pub enum OnTie {
     ExtraDeals,
 }
 
+/// Whether a mordienne may be announced before the first lead (spec/rules.md section 12.3).
+/// The wire's `mordienne` values are the pair (`Rules::mordienne`, this): `on` is (true, `Off`),
+/// `off` (false, `Off`), `announced` (true, `ExtendsMatch`), `announced-only` (false,
+/// `MatchToTen`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Announcement {
+    /// No announcement round.
+    #[default]
+    Off,
+    /// Rebour: a mordienne may be announced, and the first announcement plays the match to 10.
+    ExtendsMatch,
+    /// McLeod: a mordienne may be announced, and the match is always to 10.
+    MatchToTen,
+}
+
 /// When a match ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MatchLength {
@@ -84,8 +99,12 @@ pub struct Rules {
     pub discard: DiscardRule,
     /// All tricks spoiled.
     pub all_spoiled: AllSpoiled,
-    /// Whether a mordienne scores 2.
+    /// Whether a mordienne that nobody committed to scores 2 (section 7.2).
     pub mordienne: bool,
+    /// Whether a mordienne may be announced, and the match length that goes with it.
+    pub announce: Announcement,
+    /// Whether a team may offer to surrender before the first lead (section 12.2).
+    pub surrender: bool,
     /// Mordienne's minimum run, 2 or 3. It is kept when mordienne is off, like
     /// `signal_leak_ppm` under other deliveries, so a record's rules say what the organiser set.
     pub mordienne_run: u8,
@@ -111,6 +130,8 @@ impl Default for Rules {
             discard: DiscardRule::Free,
             all_spoiled: AllSpoiled::Nothing,
             mordienne: true,
+            announce: Announcement::Off,
+            surrender: false,
             mordienne_run: 2,
             length: MatchLength::Deals(5),
             on_tie: OnTie::Draw,

@@ -1,8 +1,9 @@
 //! Scoring a deal from its nine trick results: the one place where "most tricks, first to reach"
-//! and mordienne are decided, so the engine and the replay can never disagree.
+//! and mordienne are decided, so the engine and the replay can never disagree; and the scoring
+//! of a deal a team is committed in (a refused surrender, an announcement: spec/rules.md 12.4).
 
 use crate::options::Rules;
-use crate::seat::Seat;
+use crate::seat::{Seat, Team};
 
 /// The outcome of one deal, computed from who won each trick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -11,14 +12,41 @@ pub struct DealScore {
     pub tricks: [u8; 4],
     /// The deal winner, `None` when every trick was spoiled.
     pub winner: Option<Seat>,
-    /// Points scored by the winner's team (0, 1, or 2 for mordienne).
+    /// Points scored by [`DealScore::team`] (0, 1, or 2).
     pub points: u8,
-    /// True when the winner made mordienne.
+    /// True when the winner made mordienne (and, in a committed deal, was of the committed team).
     pub mordienne: bool,
+    /// The team that scores `points`: the winner's, except in a deal with a surrender offered
+    /// (section 12); `None` when nobody scores.
+    pub team: Option<Team>,
 }
 
 /// Scores nine trick results (`None` = spoiled), trick 1 first.
 pub fn score_deal(winners: &[Option<Seat>; 9], rules: &Rules) -> DealScore {
+    let s = by_tricks(winners, rules.mordienne_run);
+    if s.mordienne && !rules.mordienne {
+        return DealScore { points: 1, mordienne: false, ..s };
+    }
+    s
+}
+
+/// Scores a deal in which `committed` must make a mordienne (section 12.4): 2 points to it if its
+/// seat wins the deal with a mordienne (judged whatever `rules.mordienne` says), else 2 points to
+/// the other team.
+pub fn score_committed(winners: &[Option<Seat>; 9], rules: &Rules, committed: Team) -> DealScore {
+    let s = by_tricks(winners, rules.mordienne_run);
+    let made = s.mordienne && s.team == Some(committed);
+    let team = if made { committed } else { committed.other() };
+    DealScore { points: 2, mordienne: made, team: Some(team), ..s }
+}
+
+/// The score of an accepted surrender: one point to `accepting`, no trick played.
+pub fn score_accepted(accepting: Team) -> DealScore {
+    DealScore { tricks: [0; 4], winner: None, points: 1, mordienne: false, team: Some(accepting) }
+}
+
+/// Section 7 with every mordienne of at least `run` tricks worth 2.
+fn by_tricks(winners: &[Option<Seat>; 9], run: u8) -> DealScore {
     let mut tricks = [0u8; 4];
     // The trick (0-based) at which each seat reached its current count.
     let mut reached = [0usize; 4];
@@ -30,7 +58,7 @@ pub fn score_deal(winners: &[Option<Seat>; 9], rules: &Rules) -> DealScore {
     }
     let most = tricks.iter().copied().max().unwrap_or(0);
     if most == 0 {
-        return DealScore { tricks, winner: None, points: 0, mordienne: false };
+        return DealScore { tricks, winner: None, points: 0, mordienne: false, team: None };
     }
     // Among the seats tied on `most`, the one whose last win (the one that brought it to `most`)
     // came earliest reached it first.
@@ -39,11 +67,17 @@ pub fn score_deal(winners: &[Option<Seat>; 9], rules: &Rules) -> DealScore {
         .filter(|s| tricks[s.index()] == most)
         .min_by_key(|s| reached[s.index()])
         .unwrap_or(Seat::ALL[0]);
-    let mordienne = rules.mordienne && {
-        let run = winners.iter().rev().take_while(|w| **w == Some(winner)).count();
-        run >= usize::from(rules.mordienne_run) && run == most as usize
+    let mordienne = {
+        let last = winners.iter().rev().take_while(|w| **w == Some(winner)).count();
+        last >= usize::from(run) && last == most as usize
     };
-    DealScore { tricks, winner: Some(winner), points: if mordienne { 2 } else { 1 }, mordienne }
+    DealScore {
+        tricks,
+        winner: Some(winner),
+        points: if mordienne { 2 } else { 1 },
+        mordienne,
+        team: Some(winner.team()),
+    }
 }
 
 #[cfg(test)]
@@ -100,6 +134,35 @@ mod tests {
         assert_eq!(score_deal(&two, &run3).points, 1);
         // A single trick won at the end is never mordienne (run of 1).
         assert_eq!(score_deal(&parse("XXXXXXXXN"), &Rules::default()).points, 1);
+    }
+
+    /// The committed rows of spec/rules.md section 12.5, in its notation (seat digits, X).
+    #[test]
+    fn committed_deal_vectors() {
+        let digits = |t: &str| -> [Option<Seat>; 9] {
+            let mut out = [None; 9];
+            for (i, w) in t.split(' ').enumerate() {
+                out[i] = w.parse().ok().and_then(Seat::new);
+            }
+            out
+        };
+        let off = Rules { mordienne: false, ..Rules::default() };
+        let cases = [
+            ("2 X 1 0 X 2 3 3 3", 1, Rules::default(), 1, true),
+            ("X 2 1 0 X 3 1 1 1", 1, Rules::default(), 0, false),
+            ("2 1 0 3 2 1 X 0 3", 1, Rules::default(), 0, false),
+            ("X X X X X X X X X", 1, Rules::default(), 0, false),
+            ("2 X 1 0 X 2 3 3 3", 1, off, 1, true),
+            ("X 2 1 0 X 3 2 2 2", 0, Rules::default(), 1, false),
+            ("X X X X X X X X X", 0, Rules::default(), 1, false),
+            ("1 0 3 1 2 2 2 2 2", 0, off, 0, true),
+        ];
+        for (tricks, committed, rules, scorer, made) in cases {
+            let s = score_committed(&digits(tricks), &rules, Team::new(committed).unwrap());
+            assert_eq!((s.team, s.points, s.mordienne), (Team::new(scorer), 2, made), "{tricks}");
+        }
+        let accepted = score_accepted(Team::new(0).unwrap());
+        assert_eq!((accepted.team, accepted.points, accepted.winner), (Team::new(0), 1, None));
     }
 
     #[test]

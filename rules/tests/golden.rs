@@ -1,8 +1,9 @@
 //! Replays the hand-written deals of `tests/data/golden.txt` through the engine and checks every
-//! dealt hand, chant step, trick winner and deal result the file states.
+//! dealt hand, chant step, pre-lead answer (surrender, announcement), trick winner and deal
+//! result the file states.
 
 use rules::{Action, Card, CardSet, Deck, Event, Game, Rules, Seat, Turn};
-use rules::{ChantSecond, DiscardRule};
+use rules::{AllSpoiled, Announcement, ChantSecond, DiscardRule, PledgeKind};
 
 fn card(s: &str) -> Card {
     s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
@@ -26,7 +27,15 @@ fn rules_from(options: &[&str]) -> Rules {
             ("chant-second", "partner") => rules.chant_second = ChantSecond::Partner,
             ("discard", "free") => rules.discard = DiscardRule::Free,
             ("discard", "keep-highest") => rules.discard = DiscardRule::KeepHighest,
-            ("mordienne", v) => rules.mordienne = v == "on",
+            ("mordienne", "on" | "off") => rules.mordienne = v == "on",
+            ("mordienne", "announced") => {
+                (rules.mordienne, rules.announce) = (true, Announcement::ExtendsMatch)
+            }
+            ("mordienne", "announced-only") => {
+                (rules.mordienne, rules.announce) = (false, Announcement::MatchToTen)
+            }
+            ("surrender", v) => rules.surrender = v == "on",
+            ("all-spoiled", "redeal") => rules.all_spoiled = AllSpoiled::Redeal,
             ("mordienne-run", n) => rules.mordienne_run = n.parse().unwrap(),
             _ => panic!("unknown option {opt}"),
         }
@@ -72,6 +81,18 @@ fn run_deal(block: &[Vec<&str>]) -> String {
                         received.push((*seat, *cards));
                     }
                 }
+            }
+            "offer" | "reply" | "announce" => {
+                let g = game.as_mut().expect(&ctx);
+                let s = seat(words[1]);
+                let yes = words[2] == "yes";
+                let (turn, action) = match words[0] {
+                    "offer" => (Turn::Offer(s), Action::Offer(yes)),
+                    "reply" => (Turn::Reply(s), Action::Reply(yes)),
+                    _ => (Turn::Announce(s), Action::Announce(yes)),
+                };
+                assert_eq!(g.to_act(), Some(turn), "{ctx}");
+                last_events = g.apply(s, action).expect(&ctx).iter().copied().collect();
             }
             "receive" => {
                 let s = seat(words[1]);
@@ -127,6 +148,27 @@ fn run_deal(block: &[Vec<&str>]) -> String {
                 assert_eq!(deal.score.points.to_string(), expect["points"], "{ctx}");
                 let mord = if deal.score.mordienne { "yes" } else { "no" };
                 assert_eq!(mord, expect["mordienne"], "{ctx}");
+                // The keys of the pre-lead rounds (spec/rules.md section 12), when given.
+                if let Some(team) = expect.get("team") {
+                    let got = deal.score.team.map_or("none".to_string(), |t| t.index().to_string());
+                    assert_eq!(&got, team, "{ctx}");
+                }
+                if let Some(pledge) = expect.get("pledge") {
+                    let got = match deal.pledge.map(|p| p.kind) {
+                        None => "none",
+                        Some(PledgeKind::Accepted) => "accepted",
+                        Some(PledgeKind::Refused) => "refused",
+                        Some(PledgeKind::Announced) => "announced",
+                    };
+                    assert_eq!(&got, pledge, "{ctx}");
+                }
+                if let Some(score) = expect.get("score") {
+                    let got = deal.match_score.map(|t| t.to_string()).join(",");
+                    assert_eq!(&got, score, "{ctx}");
+                }
+                if let Some(counted) = expect.get("counted") {
+                    assert_eq!(if deal.counted { "yes" } else { "no" }, *counted, "{ctx}");
+                }
             }
             "end" => {}
             other => panic!("{ctx}: unknown keyword {other}"),
@@ -152,6 +194,9 @@ fn golden_deals() {
     }
     let names: Vec<String> = blocks.iter().map(|b| run_deal(b)).collect();
     assert!(names.len() >= 5, "only {} golden deals", names.len());
+    for path in ["surrender-", "announced-"] {
+        assert!(names.iter().filter(|n| n.starts_with(path)).count() >= 3, "{path}");
+    }
 }
 
 /// The shuffle is frozen: these decks must never change between versions.

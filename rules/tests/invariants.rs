@@ -1,6 +1,8 @@
 //! Seeded random matches under random rule options, checking the engine's invariants at every
 //! step: cards are conserved, views hide what they must, refused actions change nothing, and
-//! replaying the action log reproduces the match.
+//! replaying the action log reproduces the match; under surrender and announced mordienne, the
+//! pre-lead rounds come before the first lead, a committed deal always counts and scores 2, and
+//! the match lasts to 10 when spec/rules.md section 8 says so.
 
 use rules::*;
 
@@ -34,6 +36,9 @@ fn random_rules(rng: &mut SplitMix64) -> Rules {
         ][pick(rng, 4) as usize],
         signal_leak_ppm: 500_000,
         signal_truth: if pick(rng, 2) == 0 { SignalTruth::Truthful } else { SignalTruth::Free },
+        surrender: pick(rng, 2) == 0,
+        announce: [Announcement::Off, Announcement::ExtendsMatch, Announcement::MatchToTen]
+            [pick(rng, 3) as usize],
     }
 }
 
@@ -63,7 +68,16 @@ fn illegal_action(game: &Game, rng: &mut SplitMix64) -> Option<(Seat, Action)> {
     let seat = turn.seat()?;
     let hand = game.hand(seat);
     let not_held = CardSet::FULL.difference(hand);
-    Some(match rng.below(5) {
+    Some(match rng.below(7) {
+        5 => match turn {
+            Turn::Offer(_) => (seat.plus(1 + rng.below(3) as u8), Action::Offer(true)),
+            _ => (seat, Action::Offer(rng.below(2) == 0)),
+        },
+        6 => match turn {
+            Turn::Reply(_) => (seat.plus(1 + rng.below(3) as u8), Action::Reply(false)),
+            Turn::Announce(_) => (seat, Action::Reply(true)),
+            _ => (seat, Action::Announce(true)),
+        },
         0 => (seat.plus(1 + rng.below(3) as u8), Action::Play(hand.nth(0)?)),
         1 => (seat, Action::Play(not_held.nth(rng.below(not_held.len() as u64) as usize)?)),
         2 => match turn {
@@ -102,6 +116,90 @@ fn check_views(game: &Game, talon_left: CardSet) {
     }
 }
 
+thread_local! {
+    /// Deals of each [`PledgeKind`] met, so the test fails if the playouts stop reaching them.
+    static PLEDGES: std::cell::RefCell<[usize; 3]> = const { std::cell::RefCell::new([0; 3]) };
+}
+
+/// At the first lead of a deal, every pre-lead round in force is over (spec/rules.md 12.1).
+fn check_rounds_done(game: &Game) {
+    let rules = game.rules();
+    let first = game.dealer().left();
+    let p = game.view(first).pledges;
+    for seat in Seat::ALL {
+        assert_eq!(game.view(seat).pledges, p, "the rounds are public");
+    }
+    if rules.surrender {
+        assert!(p.offers[first.index()].is_some(), "the first lead came before the offers");
+        assert_ne!(p.accepted(), Some(true), "an accepted surrender was played");
+        if p.offered_by().is_some() {
+            assert_eq!(p.accepted(), Some(false), "an offer was not answered");
+        }
+    }
+    let announcing = rules.announce != Announcement::Off && p.offered_by().is_none();
+    assert_eq!(p.announces[first.index()].is_some(), announcing, "{p:?}");
+    if !rules.surrender {
+        assert_eq!(p.offers, [None; 4]);
+    }
+}
+
+/// A deal with a surrender or an announcement is scored by section 12.4.
+fn check_deal(rules: &Rules, d: &DealResult, tricks: &[Option<Seat>], extended: &mut bool) {
+    let s = d.score;
+    let Some(pledge) = d.pledge else {
+        assert_eq!(s.team, s.winner.map(Seat::team));
+        return;
+    };
+    PLEDGES.with(|p| p.borrow_mut()[pledge.kind as usize] += 1);
+    assert!(d.counted, "a deal with a surrender or an announcement always counts");
+    match pledge.kind {
+        PledgeKind::Accepted => {
+            assert!(rules.surrender);
+            assert_eq!((s.tricks, s.winner, s.points), ([0; 4], None, 1));
+            assert_eq!(s.team, Some(pledge.seat.team().other()));
+        }
+        PledgeKind::Refused | PledgeKind::Announced => {
+            let committed = match pledge.kind {
+                PledgeKind::Refused => pledge.seat.team().other(),
+                _ => pledge.seat.team(),
+            };
+            assert_eq!(s.points, 2);
+            // Made exactly when the deal winner is committed and the deal is a mordienne by
+            // section 7.3, whatever `mordienne` says.
+            let winners: [Option<Seat>; 9] = tricks.try_into().expect("nine tricks");
+            let plain = score_deal(&winners, &Rules { mordienne: true, ..*rules });
+            let made = plain.mordienne && plain.winner.map(Seat::team) == Some(committed);
+            assert_eq!(s.mordienne, made, "{d:?}");
+            let scorer = if made { committed } else { committed.other() };
+            assert_eq!(s.team, Some(scorer), "{d:?}");
+            if pledge.kind == PledgeKind::Announced {
+                assert_ne!(rules.announce, Announcement::Off);
+                *extended |= rules.announce == Announcement::ExtendsMatch;
+            }
+        }
+    }
+}
+
+/// The match ended when section 8 says: to 10 under `announced-only`, and after an announcement
+/// under `announced`.
+fn check_length(rules: &Rules, m: &MatchResult, extended: bool) {
+    let top = m.score[0].max(m.score[1]);
+    let target = match (rules.announce, rules.length) {
+        (Announcement::MatchToTen, _) => Some(10),
+        (Announcement::ExtendsMatch, MatchLength::Target(n)) if extended => Some(n.max(10)),
+        (Announcement::ExtendsMatch, MatchLength::Deals(_)) if extended => Some(10),
+        (_, MatchLength::Target(n)) => Some(n),
+        (_, MatchLength::Deals(_)) => None,
+    };
+    if let Some(t) = target {
+        assert!(top >= t, "the match ended at {m:?} before {t}");
+    }
+    if rules.announce == Announcement::MatchToTen && rules.on_tie == OnTie::Draw {
+        // Only one team scores in a deal, by at most 2: the first deal to reach 10 ends it.
+        assert!(top <= 11, "the match went on past 10: {m:?}");
+    }
+}
+
 /// Plays one random match, checking invariants; returns the action log and the final game.
 fn play(seed: u64) -> (Vec<Logged>, Game) {
     let mut rng = SplitMix64::new(seed);
@@ -111,9 +209,11 @@ fn play(seed: u64) -> (Vec<Logged>, Game) {
     let (mut talon_left, mut played, mut discards) =
         (CardSet::EMPTY, CardSet::EMPTY, CardSet::EMPTY);
     let mut steps = 0;
+    let mut extended = false;
+    let mut trick_winners: Vec<Option<Seat>> = Vec::new();
     while let Some(turn) = game.to_act() {
         steps += 1;
-        assert!(steps < 10_000, "match does not end");
+        assert!(steps < 20_000, "match does not end");
         // Refused actions must leave everything as it was.
         for _ in 0..2 {
             if let Some((seat, action)) = illegal_action(&game, &mut rng) {
@@ -153,6 +253,7 @@ fn play(seed: u64) -> (Vec<Logged>, Game) {
                 talon_left = CardSet::from_cards(deck.talon());
                 played = CardSet::EMPTY;
                 discards = CardSet::EMPTY;
+                trick_winners.clear();
                 log.push(Logged::Deal(deck));
                 game.deal(&deck).unwrap()
             }
@@ -175,8 +276,21 @@ fn play(seed: u64) -> (Vec<Logged>, Game) {
                 discards = discards.union(cards);
                 game.apply(seat, action).unwrap()
             }
+            Turn::Offer(seat) | Turn::Reply(seat) | Turn::Announce(seat) => {
+                let yes = rng.below(4) == 0;
+                let action = match turn {
+                    Turn::Offer(_) => Action::Offer(yes),
+                    Turn::Reply(_) => Action::Reply(yes),
+                    _ => Action::Announce(yes),
+                };
+                log.push(Logged::Act(seat, action));
+                game.apply(seat, action).unwrap()
+            }
             Turn::Play(seat) => {
                 let legal = game.legal_plays(seat);
+                if game.view(seat).tricks_done == 0 && game.view(seat).table().is_empty() {
+                    check_rounds_done(&game);
+                }
                 assert_eq!(legal, game.hand(seat));
                 let card = legal.nth(rng.below(legal.len() as u64) as usize).unwrap();
                 let action = Action::Play(card);
@@ -186,6 +300,15 @@ fn play(seed: u64) -> (Vec<Logged>, Game) {
             }
         };
         for e in events.iter() {
+            if let Event::TrickOver(t) = e {
+                trick_winners.push(t.winner);
+            }
+            if let Event::DealOver(d) = e {
+                check_deal(&rules, d, &trick_winners, &mut extended);
+            }
+            if let Event::MatchOver(m) = e {
+                check_length(&rules, m, extended);
+            }
             if let Event::Received { cards, .. } = e {
                 talon_left = talon_left.difference(*cards);
             }
@@ -239,4 +362,6 @@ fn random_matches_keep_the_invariants_and_replay() {
     }
     // Both teams win some and some matches are drawn: the generator explores the space.
     assert!(outcomes.iter().all(|&n| n > 50), "{outcomes:?}");
+    let pledges = PLEDGES.with(|p| *p.borrow());
+    assert!(pledges.iter().all(|&n| n > 100), "accepted, refused, announced: {pledges:?}");
 }

@@ -30,7 +30,8 @@ STRONGEST = sorted(ALL_CARDS, key=level)
 # does not use can be skipped without parsing them. A line written any other way is parsed in
 # full, and ignored if it is one of these.
 IGNORED = tuple(b'{"type":"%s"' % kind for kind in
-                (b"vote", b"chant", b"trick", b"deal_over", b"game_over"))
+                (b"vote", b"chant", b"trick", b"deal_over", b"game_over",
+                 b"offered", b"replied", b"announced"))
 DECODE = json.JSONDecoder().raw_decode
 
 
@@ -50,6 +51,12 @@ def weakest_first(cards):
 
 def strongest_first(cards):
     return sorted(cards, key=lambda c: (level(c), c))
+
+
+def mordienne_hand(hand):
+    """At least three of the four great cards (3o 3c 2o 2c): nobody can beat them once they are
+    kept for the end, so the last three tricks are this player's."""
+    return sum(1 for c in hand if level(c) <= 4) >= 3
 
 
 class Bot:
@@ -113,6 +120,25 @@ class Bot:
             if news:
                 answer["signals"] = news
         return answer
+
+    # --- the rounds before the first lead (feature "surrender", spec/rules.md section 12) ----
+
+    def on_offer(self, msg):
+        # Offer with a useless hand (no top card, at most one ace) when the partner has not
+        # signalled a top card either: one point to the opponents is cheaper than the likely
+        # loss, and if they refuse they must make a mordienne or give us 2.
+        hand = msg["hand"]
+        tops = sum(1 for c in hand if level(c) <= 8)
+        aces = sum(1 for c in hand if c[0] == "A")
+        offer = tops == 0 and aces <= 1 and not self.partner_holds
+        return {"type": "offer", "id": msg["id"], "offer": offer}
+
+    def on_reply(self, msg):
+        # Accept the sure point, unless the hand holds a mordienne (see mordienne_hand).
+        return {"type": "reply", "id": msg["id"], "accept": not mordienne_hand(msg["hand"])}
+
+    def on_announce(self, msg):
+        return {"type": "announce", "id": msg["id"], "announce": mordienne_hand(msg["hand"])}
 
     def on_signal(self, msg):
         if msg.get("from") == self.partner and msg.get("signal") in CARD_OF:
@@ -215,6 +241,8 @@ def main():
             bot.signals_on_offer = "signals" in msg.get("features", [])
             answer = {"type": "hello", "id": msg["id"], "name": args.name, "version": "1.0",
                       "author": "aluette sample bots"}
+            if "surrender" in msg.get("features", []):
+                answer["features"] = ["surrender"]
             if args.token is not None:
                 answer["token"] = args.token
             send(answer)
@@ -229,6 +257,8 @@ def main():
             send(bot.on_discard(msg))
         elif kind == "play":
             send(bot.on_play(msg))
+        elif kind in ("offer", "reply", "announce"):
+            send(getattr(bot, "on_" + kind)(msg))
         elif kind == "played":
             bot.gone.add(msg["card"])
         elif kind == "signal":

@@ -122,6 +122,20 @@ pub(crate) struct Identity {
     pub(crate) author: Option<String>,
     /// The seat token named in the hello answer (TCP bots).
     pub(crate) token: Option<String>,
+    /// The features of [`FEATURES`] the hello answer took up.
+    pub(crate) features: Vec<String>,
+}
+
+impl Identity {
+    /// Whether the bot took up `feature` in its hello answer.
+    pub(crate) fn has(&self, feature: &str) -> bool {
+        self.features.iter().any(|f| f == feature)
+    }
+}
+
+/// The features a hello answer lists that the referee offers, in the referee's order.
+pub(crate) fn taken_up(listed: &[String]) -> Vec<String> {
+    FEATURES.iter().filter(|f| listed.iter().any(|l| l == *f)).map(|f| f.to_string()).collect()
 }
 
 /// The outcome of one question.
@@ -337,7 +351,7 @@ impl Bot {
             .await;
         match reply {
             Reply::Answer(
-                FromBot::Hello { name, version, author, protocol, token, .. },
+                FromBot::Hello { name, version, author, protocol, token, features, .. },
                 _,
                 raw,
             ) => {
@@ -357,7 +371,8 @@ impl Bot {
                     return Err(reason);
                 }
                 check_identity(&name, &version, author.as_deref())?;
-                self.identity = Identity { name, version, author, token };
+                let features = taken_up(&features);
+                self.identity = Identity { name, version, author, token, features };
                 Ok(())
             }
             Reply::Answer(other, _, _) => {

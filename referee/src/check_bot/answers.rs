@@ -164,6 +164,24 @@ pub(super) fn judge_play(
     Ok((card, judge_signals(game, seat, msg, raw)))
 }
 
+/// `seat`'s answer to its offer, reply or announce question in `game`: an account.
+pub(super) fn judge_pledge(got: &Got, game: &Game, seat: Seat) -> Result<String, Fault> {
+    let expected = game.to_act().and_then(judge::pledge_question).unwrap_or("pre-lead");
+    let Got::Answer(msg, raw) = got else {
+        return Err(wrong_kind(expected, got));
+    };
+    let action =
+        judge::pledge(game, seat, msg).map_err(|r| explain(&r, msg, game.hand(seat), raw))?;
+    judge_signals(game, seat, msg, raw)?;
+    let said = match action {
+        rules::Action::Offer(b) => format!("\"offer\":{b}"),
+        rules::Action::Reply(b) => format!("\"accept\":{b}"),
+        rules::Action::Announce(b) => format!("\"announce\":{b}"),
+        _ => String::new(),
+    };
+    Ok(format!("answered {expected} with {said}{}", show_signals(msg.signals())))
+}
+
 /// Faults of the checked seat, for people: kind, where, what, and the line.
 pub(super) fn fault_list(faults: &[&protocol::record::FaultRecord]) -> String {
     let mut parts: Vec<String> = faults

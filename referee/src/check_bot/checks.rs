@@ -13,7 +13,7 @@ use crate::shutdown;
 use protocol::msg::{FromBot, ToBot};
 use protocol::record::FaultKind;
 use protocol::{FEATURES, PROTOCOL_VERSION};
-use rules::{Action, Card, ChantSecond, DiscardRule, Rules, Seat, SignalDelivery};
+use rules::{Action, Announcement, Card, ChantSecond, DiscardRule, Rules, Seat, SignalDelivery};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -42,7 +42,7 @@ impl Checker {
             }
         };
         let judged = match &got {
-            Got::Answer(FromBot::Hello { name, version, author, protocol, .. }, raw) => {
+            Got::Answer(FromBot::Hello { name, version, author, protocol, features, .. }, raw) => {
                 if let Err(e) = crate::bot::check_identity(name, version, author.as_deref()) {
                     Err(format!("expected a valid hello answer: {e}"))
                 } else if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
@@ -56,6 +56,7 @@ impl Checker {
                         version: version.clone(),
                         author: author.clone(),
                         token: None,
+                        features: crate::bot::taken_up(features),
                     };
                     let mut d = format!("answered hello with name {name:?} version {version:?}");
                     if let Some(a) = author {
@@ -243,6 +244,63 @@ impl Checker {
             return Err(format!("{first}{more}"));
         }
         seen.account()
+    }
+
+    /// Check 5b: The rounds before the first lead (feature `surrender`, spec/protocol.md section
+    /// 4.12): in three scripted deals the bot is asked, after its opening question, an `offer`
+    /// (it speaks first), a `reply` (the opponent on its right offered), and an `announce`; each
+    /// answer must be of the question's type, with its boolean and true signals.
+    pub(super) async fn surrender(&mut self) -> Outcome {
+        if !self.identity.has(protocol::SURRENDER) {
+            return Ok("not asked: the bot did not take up the feature surrender in its hello \
+                       answer, so in a match the fallback answers for it"
+                .into());
+        }
+        let both = Rules {
+            chant: false,
+            surrender: true,
+            announce: Announcement::ExtendsMatch,
+            ..Rules::default()
+        };
+        let announcing = Rules { surrender: false, ..both };
+        let (right, me) = ((SEAT + 3) % 4, usize::from(SEAT));
+        let mut accounts = Vec::new();
+        let mut failures = Vec::new();
+        // The bot is the dealer's left in the first and last deals, so it speaks first; in the
+        // second the seat on its right, an opponent, speaks first and offers.
+        for (name, rules, dealer, salt) in [
+            ("offer", both, (me + 3) % 4, 70),
+            ("reply", both, (me + 2) % 4, 71),
+            ("announce", announcing, (me + 3) % 4, 72),
+        ] {
+            let msg = self.game_message(&rules);
+            self.queue(&msg);
+            let dealer = Seat::ALL[dealer];
+            let deck = scripted_deck(salt, |_| true);
+            let hand = deck.hands(dealer)[me];
+            let mut game = dealt(rules, dealer, &deck)?;
+            self.queue(&ToBot::Deal { deal: 1, dealer: seat_no(dealer), hand: codes(hand) });
+            if let Err((id, fault)) = self.ask_opening(&game, None).await? {
+                failures.push(format!("{name}: the opening answer before it: {}", fault.detail));
+                self.end_early(Some((id, fault)));
+                continue;
+            }
+            if name == "reply" {
+                act(&mut game, right, Action::Offer(true))?;
+                self.queue(&ToBot::Offered { seat: right, offer: true });
+            }
+            match self.ask_pledge(&game).await? {
+                Ok(account) => {
+                    accounts.push(account);
+                    self.end_early(None);
+                }
+                Err((id, fault)) => {
+                    failures.push(format!("{name}: {}", fault.detail));
+                    self.end_early(Some((id, fault)));
+                }
+            }
+        }
+        if failures.is_empty() { Ok(accounts.join("; ")) } else { Err(failures.join("; ")) }
     }
 
     /// Check 6: A whole game through the game runner, against three built-in random bots: no faults.

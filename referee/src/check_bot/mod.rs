@@ -93,6 +93,7 @@ pub(crate) async fn run(args: CheckBotConfig) -> Result<(), String> {
     results.push(c.step("opening", Checker::opening, args.json).await);
     results.push(c.step("discard", Checker::discard, args.json).await);
     results.push(c.step("play", Checker::play, args.json).await);
+    results.push(c.step("surrender", Checker::surrender, args.json).await);
     results.push(c.step("game", Checker::first_game, args.json).await);
     results.push(c.step("second-game", Checker::second_game, args.json).await);
     results.push(c.step("bye", Checker::bye, args.json).await);

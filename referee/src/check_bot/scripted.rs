@@ -1,7 +1,7 @@
 //! The scripted games: check-bot's own games on the rules engine, the questions and notices a
 //! match would send in them, and the fixed decks they are dealt from.
 
-use super::answers::{judge_discard, judge_opening, judge_play};
+use super::answers::{judge_discard, judge_opening, judge_play, judge_pledge};
 use super::{BANK_MS, Checker, Judged, Outcome, SEAT, SEED_TAG};
 use crate::convert::{code, codes, rules_wire, seat_no, table_card};
 use crate::fault::Fault;
@@ -103,6 +103,41 @@ impl Checker {
             )
             .await?;
         Ok(judge_opening(&got, game, me).map_err(|e| (id, e)))
+    }
+
+    /// Asks the bot's offer, reply or announce question in `game` (its turn) and judges the
+    /// answer, as a match asks a bot that took up the feature `surrender`.
+    pub(super) async fn ask_pledge(&mut self, game: &Game) -> Result<Judged<String>, String> {
+        let me = Seat::ALL[usize::from(SEAT)];
+        let view = game.view(me);
+        let turn = game.to_act().ok_or("the scripted game is over")?;
+        let label = judge::pledge_question(turn).ok_or("not a pre-lead turn")?;
+        let id = self.next_id;
+        let time_ms = self.answer.as_millis() as u64;
+        let (deal, hand, score) = (view.deal, codes(view.hand), view.score);
+        let offerer = view.pledges.offered_by().map_or(0, seat_no);
+        let got = self
+            .ask(
+                &format!("{label} question"),
+                |id| match turn {
+                    Turn::Offer(_) => {
+                        ToBot::Offer { id, deal, hand, score, time_ms, bank_ms: BANK_MS }
+                    }
+                    Turn::Reply(_) => ToBot::Reply {
+                        id,
+                        deal,
+                        seat: offerer,
+                        hand,
+                        score,
+                        time_ms,
+                        bank_ms: BANK_MS,
+                    },
+                    _ => ToBot::Announce { id, deal, hand, score, time_ms, bank_ms: BANK_MS },
+                },
+                None,
+            )
+            .await?;
+        Ok(judge_pledge(&got, game, me).map_err(|e| (id, e)))
     }
 
     /// Asks the bot's discard question in `game` and judges the answer.
@@ -244,6 +279,7 @@ impl Checker {
                         mordienne: d.score.mordienne,
                         counted: d.counted,
                         score: d.match_score,
+                        pledge: crate::convert::pledge(&d),
                     }),
                     _ => {}
                 }

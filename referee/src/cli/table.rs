@@ -15,7 +15,8 @@ use clap::Args;
 use protocol::RulesWire;
 use protocol::msg::Clock;
 use protocol::options::{
-    AllSpoiled, ChantSecond, DiscardRule, OnFault, OnOff, OnTie, Seating, SignalTruth, Signals,
+    AllSpoiled, ChantSecond, DiscardRule, Mordienne, OnFault, OnOff, OnTie, Seating, SignalTruth,
+    Signals,
 };
 use std::time::Duration;
 
@@ -101,9 +102,9 @@ struct RulesArgs {
     /// When every trick is spoiled.
     #[arg(long, default_value_t = AllSpoiled::Nothing, value_parser = word::<AllSpoiled>())]
     all_spoiled: AllSpoiled,
-    /// Mordienne.
-    #[arg(long, default_value_t = OnOff::On, value_parser = word::<OnOff>())]
-    mordienne: OnOff,
+    /// Mordienne, and whether it may be announced.
+    #[arg(long, default_value_t = Mordienne::On, value_parser = word::<Mordienne>())]
+    mordienne: Mordienne,
     /// Shortest run that makes mordienne.
     #[arg(long, default_value_t = 2, allow_negative_numbers = true, value_parser = whole::<u8>(2, 3))]
     mordienne_run: u8,
@@ -125,6 +126,9 @@ struct RulesArgs {
     /// Whether card signals must be true.
     #[arg(long, default_value_t = SignalTruth::Truthful, value_parser = word::<SignalTruth>())]
     signal_truth: SignalTruth,
+    /// Whether a team may offer to surrender before the first lead.
+    #[arg(long, default_value_t = OnOff::Off, value_parser = word::<OnOff>())]
+    surrender: OnOff,
 }
 
 impl RulesArgs {
@@ -145,6 +149,7 @@ impl RulesArgs {
             signals: self.signals,
             signal_leak: self.signal_leak,
             signal_truth: self.signal_truth,
+            surrender: (self.surrender == OnOff::On).then_some(OnOff::On),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! and written to the record.
 
 use super::{DealLine, Table};
-use crate::convert::{code, seat_no, table_card};
+use crate::convert::{self, code, seat_no, table_card};
 use protocol::msg::ToBot;
 use protocol::record::RecordLine;
 use rules::{Action, Event, Events, Seat};
@@ -30,11 +30,7 @@ impl Table<'_> {
     /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
     /// false signal that forfeits the game) has no line and counts for nothing.
     pub(super) fn action_line(&mut self, seat: Seat, line: &RecordLine) {
-        if let RecordLine::Vote { us, auto: false, .. }
-        | RecordLine::Opening { us, auto: false, .. }
-        | RecordLine::Discard { us, auto: false, .. }
-        | RecordLine::Play { us, auto: false, .. } = *line
-        {
+        if let Some(us) = line.answered().filter(|a| !a.auto).map(|a| a.us) {
             let stats = &mut self.seats[seat.index()].stats;
             stats.answers += 1;
             stats.think_us += us;
@@ -59,6 +55,15 @@ impl Table<'_> {
                     let cards = self.received_in_order(seat);
                     self.rec.line(&RecordLine::Receive { seat: seat_no(seat), cards });
                 }
+                Event::Offered { seat, offer } => {
+                    self.tell_surrender(&ToBot::Offered { seat: seat_no(seat), offer })
+                }
+                Event::Replied { seat, accept } => {
+                    self.tell_surrender(&ToBot::Replied { seat: seat_no(seat), accept })
+                }
+                Event::Announced { seat, announce } => {
+                    self.tell_surrender(&ToBot::Announced { seat: seat_no(seat), announce })
+                }
                 Event::Played { seat, card } => {
                     self.tell_all(&ToBot::Played { seat: seat_no(seat), card: code(card), trick });
                 }
@@ -82,6 +87,7 @@ impl Table<'_> {
                 }
                 Event::DealOver(d) => {
                     let s = d.score;
+                    let pledge = convert::pledge(&d);
                     self.deals.push(DealLine {
                         deal: d.deal,
                         dealer: self.dealer,
@@ -91,6 +97,8 @@ impl Table<'_> {
                         mordienne: s.mordienne,
                         counted: d.counted,
                         score: d.match_score,
+                        team: s.team,
+                        pledge: d.pledge,
                     });
                     self.rec.line(&RecordLine::DealOver {
                         deal: d.deal,
@@ -100,6 +108,7 @@ impl Table<'_> {
                         mordienne: s.mordienne,
                         counted: d.counted,
                         score: d.match_score,
+                        pledge,
                     });
                     self.rec.checkpoint();
                     let winners = std::mem::take(&mut self.trick_winners);
@@ -112,6 +121,7 @@ impl Table<'_> {
                         mordienne: s.mordienne,
                         counted: d.counted,
                         score: d.match_score,
+                        pledge,
                     });
                 }
                 Event::DealStarted { .. }
@@ -127,6 +137,16 @@ impl Table<'_> {
     pub(super) fn received_in_order(&self, seat: Seat) -> Vec<protocol::CardCode> {
         let parity = usize::from(seat != self.game.dealer().left());
         self.deck.talon().iter().skip(parity).step_by(2).map(|&c| code(c)).collect()
+    }
+
+    /// Tells the bots that took up the feature `surrender` (spec/protocol.md section 4.12); the
+    /// others are never told of the pre-lead rounds.
+    fn tell_surrender(&mut self, msg: &ToBot) {
+        for bot in self.bots.iter_mut() {
+            if bot.identity.has(protocol::SURRENDER) {
+                bot.notify(msg);
+            }
+        }
     }
 
     pub(super) fn tell_all(&mut self, msg: &ToBot) {

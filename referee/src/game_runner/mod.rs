@@ -3,10 +3,12 @@
 //!
 //! The rooms: this file holds a game's configuration, its summary and the table's own loop
 //! (start, deals, asking, faults, the end); `questions.rs` asks each kind of question and judges
-//! its answer; `commit.rs` records an accepted action, applies it and tells every seat what
+//! its answer; `pledges.rs` the pre-lead rounds (surrender, announcement) of the feature
+//! `surrender`; `commit.rs` records an accepted action, applies it and tells every seat what
 //! followed.
 
 mod commit;
+mod pledges;
 mod questions;
 #[cfg(test)]
 mod tests;
@@ -89,6 +91,10 @@ pub(crate) struct DealLine {
     pub(crate) mordienne: bool,
     pub(crate) counted: bool,
     pub(crate) score: [u16; 2],
+    /// The team that scored `points`: the winner's, unless a surrender or an announcement
+    /// decided otherwise (`pledge`).
+    pub(crate) team: Option<Team>,
+    pub(crate) pledge: Option<rules::Pledge>,
 }
 
 /// What a finished game reports to the match or tournament.
@@ -227,6 +233,7 @@ impl Table<'_> {
                     stderr: b.stderr_log.clone(),
                     first_id: b.next_id(),
                     hello: b.take_hello(),
+                    features: b.identity.features.clone(),
                 })
                 .collect(),
             first_dealer: seat_no(setup.first_dealer),
@@ -278,6 +285,7 @@ impl Table<'_> {
                 Turn::Vote(seat) => self.opening(seat).await,
                 Turn::Discard(seat) => self.discard(seat).await,
                 Turn::Play(seat) => self.play_card(seat).await,
+                Turn::Offer(_) | Turn::Reply(_) | Turn::Announce(_) => self.pledge(turn).await,
             }
         }
     }
@@ -421,8 +429,7 @@ impl Table<'_> {
             _ => {}
         }
         let view = self.game.view(seat);
-        let in_deal =
-            matches!(self.game.to_act(), Some(Turn::Vote(_) | Turn::Discard(_) | Turn::Play(_)));
+        let in_deal = !matches!(self.game.to_act(), Some(Turn::Deal) | None);
         let action = policy::action_text(penalty, &done);
         let mut record = FaultRecord {
             seat: seat_no(seat),

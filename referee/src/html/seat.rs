@@ -14,7 +14,8 @@
 //! seeds and the seating draw are told to no seat, so they are on no seat's page.
 
 use super::{
-    chant_step, deal_step, event, footer_step, play_step, signal_step, step, trick_step, vote_step,
+    chant_step, deal_over_step, deal_step, event, footer_step, play_step, pledge_step, signal_step,
+    step, trick_step, vote_step,
 };
 use crate::convert;
 use crate::seat_replay::{self, Conversation, Dir, End, Recorded};
@@ -225,16 +226,30 @@ fn build(
                 steps.push(trick_step(trick, leader, &cards, winner))
             }
             ToBot::DealOver {
-                deal, tricks, winner, points, mordienne, counted: c, score, ..
+                deal,
+                tricks,
+                winner,
+                points,
+                mordienne,
+                counted: c,
+                score,
+                pledge,
+                ..
             } => {
                 counted += u16::from(c);
-                steps.push(step(
-                    "deal_over",
-                    json!({
-                        "deal": deal, "tricks": tricks, "winner": winner, "points": points,
-                        "mordienne": mordienne, "counted": c, "score": score,
-                    }),
-                ));
+                steps.push(deal_over_step(json!({
+                    "deal": deal, "tricks": tricks, "winner": winner, "points": points,
+                    "mordienne": mordienne, "counted": c, "score": score, "pledge": pledge,
+                })));
+            }
+            // The pre-lead rounds (feature `surrender`): every answer, the seat's own too, is
+            // told to every seat that took the feature up, so the notices are the steps. A seat
+            // without the feature is told nothing of them, and its page shows nothing.
+            ToBot::Offer { .. } | ToBot::Reply { .. } | ToBot::Announce { .. } => {}
+            ToBot::Offered { seat: s, offer } => steps.push(pledge_step("offer", s, offer, None)),
+            ToBot::Replied { seat: s, accept } => steps.push(pledge_step("reply", s, accept, None)),
+            ToBot::Announced { seat: s, announce } => {
+                steps.push(pledge_step("announce", s, announce, None))
             }
             ToBot::Signal { from, signal } => {
                 let delivery = own.delivery.ok_or("a signal before the game notice")?;

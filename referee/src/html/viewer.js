@@ -126,7 +126,7 @@
       deal: null, dealer: null,
       hands: [[], [], [], []], counts: [0, 0, 0, 0],
       trick: null, trickNo: 0, won: [0, 0, 0, 0], score: [0, 0],
-      votes: [], chant: null, receives: [], discards: [], signals: [], talon: null,
+      votes: [], chant: null, receives: [], discards: [], signals: [], talon: null, pledges: [],
       faults: [], deals: [], dealResult: null, final: null,
     };
   }
@@ -141,7 +141,7 @@
         s.hands = ev.hands.map((hand) => (hand ? sortCards(hand) : null));
         s.counts = ev.hands.map((hand) => (hand ? hand.length : 9));
         s.trick = null; s.trickNo = 0; s.won = [0, 0, 0, 0];
-        s.votes = []; s.chant = null; s.receives = []; s.discards = []; s.signals = [];
+        s.votes = []; s.chant = null; s.receives = []; s.discards = []; s.signals = []; s.pledges = [];
         s.talon = ev.deck ? ev.deck.slice(36) : null;
         s.dealResult = null;
         break;
@@ -150,6 +150,9 @@
         break;
       case "chant":
         s.chant = ev.taken;
+        break;
+      case "offer": case "reply": case "announce":
+        s.pledges.push(ev);
         break;
       case "receive":
         s.receives.push(ev);
@@ -204,6 +207,9 @@
       case "vote": return [who + (ev.accept ? " accepts" : " refuses") + " the chant"];
       case "opening": return [who + " answers its opening question (no vote)"];
       case "chant": return [ev.taken ? "Chant taken: the talon goes out" : "Chant refused"];
+      case "offer": return [who + (ev.yes ? " offers to surrender for team " + teamOf(ev.seat) : " does not offer to surrender") + (ev.auto ? " (fallback)" : "")];
+      case "reply": return [who + (ev.yes ? " accepts the surrender" : " refuses the surrender: team " + teamOf(ev.seat) + " must make mordienne") + (ev.auto ? " (fallback)" : "")];
+      case "announce": return [who + (ev.yes ? " announces mordienne for team " + teamOf(ev.seat) : " announces nothing") + (ev.auto ? " (fallback)" : "")];
       case "receive":
         return ev.cards ? [who + " receives "].concat(cardsText(ev.cards)) : [who + " receives " + ev.count + " talon cards"];
       case "discard":
@@ -222,7 +228,16 @@
     }
     return [ev.type];
   }
+  function pledgeText(ev) {
+    const p = ev.pledge;
+    const score = "; score " + ev.score[0] + "–" + ev.score[1];
+    if (p.kind === "accepted") return "Deal " + ev.deal + ": " + seatText(p.seat) + "'s surrender accepted, team " + p.team + " +" + ev.points + " without play" + score;
+    const what = p.kind === "refused" ? seatText(p.seat) + "'s surrender refused" : seatText(p.seat) + " announced mordienne";
+    const by = ev.winner === null ? "every trick spoiled" : seatText(ev.winner) + " wins with " + ev.tricks[ev.winner] + " tricks";
+    return "Deal " + ev.deal + ": " + what + "; " + by + ", mordienne " + (ev.mordienne ? "made" : "not made") + ": team " + p.team + " +" + ev.points + score;
+  }
   function dealResultText(ev) {
+    if (ev.pledge) return pledgeText(ev);
     if (ev.winner === null) return "Deal " + ev.deal + ": every trick spoiled, nobody scores" + (ev.counted ? "" : "; dealt again");
     return "Deal " + ev.deal + ": " + seatText(ev.winner) + " wins with " + ev.tricks[ev.winner] + " tricks, team " +
       teamOf(ev.winner) + " +" + ev.points + (ev.mordienne ? " (mordienne!)" : "") + "; score " + ev.score[0] + "–" + ev.score[1];
@@ -237,7 +252,7 @@
   function actorOf(ev) {
     if (!ev) return null;
     if (ev.type === "signal") return ev.from;
-    if (["vote", "opening", "receive", "discard", "play", "fault"].includes(ev.type)) return ev.seat;
+    if (["vote", "opening", "offer", "reply", "announce", "receive", "discard", "play", "fault"].includes(ev.type)) return ev.seat;
     return null;
   }
 
@@ -251,9 +266,10 @@
     const rules = HEADER.rules;
     const parts = [
       "team 0: " + names[0] + " + " + names[2], "team 1: " + names[1] + " + " + names[3],
-      "chant " + rules.chant, "signals " + rules.signals,
+      "chant " + rules.chant, "signals " + rules.signals, "mordienne " + rules.mordienne,
       rules.target ? "to " + rules.target + " points" : rules.deals + " deals",
     ];
+    if (rules.surrender === "on") parts.push("surrender on");
     if (HEADER.seed !== undefined) parts.push("match seed " + HEADER.match_seed + ", game seed " + HEADER.seed);
     if (DATA.verified) parts.push("record verified (" + DATA.verified.lines + " lines)");
     document.getElementById("subtitle").textContent = parts.join(" · ");

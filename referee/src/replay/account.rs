@@ -67,6 +67,8 @@ pub(super) fn team_text(team: Option<u8>) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Section {
     Opening,
+    /// The pre-lead rounds: surrender offer, reply, announcement.
+    Pledges,
     Discard(Seat),
     Trick(u8),
 }

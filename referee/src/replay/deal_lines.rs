@@ -226,6 +226,7 @@ impl Replayer {
             Some(next) if next == s => match self.game.to_act() {
                 _ if self.answers < 4 => Section::Opening,
                 Some(Turn::Discard(_)) => Section::Discard(s),
+                Some(Turn::Offer(_) | Turn::Reply(_) | Turn::Announce(_)) => Section::Pledges,
                 _ => Section::Trick(self.tricks_done + 1),
             },
             _ => {
@@ -250,6 +251,7 @@ impl Replayer {
             Section::Opening if self.game.rules().chant => "  votes: ".to_string(),
             Section::Opening => "  opening: ".to_string(),
             Section::Discard(_) => "  ".to_string(),
+            Section::Pledges => "  before the lead: ".to_string(),
             Section::Trick(t) => format!("  trick {t}: "),
         };
         self.account.enter(section, &start);
@@ -324,8 +326,16 @@ impl Replayer {
         stated: &RecordLine,
         line: usize,
     ) -> Result<(), ReplayError> {
-        let &RecordLine::DealOver { deal, tricks, winner, points, mordienne, counted, score } =
-            stated
+        let &RecordLine::DealOver {
+            deal,
+            tricks,
+            winner,
+            points,
+            mordienne,
+            counted,
+            score,
+            pledge,
+        } = stated
         else {
             return Err(corrupt(line, "not a deal_over line"));
         };
@@ -365,6 +375,14 @@ impl Replayer {
         if counted != d.counted {
             return Err(differs(line, &what, "counted", counted, d.counted));
         }
+        if pledge != convert::pledge(&d) {
+            let text = |p: Option<protocol::msg::Pledge>| {
+                p.map_or("none".into(), |p| {
+                    format!("{} by seat {}, to team {}", p.kind, p.seat, p.team)
+                })
+            };
+            return Err(differs(line, &what, "pledge", text(pledge), text(convert::pledge(&d))));
+        }
         if score != d.match_score {
             return Err(differs(
                 line,
@@ -377,6 +395,10 @@ impl Replayer {
         self.owed.pop_front();
         self.account.flush();
         let score = score_text(d.match_score);
+        if let Some(p) = d.pledge {
+            self.account.line(super::pledge_lines::pledge_text(&d, p, &score));
+            return Ok(());
+        }
         match d.score.winner {
             Some(w) => {
                 let tricks = d.score.tricks[w.index()];

@@ -9,6 +9,7 @@
 mod account;
 mod deal_lines;
 mod footer;
+mod pledge_lines;
 mod read;
 mod rules_line;
 #[cfg(test)]
@@ -22,7 +23,7 @@ use account::{Account, plural, score_text, think};
 use protocol::msg::SeatNo;
 use protocol::record::{FaultRecord, Footer, Header, RecordLine, SeatStats};
 use read::{corrupt, refused};
-use rules::{Event, Game, Seat, Turn};
+use rules::{Action, Event, Game, Seat, Turn};
 use rules_line::rules_text;
 use std::collections::VecDeque;
 
@@ -106,13 +107,7 @@ impl Replayer {
             let why = format!("seat {seat} forfeited, so the footer comes next");
             return Err(refused(line, &describe(&record), why));
         }
-        let answer = match record {
-            RecordLine::Vote { seat, us, auto: false, .. }
-            | RecordLine::Opening { seat, us, auto: false, .. }
-            | RecordLine::Discard { seat, us, auto: false, .. }
-            | RecordLine::Play { seat, us, auto: false, .. } => Some((seat, us)),
-            _ => None,
-        };
+        let answer = record.answered().filter(|a| !a.auto).map(|a| (a.seat, a.us));
         self.apply(record, line)?;
         // The line's seat is a seat: the line was accepted.
         if let Some((seat, us)) = answer {
@@ -141,6 +136,15 @@ impl Replayer {
             }
             RecordLine::Play { seat, card, us, auto, .. } => {
                 self.play(seat, card, think(us, auto), line)
+            }
+            RecordLine::Offer { seat, offer, us, auto, .. } => {
+                self.pledge(seat, Action::Offer(offer), think(us, auto), line)
+            }
+            RecordLine::Reply { seat, accept, us, auto, .. } => {
+                self.pledge(seat, Action::Reply(accept), think(us, auto), line)
+            }
+            RecordLine::Announce { seat, announce, us, auto, .. } => {
+                self.pledge(seat, Action::Announce(announce), think(us, auto), line)
             }
             RecordLine::Signal { from, signal, seen_by } => {
                 self.signal(from, &signal, &seen_by, line)
@@ -262,6 +266,9 @@ fn describe(record: &RecordLine) -> String {
         RecordLine::Deal { deal, .. } => format!("deal {deal}"),
         RecordLine::Vote { seat, .. } => format!("vote by seat {seat}"),
         RecordLine::Opening { seat, .. } => format!("opening answer of seat {seat}"),
+        RecordLine::Offer { seat, .. } => format!("offer answer of seat {seat}"),
+        RecordLine::Reply { seat, .. } => format!("reply of seat {seat} to the surrender"),
+        RecordLine::Announce { seat, .. } => format!("announce answer of seat {seat}"),
         RecordLine::Receive { seat, .. } => format!("receive line of seat {seat}"),
         RecordLine::Discard { seat, .. } => format!("discard by seat {seat}"),
         RecordLine::Play { seat, card, .. } => format!("play by seat {seat} of {card}"),

@@ -56,6 +56,30 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
                 }
             }
             Turn::Vote(_) => unreachable!("votes are cast in the opening round"),
+            // The pre-lead rounds: a mix of answers that reaches every outcome over a few deals.
+            Turn::Offer(seat) | Turn::Reply(seat) | Turn::Announce(seat) => {
+                let n = u64::from(game.deal_number()) + seat.index() as u64 + us;
+                let yes = n.is_multiple_of(3);
+                let (s, auto) = (convert::seat_no(seat), n.is_multiple_of(7));
+                let us = if auto { 0 } else { us };
+                let (line, action) = match turn {
+                    Turn::Offer(_) => (
+                        RecordLine::Offer { seat: s, offer: yes, us, auto, raw: None },
+                        Action::Offer(yes),
+                    ),
+                    Turn::Reply(_) => (
+                        RecordLine::Reply { seat: s, accept: yes, us, auto, raw: None },
+                        Action::Reply(yes),
+                    ),
+                    _ => (
+                        RecordLine::Announce { seat: s, announce: yes, us, auto, raw: None },
+                        Action::Announce(yes),
+                    ),
+                };
+                lines.push(line);
+                let events = game.apply(seat, action).unwrap();
+                stated_lines(events.iter(), &mut lines);
+            }
             Turn::Discard(seat) => {
                 let cards: CardSet = game.hand(seat).iter().take(6).collect();
                 let seat_no = convert::seat_no(seat);
@@ -102,6 +126,7 @@ fn header(rules: &Rules, seed: u64, first_dealer: SeatNo) -> RecordLine {
         stderr: None,
         first_id: 1,
         hello: None,
+        features: Vec::new(),
     };
     RecordLine::Header(Box::new(Header {
         format: RECORD_FORMAT.into(),
@@ -132,23 +157,17 @@ fn footer(
 ) -> RecordLine {
     let mut stats = vec![SeatStats::default(); 4];
     for line in lines {
-        match line {
-            RecordLine::Vote { seat, us, auto: false, .. }
-            | RecordLine::Opening { seat, us, auto: false, .. }
-            | RecordLine::Discard { seat, us, auto: false, .. }
-            | RecordLine::Play { seat, us, auto: false, .. } => {
-                let s = &mut stats[usize::from(*seat)];
-                s.answers += 1;
-                s.think_us += us;
-                s.max_us = s.max_us.max(*us);
-            }
-            RecordLine::Fault(f) => {
-                let s = &mut stats[usize::from(f.seat)];
-                s.faults += 1;
-                s.strikes = f.strikes;
-                s.replaced |= f.penalty == Penalty::Replaced;
-            }
-            _ => {}
+        if let Some(a) = line.answered().filter(|a| !a.auto) {
+            let s = &mut stats[usize::from(a.seat)];
+            s.answers += 1;
+            s.think_us += a.us;
+            s.max_us = s.max_us.max(a.us);
+        }
+        if let RecordLine::Fault(f) = line {
+            let s = &mut stats[usize::from(f.seat)];
+            s.faults += 1;
+            s.strikes = f.strikes;
+            s.replaced |= f.penalty == Penalty::Replaced;
         }
     }
     RecordLine::Footer(Box::new(Footer {
@@ -207,6 +226,7 @@ fn stated_lines<'a>(events: impl Iterator<Item = &'a Event>, lines: &mut Vec<Rec
                 mordienne: d.score.mordienne,
                 counted: d.counted,
                 score: d.match_score,
+                pledge: convert::pledge(&d),
             },
             _ => continue,
         });
@@ -354,6 +374,67 @@ fn a_changed_trick_winner_diverges() {
     let (line, message) = diverged_at(replay_str(&text(&lines)));
     assert_eq!(line, at + 1);
     assert!(message.ends_with(&format!("the rules say seat {rules_winner}")), "{message}");
+}
+
+fn pledge_rules() -> Rules {
+    Rules { surrender: true, announce: rules::Announcement::ExtendsMatch, ..default_rules() }
+}
+
+#[test]
+fn records_of_surrenders_and_announcements_replay() {
+    let mut kinds = std::collections::BTreeSet::new();
+    for seed in 1..12 {
+        let lines = record_game(pledge_rules(), seed);
+        let replay = replay_str(&text(&lines)).unwrap();
+        let Some(RecordLine::Footer(footer)) = lines.last() else { unreachable!() };
+        assert_eq!(replay.score, footer.score);
+        assert!(replay.account.contains("  before the lead: "), "{}", replay.account);
+        for l in &lines {
+            if let RecordLine::DealOver { pledge: Some(p), .. } = l {
+                kinds.insert(p.kind.as_str());
+            }
+        }
+    }
+    assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["accepted", "announced", "refused"]);
+}
+
+#[test]
+fn a_changed_pledge_answer_or_outcome_diverges() {
+    let find = |lines: &[RecordLine]| {
+        index_of(lines, 0, |l| matches!(l, RecordLine::DealOver { pledge: Some(_), .. }))
+    };
+    let seed = (1..).find(|&s| {
+        let lines = record_game(pledge_rules(), s);
+        lines.iter().any(|l| matches!(l, RecordLine::DealOver { pledge: Some(_), .. }))
+    });
+    let lines = record_game(pledge_rules(), seed.unwrap());
+    // The stated scoring team of a pledged deal.
+    let mut changed = lines.clone();
+    let at = find(&changed);
+    let RecordLine::DealOver { pledge: Some(p), .. } = &mut changed[at] else { unreachable!() };
+    p.team = 1 - p.team;
+    let (line, message) = diverged_at(replay_str(&text(&changed)));
+    assert_eq!(line, at + 1);
+    assert!(message.contains("says pledge "), "{message}");
+    // A dropped pledge.
+    let mut changed = lines.clone();
+    let RecordLine::DealOver { pledge, .. } = &mut changed[at] else { unreachable!() };
+    *pledge = None;
+    assert_eq!(diverged_at(replay_str(&text(&changed))).0, at + 1);
+    // An answer turned over: the offer line before the pledged deal's end.
+    let mut changed = lines;
+    let first = index_of(&changed, 0, |l| matches!(l, RecordLine::Offer { .. }));
+    let RecordLine::Offer { offer, .. } = &mut changed[first] else { unreachable!() };
+    *offer = !*offer;
+    assert!(replay_str(&text(&changed)).is_err());
+    // An offer line where a play is due.
+    let mut changed = record_game(pledge_rules(), 1);
+    let play = index_of(&changed, 0, |l| matches!(l, RecordLine::Play { .. }));
+    changed
+        .insert(play, RecordLine::Offer { seat: 0, offer: false, us: 1, auto: false, raw: None });
+    let (line, message) = diverged_at(replay_str(&text(&changed)));
+    assert_eq!(line, play + 1);
+    assert!(message.starts_with("offer answer of seat 0"), "{message}");
 }
 
 #[test]
@@ -690,12 +771,14 @@ fn the_rules_line_names_options_as_their_flags_do() {
         signals: SignalDelivery::Leaky,
         signal_leak_ppm: 125_000,
         signal_truth: rules::SignalTruth::Free,
+        announce: rules::Announcement::Off,
+        surrender: true,
     };
     assert_eq!(
         line(&every, true),
         "seating draw, chant off, chant-second partner, discard keep-highest, \
          all-spoiled redeal, mordienne off, mordienne-run 3, target 5, on-tie extra-deals, \
-         signals leaky, signal-leak 0.125, signal-truth free"
+         signals leaky, signal-leak 0.125, signal-truth free, surrender on"
     );
     // Every name the line shows is an option's name.
     let names: Vec<&str> = protocol::RULE_OPTIONS.iter().map(|o| o.name).collect();

@@ -149,6 +149,15 @@ impl Said {
                         cards.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
                     }
                     FromBot::Play { card, .. } => card.to_string(),
+                    FromBot::Offer { offer, .. } => {
+                        (if *offer { "offer" } else { "no offer" }).into()
+                    }
+                    FromBot::Reply { accept, .. } => {
+                        (if *accept { "accept" } else { "refuse" }).into()
+                    }
+                    FromBot::Announce { announce, .. } => {
+                        (if *announce { "announce" } else { "no announcement" }).into()
+                    }
                 };
                 if m.kind() != asked {
                     t = format!("a {} answer ({t})", m.kind());

@@ -219,6 +219,7 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
             version: info.version.clone(),
             author: info.author.clone(),
             token,
+            features: info.features.clone(),
         };
         bots.push(bot);
     }
@@ -313,12 +314,8 @@ pub(super) fn line_limit(game: &Recorded) -> usize {
         .lines
         .iter()
         .filter_map(|l| match l {
-            RecordLine::Vote { raw, .. }
-            | RecordLine::Opening { raw, .. }
-            | RecordLine::Discard { raw, .. }
-            | RecordLine::Play { raw, .. } => raw.as_ref().map(String::len),
             RecordLine::Fault(f) => f.raw_bytes().map(<[u8]>::len),
-            _ => None,
+            l => l.answered().and_then(|a| a.raw).map(String::len),
         })
         .chain(game.header.seats.iter().filter_map(|s| s.hello.as_ref().map(String::len)))
         .max()
@@ -403,7 +400,8 @@ fn fault_text(f: &FaultRecord) -> String {
 pub(super) fn question(line: &[u8]) -> Option<(String, u64, Value)> {
     let v: Value = serde_json::from_slice(line).ok()?;
     let kind = v.get("type")?.as_str()?.to_string();
-    if !matches!(kind.as_str(), "hello" | "opening" | "discard" | "play") {
+    let questions = ["hello", "opening", "discard", "play", "offer", "reply", "announce"];
+    if !questions.contains(&kind.as_str()) {
         return None;
     }
     let id = v.get("id")?.as_u64()?;

@@ -24,7 +24,8 @@ pub(super) enum Move {
 /// One question a seat was asked, in the order asked, and what it did.
 #[derive(Clone, Debug)]
 pub(super) struct Step {
-    /// The question's type, when the record says (`opening`, `discard`, `play`).
+    /// The question's type, when the record says (`opening`, `discard`, `play`, `offer`,
+    /// `reply`, `announce`).
     pub(super) kind: Option<&'static str>,
     /// Lines the referee read and ignored while this question was open (stale or unknown ids),
     /// sent before the move.
@@ -69,23 +70,6 @@ pub(super) fn found_on_write(f: &FaultRecord) -> bool {
         FaultKind::Disconnected => f.detail.starts_with("the connection failed:"),
         FaultKind::Timeout => f.detail.starts_with("stopped reading its input"),
         _ => false,
-    }
-}
-
-/// The question type an action line answers.
-fn answer_kind(line: &RecordLine) -> Option<(u8, bool, Option<&String>, u64, &'static str)> {
-    match line {
-        RecordLine::Vote { seat, us, auto, raw, .. }
-        | RecordLine::Opening { seat, us, auto, raw } => {
-            Some((*seat, *auto, raw.as_ref(), *us, "opening"))
-        }
-        RecordLine::Discard { seat, us, auto, raw, .. } => {
-            Some((*seat, *auto, raw.as_ref(), *us, "discard"))
-        }
-        RecordLine::Play { seat, us, auto, raw, .. } => {
-            Some((*seat, *auto, raw.as_ref(), *us, "play"))
-        }
-        _ => None,
     }
 }
 
@@ -149,7 +133,8 @@ pub(super) fn scripts(game: &Recorded) -> [Script; 4] {
                 open_fault[i] = true;
             }
         }
-        if let Some((seat, auto, raw, us, kind)) = answer_kind(line) {
+        if let Some(a) = line.answered() {
+            let (seat, auto, raw, us, kind) = (a.seat, a.auto, a.raw, a.us, a.question);
             let i = usize::from(seat);
             if i >= 4 {
                 continue;

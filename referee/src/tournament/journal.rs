@@ -199,7 +199,7 @@ impl Entry {
             .filter(|d| d.counted)
             .map(|d| {
                 let to = |team: usize| {
-                    if d.winner.is_some_and(|w| w.team().index() == team) { d.points } else { 0 }
+                    if d.team.is_some_and(|t| t.index() == team) { d.points } else { 0 }
                 };
                 DealPoints { deal: d.deal, a: to(t), b: to(1 - t) }
             })

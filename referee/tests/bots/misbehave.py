@@ -18,6 +18,10 @@ Correct play: answers hello, plays the first card of its hand, votes refuse, dis
   accept-chant           votes accept
   short-discard          votes accept, discards only 5 cards the first time
   false-signal           signals "monsieur" once without holding 3o
+  pledger                takes up the feature "surrender" and answers its rounds by the deal
+                         number d, so a short match meets every outcome (tests/surrender.rs):
+                         when d % 3 == 1 it offers and accepts, when d % 3 == 2 it offers and
+                         refuses, when d % 3 == 0 it does not offer and announces
   script                 plays the CARDs, in order, while the next one is in its hand (so four
                          of them can play a deal as a test planned it: tests/schema.rs)
 
@@ -61,7 +65,16 @@ def main():
             if MODE == "no-hello":
                 stall()
                 return 0
-            send({"type": "hello", "id": qid, "name": "misbehave-" + MODE, "version": "1"})
+            answer = {"type": "hello", "id": qid, "name": "misbehave-" + MODE, "version": "1"}
+            if MODE == "pledger":
+                answer["features"] = ["surrender"]
+            send(answer)
+        elif kind == "offer":
+            send({"type": "offer", "id": qid, "offer": msg["deal"] % 3 != 0})
+        elif kind == "reply":
+            send({"type": "reply", "id": qid, "accept": msg["deal"] % 3 == 1})
+        elif kind == "announce":
+            send({"type": "announce", "id": qid, "announce": True})
         elif kind == "opening":
             answer = {"type": "opening", "id": qid}
             if msg["vote"]:

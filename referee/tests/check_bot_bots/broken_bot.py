@@ -13,6 +13,8 @@ hand, never signals, and exits 0 on bye or end of input. Modes:
   foreign-card   plays a card it does not hold
   strict-fields  exits with status 2 on a field or message type it does not know
   silent         never answers hello (and keeps reading, so only a deadline ends the wait)
+  wrong-pledge   takes up the feature "surrender" and answers each offer, reply and announce
+                 question with an answer of the next type (an announce to an offer, ...)
 """
 import json, sys
 
@@ -33,7 +35,14 @@ KNOWN = {
     "play": {"id", "deal", "trick", "leader", "table", "hand", "won", "score", "time_ms", "bank_ms"},
     "played": {"seat", "card", "trick"},
     "trick": {"trick", "leader", "cards", "winner", "next"},
-    "deal_over": {"deal", "tricks", "winners", "winner", "points", "mordienne", "counted", "score"},
+    "deal_over": {"deal", "tricks", "winners", "winner", "points", "mordienne", "counted", "score",
+                  "pledge"},
+    "offer": {"id", "deal", "hand", "score", "time_ms", "bank_ms"},
+    "reply": {"id", "deal", "seat", "hand", "score", "time_ms", "bank_ms"},
+    "announce": {"id", "deal", "hand", "score", "time_ms", "bank_ms"},
+    "offered": {"seat", "offer"},
+    "replied": {"seat", "accept"},
+    "announced": {"seat", "announce"},
     "game_over": {"game", "score", "winner", "forfeit"},
     "signal": {"from", "signal"},
     "error": {"id", "fault", "message", "action"},
@@ -57,7 +66,15 @@ def main():
                 return 2
         if kind == "hello":
             if MODE != "silent":
-                send({"type": "hello", "id": qid, "name": "broken-" + MODE, "version": "1"})
+                answer = {"type": "hello", "id": qid, "name": "broken-" + MODE, "version": "1"}
+                if MODE == "wrong-pledge":
+                    answer["features"] = ["surrender"]
+                send(answer)
+        elif kind in ("offer", "reply", "announce"):
+            # Only asked of a bot that took up the feature: this mode's mistake.
+            wrong = {"offer": ("announce", "announce"), "reply": ("offer", "offer"),
+                     "announce": ("reply", "accept")}[kind]
+            send({"type": wrong[0], "id": qid, wrong[1]: False})
         elif kind == "opening":
             answer = {"type": "opening", "id": qid}
             if msg["vote"] or MODE == "accept-always":

@@ -2,19 +2,22 @@
 //! Every sample bot must pass every check, and each bot of tests/check_bot_bots/broken_bot.py
 //! must fail the check that covers its one mistake, with a message that says what was expected.
 
-use crate::harness::{js_bot, py_heuristic, py_random, python, referee_cmd, run_limited, text};
+use crate::harness::{
+    js_bot, py_heuristic, py_random, python, referee_cmd, run_limited, rust_bot, text,
+};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// A check-bot run takes about a second; one still running after this is hung.
 const HANG: Duration = Duration::from_secs(30);
 /// Every check, in the order they are printed.
-const CHECKS: [&str; 9] = [
+const CHECKS: [&str; 10] = [
     "handshake",
     "unknown-fields",
     "opening",
     "discard",
     "play",
+    "surrender",
     "game",
     "second-game",
     "bye",
@@ -152,6 +155,41 @@ fn five_card_discard_fails_the_discard_check() {
         &["free: expected 6 distinct cards from the hand, got [", "line: {\"type\":\"discard\""],
     );
     assert!(run.passed("opening") && run.passed("play") && run.passed("bye"), "{}", run.stdout);
+}
+
+/// The feature `surrender`: the sample bots take it up and answer the three questions (their
+/// lines say so), and a bot that answers them with the wrong type fails only that check, and
+/// in a real game records the `wrong_answer` a match would.
+#[test]
+fn pledge_answers_of_the_wrong_type_fail_the_surrender_check() {
+    let run = check_bot(&[&broken("wrong-pledge")]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    run.assert_fails(
+        "surrender",
+        &[
+            "offer: expected a offer answer, got a announce answer",
+            "reply: expected a reply answer, got a offer answer",
+            "announce: expected a announce answer, got a reply answer",
+        ],
+    );
+    for check in ["handshake", "opening", "discard", "play", "game", "bye"] {
+        assert!(run.passed(check), "{check}:\n{}", run.stdout);
+    }
+}
+
+#[test]
+fn the_sample_bots_answer_the_surrender_questions() {
+    for bot in [py_heuristic(), rust_bot()] {
+        let run = check_bot(&[&bot]);
+        assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+        let line = run.line("surrender");
+        for asked in ["answered offer with", "answered reply with", "answered announce with"] {
+            assert!(line.contains(asked), "{bot}: {line}");
+        }
+    }
+    // A bot without the feature is not asked, and passes.
+    let run = check_bot(&[&js_bot()]);
+    assert!(run.line("surrender").contains("not asked"), "{}", run.stdout);
 }
 
 #[test]

@@ -781,3 +781,37 @@ fn a_seat_page_stops_where_its_bot_was_stopped() {
     assert!(!s.join("no.html").exists(), "no page is written");
     referee(&["replay", s_(&game3), "--seat", "1", "--html", s_(&s.join("seat1.html"))]);
 }
+
+/// The rounds before the first lead (rules.md section 12) in the browser: the page says each
+/// answer and how a deal the rounds decided was scored, in words, on the whole game's page and
+/// on a seat's page (which builds them from the seat's notices).
+#[test]
+fn the_page_tells_the_surrender_rounds() {
+    ensure_chromium();
+    let tmp = Scratch::new("surrender-rounds");
+    let pids = tmp.pidfile();
+    let bot = crate::harness::python(
+        "referee/tests/bots/misbehave.py",
+        &format!("pledger {}", crate::harness::quoted(&pids)),
+    );
+    let flags = "--seed 11 --deals 3 --surrender on --mordienne announced";
+    referee_ok(&match_args(flags, &tmp.records(), &[&bot]));
+    let record = tmp.record(1);
+    let (full, seat1) = (tmp.join("game.html"), tmp.join("seat1.html"));
+    referee_ok(&["replay", s_(&record), "--html", s_(&full)]);
+    referee_ok(&["replay", s_(&record), "--seat", "1", "--html", s_(&seat1)]);
+    // Deal 1 of the pledger's script: an offer, accepted; deal 2: an offer, refused.
+    for page in [&full, &seat1] {
+        let ev = embedded_data(&read(page))["events"].as_array().unwrap().clone();
+        let said = |kind: &str, n: usize| {
+            let dom = chromium(page, &format!("step={}", step_after(&ev, kind, n)), None);
+            text(element(&dom, "current-event"))
+        };
+        assert!(said("offer", 0).contains("offers to surrender for team"), "{}", page.display());
+        assert!(said("reply", 0).contains("accepts the surrender"), "{}", page.display());
+        let first = said("deal_over", 0);
+        assert!(first.contains("surrender accepted") && first.contains("without play"), "{first}");
+        let second = said("deal_over", 1);
+        assert!(second.contains("surrender refused") && second.contains("mordienne"), "{second}");
+    }
+}

@@ -26,6 +26,7 @@ mod kill;
 mod replay_seat;
 mod schema;
 mod signals;
+mod surrender;
 mod tcp;
 mod tidy;
 mod tournament;

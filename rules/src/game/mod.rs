@@ -2,10 +2,13 @@
 //! what each seat is told. A deck is always handed in, so the engine never draws randomness.
 //!
 //! `view.rs` holds what one seat may know: [`SeatView`] and [`Game::view`], the one place the
-//! engine decides what a seat is shown.
+//! engine decides what a seat is shown. `surrender.rs` holds the rounds before the first lead
+//! (surrender and announced mordienne) and the scoring and match length they change.
 
+mod surrender;
 mod view;
 
+pub use surrender::{Pledge, PledgeKind, Pledges};
 pub use view::SeatView;
 
 use crate::card::{Card, CardSet};
@@ -13,7 +16,7 @@ use crate::deal::Deck;
 use crate::error::IllegalAction;
 use crate::options::{AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules};
 use crate::options::{SignalDelivery, SignalTruth};
-use crate::score::{DealScore, score_deal};
+use crate::score::DealScore;
 use crate::seat::{Seat, Team};
 use crate::signal::Signal;
 use core::fmt;
@@ -29,6 +32,12 @@ pub enum Turn {
     Discard(Seat),
     /// This seat's card.
     Play(Seat),
+    /// This seat's answer in the surrender round: offer or not.
+    Offer(Seat),
+    /// This opponent's answer to a surrender offer: accept or refuse.
+    Reply(Seat),
+    /// This seat's answer in the announcement round: announce a mordienne or not.
+    Announce(Seat),
 }
 
 impl Turn {
@@ -37,6 +46,7 @@ impl Turn {
         match self {
             Turn::Deal => None,
             Turn::Vote(s) | Turn::Discard(s) | Turn::Play(s) => Some(s),
+            Turn::Offer(s) | Turn::Reply(s) | Turn::Announce(s) => Some(s),
         }
     }
 }
@@ -48,6 +58,9 @@ impl fmt::Display for Turn {
             Turn::Vote(s) => write!(f, "a chant vote from seat {s}"),
             Turn::Discard(s) => write!(f, "a discard from seat {s}"),
             Turn::Play(s) => write!(f, "a card from seat {s}"),
+            Turn::Offer(s) => write!(f, "a surrender offer or not from seat {s}"),
+            Turn::Reply(s) => write!(f, "an answer to the surrender offer from seat {s}"),
+            Turn::Announce(s) => write!(f, "a mordienne announcement or not from seat {s}"),
         }
     }
 }
@@ -61,6 +74,12 @@ pub enum Action {
     Discard(CardSet),
     /// Play this card to the trick.
     Play(Card),
+    /// Offer (`true`) to surrender for the team, or not.
+    Offer(bool),
+    /// Accept (`true`) or refuse the surrender offered.
+    Reply(bool),
+    /// Announce (`true`) a mordienne for the team, or not.
+    Announce(bool),
 }
 
 /// A finished trick.
@@ -89,6 +108,8 @@ pub struct DealResult {
     pub counted: bool,
     /// Match score per team after this deal.
     pub match_score: [u16; 2],
+    /// The surrender or announcement that changed how the deal was scored, if any.
+    pub pledge: Option<Pledge>,
 }
 
 /// The end of the match.
@@ -144,6 +165,27 @@ pub enum Event {
         seat: Seat,
         /// The 6 discarded cards.
         cards: CardSet,
+    },
+    /// An answer in the surrender round (public).
+    Offered {
+        /// Who answered.
+        seat: Seat,
+        /// True for the offer.
+        offer: bool,
+    },
+    /// An answer to a surrender offer (public).
+    Replied {
+        /// The opponent who answered.
+        seat: Seat,
+        /// True for the acceptance.
+        accept: bool,
+    },
+    /// An answer in the announcement round (public).
+    Announced {
+        /// Who answered.
+        seat: Seat,
+        /// True for the announcement.
+        announce: bool,
     },
     /// A card was played (public).
     Played {
@@ -230,6 +272,9 @@ enum Phase {
     Vote(Seat),
     Discard(Seat),
     Play(Seat),
+    Offer(Seat),
+    Reply(Seat),
+    Announce(Seat),
     Over,
 }
 
@@ -256,6 +301,9 @@ pub struct Game {
     n_table: u8,
     winners: [Option<Seat>; 9],
     played: CardSet,
+    pledges: Pledges,
+    /// Under `mordienne=announced`, a mordienne has been announced in this match.
+    extended: bool,
     /// Events of the last successful action; only ever reset after validation succeeded, so a
     /// refused action leaves it (like everything else) untouched.
     events: Events,
@@ -284,6 +332,8 @@ impl Game {
             n_table: 0,
             winners: [None; 9],
             played: CardSet::EMPTY,
+            pledges: Pledges::default(),
+            extended: false,
             events: Events::new(),
         }
     }
@@ -301,6 +351,9 @@ impl Game {
             Phase::Vote(s) => Some(Turn::Vote(s)),
             Phase::Discard(s) => Some(Turn::Discard(s)),
             Phase::Play(s) => Some(Turn::Play(s)),
+            Phase::Offer(s) => Some(Turn::Offer(s)),
+            Phase::Reply(s) => Some(Turn::Reply(s)),
+            Phase::Announce(s) => Some(Turn::Announce(s)),
             Phase::Over => None,
         }
     }
@@ -381,11 +434,9 @@ impl Game {
         self.n_table = 0;
         self.winners = [None; 9];
         self.played = CardSet::EMPTY;
-        self.phase = if self.rules.chant {
-            Phase::Vote(self.dealer.left())
-        } else {
-            Phase::Play(self.leader)
-        };
+        self.pledges = Pledges::default();
+        self.phase =
+            if self.rules.chant { Phase::Vote(self.dealer.left()) } else { self.first_lead() };
         self.events.clear();
         self.events.push(Event::DealStarted { deal: self.deal_no, dealer: self.dealer });
         for i in 1..=4 {
@@ -426,6 +477,18 @@ impl Game {
                 self.events.clear();
                 self.discard(seat, cards);
             }
+            (Phase::Offer(s), Action::Offer(offer)) if s == seat => {
+                self.events.clear();
+                self.offer(seat, offer);
+            }
+            (Phase::Reply(s), Action::Reply(accept)) if s == seat => {
+                self.events.clear();
+                self.reply(seat, accept);
+            }
+            (Phase::Announce(s), Action::Announce(announce)) if s == seat => {
+                self.events.clear();
+                self.announce(seat, announce);
+            }
             (Phase::Over, _) => return Err(IllegalAction::MatchOver),
             _ => {
                 return Err(IllegalAction::NotExpected {
@@ -443,7 +506,7 @@ impl Game {
         if !accept {
             self.chant_taken = Some(false);
             self.events.push(Event::ChantDecided { taken: false });
-            self.phase = Phase::Play(self.leader);
+            self.phase = self.first_lead();
         } else if seat == self.dealer {
             self.chant_taken = Some(true);
             self.events.push(Event::ChantDecided { taken: true });
@@ -495,7 +558,7 @@ impl Game {
         self.phase = if seat == self.dealer.left() {
             Phase::Discard(self.second_recipient())
         } else {
-            Phase::Play(self.leader)
+            self.first_lead()
         };
     }
 
@@ -517,11 +580,7 @@ impl Game {
             self.phase = Phase::Play(trick.next_leader);
             return;
         }
-        let (deal, over) = self.finish_deal();
-        self.events.push(Event::DealOver(deal));
-        if let Some(result) = over {
-            self.events.push(Event::MatchOver(result));
-        }
+        self.end_deal();
     }
 
     fn finish_trick(&mut self) -> TrickResult {
@@ -556,19 +615,29 @@ impl Game {
 
     #[cold]
     #[inline(never)]
+    fn end_deal(&mut self) {
+        let (deal, over) = self.finish_deal();
+        self.events.push(Event::DealOver(deal));
+        if let Some(result) = over {
+            self.events.push(Event::MatchOver(result));
+        }
+    }
+
     fn finish_deal(&mut self) -> (DealResult, Option<MatchResult>) {
-        let score = score_deal(&self.winners, &self.rules);
-        let counted = !(score.winner.is_none() && self.rules.all_spoiled == AllSpoiled::Redeal);
+        let score = self.deal_score();
+        let counted = !(score.team.is_none() && self.rules.all_spoiled == AllSpoiled::Redeal);
         if counted {
-            if let Some(w) = score.winner {
-                self.score[w.team().index()] += u16::from(score.points);
+            if let Some(t) = score.team {
+                self.score[t.index()] += u16::from(score.points);
             }
             self.deals_counted += 1;
             self.dealer = self.dealer.left();
         }
-        let deal = DealResult { deal: self.deal_no, score, counted, match_score: self.score };
+        let pledge = self.pledges.outcome();
+        let deal =
+            DealResult { deal: self.deal_no, score, counted, match_score: self.score, pledge };
         let [a, b] = self.score;
-        let reached_end = match self.rules.length {
+        let reached_end = match self.match_length() {
             MatchLength::Deals(n) => self.deals_counted >= n,
             MatchLength::Target(t) => a.max(b) >= t,
         };
@@ -594,7 +663,7 @@ impl Game {
         if self.rules.signals == SignalDelivery::Off {
             return Err(IllegalAction::SignalsOff);
         }
-        if !matches!(self.phase, Phase::Vote(_) | Phase::Discard(_) | Phase::Play(_)) {
+        if matches!(self.phase, Phase::NeedDeck | Phase::Over) {
             return Err(IllegalAction::NoDealInProgress);
         }
         if !signal.is_valid() {

@@ -1,7 +1,7 @@
 //! What one seat may know at one moment: its own cards and what is public, and the one function
 //! that builds it from the whole game.
 
-use super::{Game, Turn};
+use super::{Game, Pledges, Turn};
 use crate::card::{Card, CardSet};
 use crate::seat::Seat;
 
@@ -21,6 +21,7 @@ impl Game {
             discarded: self.discarded[seat.index()],
             votes: self.votes,
             chant_taken: self.chant_taken,
+            pledges: self.pledges,
             trick: (self.tricks_done + 1).min(9),
             leader: self.leader,
             table,
@@ -53,6 +54,8 @@ pub struct SeatView {
     pub votes: [Option<bool>; 4],
     /// Whether the chant was taken, once decided.
     pub chant_taken: Option<bool>,
+    /// The surrender and announcement answers of this deal so far (all public).
+    pub pledges: Pledges,
     /// Current trick number, 1..=9.
     pub trick: u8,
     /// Leader of the current trick.

@@ -150,6 +150,7 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
                     protocol: Some(protocol::PROTOCOL_VERSION),
                     author: Some("aluette sample bots".to_owned()),
                     token: args.token.clone(),
+                    features: bot.features(),
                 })
             }
             ToBot::Game { game, seat, partner, rules, .. } => {
@@ -186,6 +187,15 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
                     None
                 }
             },
+            ToBot::Offer { id, hand, .. } => {
+                Some(FromBot::Offer { id, offer: bot.offer(&hand), signals: Vec::new() })
+            }
+            ToBot::Reply { id, hand, .. } => {
+                Some(FromBot::Reply { id, accept: bot.accept(&hand), signals: Vec::new() })
+            }
+            ToBot::Announce { id, hand, .. } => {
+                Some(FromBot::Announce { id, announce: bot.announce(&hand), signals: Vec::new() })
+            }
             ToBot::Played { card, .. } => {
                 bot.on_played(card);
                 None
@@ -205,6 +215,9 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
             | ToBot::Trick { .. }
             | ToBot::DealOver { .. }
             | ToBot::GameOver { .. }
+            | ToBot::Offered { .. }
+            | ToBot::Replied { .. }
+            | ToBot::Announced { .. }
             | ToBot::Unknown => None,
         };
         if let Some(answer) = answer {
@@ -256,7 +269,7 @@ mod tests {
             chant_second: o::ChantSecond::Dealer,
             discard: o::DiscardRule::Free,
             all_spoiled: o::AllSpoiled::Nothing,
-            mordienne: o::OnOff::On,
+            mordienne: o::Mordienne::On,
             mordienne_run: 2,
             deals: Some(1),
             target: None,
@@ -264,6 +277,7 @@ mod tests {
             signals: o::Signals::Public,
             signal_leak: 0.0,
             signal_truth: o::SignalTruth::Truthful,
+            surrender: None,
         };
         let hand = cards("2o Ab 4b 5s Jo Cc 6b 7s 8c");
         let card = |seat, code: &str| TableCard { seat, card: code.parse().unwrap() };

@@ -41,6 +41,8 @@ pub(crate) struct Bot {
     signals_offered: bool,
     /// Signals may be sent in the current game.
     signals_on: bool,
+    /// The referee offered the `surrender` feature in `hello` (and the heuristic takes it up).
+    surrender: bool,
     /// The second chant recipient is the dealer (else the dealer's partner).
     second_is_dealer: bool,
     /// Cards known to be out of play this deal: played, or discarded by us.
@@ -58,6 +60,7 @@ impl Bot {
             partner: 2,
             signals_offered: true,
             signals_on: false,
+            surrender: false,
             second_is_dealer: true,
             gone: 0,
             partner_holds: 0,
@@ -70,7 +73,7 @@ impl Bot {
     pub(crate) fn needs(&self, kind: &[u8]) -> bool {
         match kind {
             b"hello" | b"game" | b"deal" | b"opening" | b"discard" | b"play" | b"error"
-            | b"bye" => true,
+            | b"bye" | b"offer" | b"reply" | b"announce" => true,
             b"played" | b"signal" => self.rng.is_none(),
             _ => false,
         }
@@ -79,6 +82,36 @@ impl Bot {
     /// Notes the features offered in `hello`.
     pub(crate) fn on_hello(&mut self, features: &[String]) {
         self.signals_offered = features.iter().any(|f| f == "signals");
+        // The random player stays without the pre-lead rounds: the fallback answers for it.
+        self.surrender = self.rng.is_none() && features.iter().any(|f| f == protocol::SURRENDER);
+    }
+
+    /// The features to take up in the `hello` answer.
+    pub(crate) fn features(&self) -> Vec<String> {
+        if self.surrender { vec![protocol::SURRENDER.to_owned()] } else { Vec::new() }
+    }
+
+    /// The surrender round (spec/rules.md section 12.2): offer when the hand is useless, no top
+    /// card and at most one ace, and the partner has signalled no top card either. Giving the
+    /// opponents one point is cheaper than the likely loss, and a refusal then gives us 2 unless
+    /// they make a mordienne.
+    pub(crate) fn offer(&self, hand: &[CardCode]) -> bool {
+        let tops = hand.iter().filter(|&&c| cards::level(c) <= 8).count();
+        let aces = hand.iter().filter(|&&c| cards::is_ace(c)).count();
+        tops == 0 && aces <= 1 && self.partner_holds == 0
+    }
+
+    /// Whether to accept the opponents' surrender: always, except with a mordienne in hand,
+    /// which needs the last tricks won by one player: at least three of the four great cards
+    /// (`3o 3c 2o 2c`), which nobody can beat once kept for the end.
+    pub(crate) fn accept(&self, hand: &[CardCode]) -> bool {
+        !mordienne_hand(hand)
+    }
+
+    /// Whether to announce a mordienne (spec/rules.md section 12.3): with the same hand that
+    /// refuses a surrender.
+    pub(crate) fn announce(&self, hand: &[CardCode]) -> bool {
+        mordienne_hand(hand)
     }
 
     /// A game starts.
@@ -237,6 +270,11 @@ impl Bot {
 }
 
 /// The weakest card whose level satisfies `keep` (ties: the smallest code), if any.
+/// At least three of the four great cards: the last three tricks are the holder's to take.
+fn mordienne_hand(hand: &[CardCode]) -> bool {
+    hand.iter().filter(|&&c| cards::level(c) <= 4).count() >= 3
+}
+
 fn pick(hand: &[CardCode], keep: impl Fn(u8) -> bool) -> Option<CardCode> {
     hand.iter()
         .copied()
@@ -247,4 +285,32 @@ fn pick(hand: &[CardCode], keep: impl Fn(u8) -> bool) -> Option<CardCode> {
 /// The strongest card of the hand (ties: the smallest code).
 fn strongest(hand: &[CardCode]) -> Option<CardCode> {
     hand.iter().copied().min_by_key(|&c| (cards::level(c), c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hand(codes: &str) -> Vec<CardCode> {
+        codes.split(' ').map(|c| c.parse().unwrap()).collect()
+    }
+
+    /// The rule of sample-bots/README.md: offer with a useless hand, refuse and announce with
+    /// three of the four great cards; the random player does not take the feature up.
+    #[test]
+    fn the_surrender_rule() {
+        let mut bot = Bot::new(false);
+        bot.on_hello(&["signals".into(), "surrender".into()]);
+        assert_eq!(bot.features(), ["surrender"]);
+        let useless = hand("4o 5o 6c 7c 8s Js Cb Kb Ab");
+        let great = hand("3o 3c 2c 4o 5o 6c 7c 8s Js");
+        assert!(bot.offer(&useless) && !bot.offer(&great));
+        assert!(bot.accept(&useless) && !bot.accept(&great));
+        assert!(!bot.announce(&useless) && bot.announce(&great));
+        bot.on_signal(2, "madame");
+        assert!(!bot.offer(&useless), "the partner holds a top card");
+        let mut random = Bot::new(true);
+        random.on_hello(&["surrender".into()]);
+        assert!(random.features().is_empty());
+    }
 }

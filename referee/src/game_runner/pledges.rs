@@ -1,0 +1,55 @@
+//! The pre-lead rounds' questions (spec/protocol.md section 4.12): `offer`, `reply` and
+//! `announce`, asked only of a bot that took up the feature `surrender`. For any other bot the
+//! referee answers with the fallback, without a fault, so a bot that does not know the rounds
+//! is told nothing of them and plays on unchanged.
+
+use super::Table;
+use crate::convert::{codes, seat_no};
+use crate::judge;
+use crate::policy;
+use protocol::msg::ToBot;
+use protocol::record::RecordLine;
+use rules::{Action, Turn};
+
+impl Table<'_> {
+    /// Asks the seat whose pre-lead turn it is, and commits its answer (or the fallback).
+    pub(super) async fn pledge(&mut self, turn: Turn) {
+        let (Some(seat), Some(fallback)) = (turn.seat(), policy::fallback_pledge(turn)) else {
+            return;
+        };
+        let view = self.game.view(seat);
+        let (deal, hand, score) = (view.deal, codes(view.hand), view.score);
+        let offerer = view.pledges.offered_by().map_or(0, seat_no);
+        let reply = if self.bots[seat.index()].identity.has(protocol::SURRENDER) {
+            let build = move |id, time_ms, bank_ms| match turn {
+                Turn::Offer(_) => ToBot::Offer { id, deal, hand, score, time_ms, bank_ms },
+                Turn::Reply(_) => {
+                    ToBot::Reply { id, deal, seat: offerer, hand, score, time_ms, bank_ms }
+                }
+                _ => ToBot::Announce { id, deal, hand, score, time_ms, bank_ms },
+            };
+            let done = move || policy::pledge_done(fallback).to_string();
+            self.ask(seat, build, move |game, msg| judge::pledge(game, seat, msg).map(drop), done)
+                .await
+        } else {
+            None
+        };
+        let (action, us, raw) = match reply {
+            Some((msg, us, raw)) => {
+                (judge::pledge(&self.game, seat, &msg).unwrap_or(fallback), us, Some(raw))
+            }
+            None => (fallback, 0, None),
+        };
+        if self.forfeit.is_some() {
+            return;
+        }
+        let (s, auto) = (seat_no(seat), raw.is_none());
+        let line = match action {
+            Action::Offer(offer) => RecordLine::Offer { seat: s, offer, us, auto, raw },
+            Action::Reply(accept) => RecordLine::Reply { seat: s, accept, us, auto, raw },
+            Action::Announce(announce) => RecordLine::Announce { seat: s, announce, us, auto, raw },
+            _ => return,
+        };
+        self.commit(seat, line, action, 0).await;
+    }
+}

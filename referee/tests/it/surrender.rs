@@ -1,0 +1,172 @@
+//! Issue 13 §1-§2 end to end: the rounds before the first lead (surrender and announced
+//! mordienne, feature `surrender`) with real bot processes. Every record of a new situation
+//! replays, `replay --seat` re-derives each seat's conversation, the page shows the rounds, and a
+//! bot that does not take the feature up is never asked and plays on unchanged, fault-free.
+
+use crate::harness::{
+    Record, Scratch, check_record, js_bot, match_args, py_heuristic, py_random, python, quoted,
+    raw_log, record_files, referee_ok, rust_bot, s, teed,
+};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+const OPTIONS_ON: &str = "--surrender on --mordienne announced";
+
+/// The test bot that answers the rounds by the deal number (tests/bots/misbehave.py).
+fn pledger(tmp: &Scratch) -> String {
+    python("referee/tests/bots/misbehave.py", &format!("pledger {}", quoted(&tmp.pidfile())))
+}
+
+/// The records of a match folder, each checked (it replays, header first, footer complete).
+fn records(dir: &std::path::Path) -> Vec<Record> {
+    let files = record_files(dir);
+    assert!(!files.is_empty(), "no records in {}", dir.display());
+    files.iter().map(|f| check_record(f)).collect()
+}
+
+/// The pledge kinds of a record's deals, with whether the committed team made its mordienne.
+fn pledges(r: &Record) -> Vec<(String, bool)> {
+    r.lines("deal_over")
+        .filter_map(|d| {
+            let p = d.get("pledge")?;
+            Some((p["kind"].as_str()?.to_string(), d["mordienne"] == true))
+        })
+        .collect()
+}
+
+/// Four bots that take up the feature and answer by the deal number: every outcome of rules.md
+/// section 12 in one match, each recorded, replayed, re-derived seat by seat, and on the page.
+#[test]
+fn every_pledge_outcome_is_recorded_and_replays() {
+    let tmp = Scratch::new("every-outcome");
+    let bot = pledger(&tmp);
+    let dir = tmp.records();
+    let flags = format!("--seed 11 --games 3 --deals 6 {OPTIONS_ON}");
+    referee_ok(&match_args(&flags, &dir, &[&bot]));
+    let mut seen = BTreeSet::new();
+    for r in records(&dir) {
+        assert!(r.faults().is_empty(), "{:?}", r.faults());
+        for (kind, made) in pledges(&r) {
+            seen.insert(format!("{kind} {}", if made { "made" } else { "not made" }));
+        }
+        // Every answer is the bot's own: nobody was answered for.
+        for kind in ["offer", "reply", "announce"] {
+            assert!(r.lines(kind).all(|l| l.get("auto").is_none()), "{kind}");
+        }
+    }
+    for want in ["accepted not made", "refused not made", "announced not made"] {
+        assert!(seen.contains(want), "{want} in {seen:?}");
+    }
+    let first = &record_files(&dir)[0];
+    for seat in ["0", "1", "2", "3"] {
+        let conv = referee_ok(&["replay", s(first), "--seat", seat]);
+        for kind in ["\"type\":\"offer\"", "\"type\":\"offered\"", "\"pledge\":{"] {
+            assert!(conv.contains(kind), "seat {seat}: no {kind}");
+        }
+    }
+    let page = tmp.join("game.html");
+    referee_ok(&["replay", s(first), "--html", s(&page)]);
+    let html = std::fs::read_to_string(&page).expect("the page");
+    for step in [
+        "\"type\":\"offer\"",
+        "\"type\":\"reply\"",
+        "\"type\":\"announce\"",
+        "\"kind\":\"refused\"",
+    ] {
+        assert!(html.contains(step), "the page has no {step}");
+    }
+}
+
+/// The sample bots themselves (Python and Rust heuristics) under both options: they take the
+/// feature up, the rounds happen, and every record replays fault-free.
+#[test]
+fn the_sample_bots_play_the_rounds() {
+    let tmp = Scratch::new("sample-bots");
+    let (py, rs) = (py_heuristic(), rust_bot());
+    let dir = tmp.records();
+    referee_ok(&match_args(&format!("--seed 1 --games 2 {OPTIONS_ON}"), &dir, &[&py, &rs]));
+    let mut kinds = BTreeSet::new();
+    for r in records(&dir) {
+        assert!(r.faults().is_empty(), "{:?}", r.faults());
+        assert_eq!(r.header()["seats"][0]["features"], serde_json::json!(["surrender"]));
+        kinds.extend(pledges(&r).into_iter().map(|(k, _)| k));
+        assert!(r.lines("offer").any(|l| l["raw"].is_string()), "the bots answered offers");
+    }
+    assert!(kinds.contains("accepted") && kinds.contains("announced"), "{kinds:?}");
+}
+
+/// The tee's byte-exact log of `seat` in a match of four bots that do not take the feature up,
+/// with `flags`; and the records.
+fn conversation(tmp: &Scratch, name: &str, flags: &str) -> (Vec<String>, Vec<Record>) {
+    let log = tmp.join(&format!("{name}.jsonl"));
+    let js = teed(&log, 1, &js_bot());
+    let random = py_random();
+    let dir = tmp.join(name);
+    referee_ok(&match_args(flags, &dir, &[&random, &js, &random, &random]));
+    let raw = std::fs::read_to_string(raw_log(&log)).expect("the tee's log");
+    (raw.lines().map(str::to_string).collect(), records(&dir))
+}
+
+/// A bot that does not take the feature up is never asked the new questions nor told their
+/// notices: with both options on, its conversation is byte for byte the one it has with both
+/// off, but for the `rules` of its `game` lines. The fallback answers for it (never offers,
+/// refuses, never announces), without a fault, so no deal is committed and `announced` scores
+/// as `on`; any message the referee added for it would break the equality.
+#[test]
+fn a_bot_without_the_feature_has_the_same_conversation() {
+    let tmp = Scratch::new("unchanged");
+    let base = "--seed 5 --games 2";
+    let (off, _) = conversation(&tmp, "off", base);
+    let (on, recs) = conversation(&tmp, "on", &format!("{base} {OPTIONS_ON}"));
+    assert_eq!(off.len(), on.len(), "the conversations differ in length");
+    let mut games = 0;
+    for (a, b) in off.iter().zip(&on) {
+        if a == b {
+            continue;
+        }
+        // Each raw line is "> " or "< " and the bytes that crossed the pipe.
+        let json = |l: &str| -> Value { serde_json::from_str(&l[2..]).expect("JSON") };
+        let (va, vb) = (json(a), json(b));
+        assert_eq!(vb["type"], "game", "only the game line may differ:\n{a}\n{b}");
+        let mut rules = vb["rules"].clone();
+        assert_eq!(rules["surrender"], "on");
+        assert_eq!(rules["mordienne"], "announced");
+        rules.as_object_mut().expect("rules").remove("surrender");
+        rules["mordienne"] = "on".into();
+        let mut vb = vb.clone();
+        vb["rules"] = rules;
+        assert_eq!(va, vb, "the game lines differ beyond the two options");
+        games += 1;
+    }
+    assert_eq!(games, 2, "each game line states the options");
+    for r in &recs {
+        assert!(r.faults().is_empty(), "{:?}", r.faults());
+        let answers: Vec<&Value> =
+            ["offer", "reply", "announce"].iter().flat_map(|k| r.lines(k)).collect();
+        assert!(!answers.is_empty(), "the rounds were played");
+        assert!(answers.iter().all(|l| l["auto"] == true && l.get("raw").is_none()));
+        assert!(r.lines("offer").all(|l| l["offer"] == false));
+    }
+}
+
+/// Feature bots and bots without it at one table: the sample bots that do not take it up (the
+/// JavaScript bot and the Python random bot) play fault-free and are told nothing of the rounds.
+#[test]
+fn a_mixed_table_plays_fault_free() {
+    let tmp = Scratch::new("mixed");
+    let log = tmp.join("js.jsonl");
+    let (py, rs, js, random) = (py_heuristic(), rust_bot(), teed(&log, 1, &js_bot()), py_random());
+    let dir = tmp.records();
+    let flags = format!("--seed 4 --games 2 {OPTIONS_ON}");
+    referee_ok(&match_args(&flags, &dir, &[&py, &js, &rs, &random]));
+    for r in records(&dir) {
+        assert!(r.faults().is_empty(), "{:?}", r.faults());
+        assert!(r.header()["seats"][1].get("features").is_none());
+        assert!(r.lines("announce").any(|l| l["seat"] == 0 && l["raw"].is_string()));
+        assert!(r.lines("announce").filter(|l| l["seat"] == 1).all(|l| l["auto"] == true));
+    }
+    let raw = std::fs::read_to_string(raw_log(&log)).expect("the tee's log");
+    for kind in ["offer", "reply", "announce", "offered", "replied", "announced"] {
+        assert!(!raw.contains(&format!("{{\"type\":\"{kind}\"")), "the JS bot was sent {kind}");
+    }
+}
