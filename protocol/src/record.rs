@@ -24,6 +24,10 @@ macro_rules! answered {
         tagged!($($given)* {
             /// Think time in microseconds, measured by the referee (0 for a fallback).
             us: u64,
+            /// CPU time in microseconds the bot's process used since the referee read its
+            /// previous answer (or since the game began); absent for a seat not measured
+            /// (see `cpu` in the header's seats) and for a fallback.
+            cpu_us: Option<u64> = optional,
             /// True when the referee answered for the bot (a fault's fallback).
             auto: bool = optional,
             /// The bot's answer line exactly as received (absent for `auto`).
@@ -193,6 +197,9 @@ object! {
         /// The bot's hello answer exactly as received, when the connection (and so its handshake)
         /// began just before this game; absent for later games on the same connection.
         pub hello: Option<String> = optional,
+        /// True when the referee measures this bot's CPU time: its answers carry `cpu_us`
+        /// (bot programs, unless measuring is off; never TCP or built-in bots).
+        pub cpu: bool = optional,
     }
 }
 
@@ -440,6 +447,8 @@ object! {
         pub think_us: u64,
         /// The longest think time in microseconds.
         pub max_us: u64,
+        /// The total `cpu_us` of those answers, when the seat is measured.
+        pub cpu_us: Option<u64> = optional,
         /// Faults of every kind.
         pub faults: u32,
         /// Strikes counted.

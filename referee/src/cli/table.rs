@@ -15,7 +15,7 @@ use clap::Args;
 use protocol::RulesWire;
 use protocol::msg::Clock;
 use protocol::options::{
-    AllSpoiled, ChantSecond, DiscardRule, OnFault, OnOff, OnTie, Seating, SignalTruth, Signals,
+    AllSpoiled, ChantSecond, ClockMode, DiscardRule, OnFault, OnOff, OnTie, Seating, SignalTruth, Signals,
 };
 use std::time::Duration;
 
@@ -40,6 +40,18 @@ pub(super) struct TableArgs {
     /// Bank per seat and game that absorbs overruns, in milliseconds.
     #[arg(long, default_value_t = 5_000, value_name = "MS", help_heading = CLOCK, allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     bank_ms: u64,
+    /// What a seat's bank is charged by: wall time, or the bot process's own CPU time (bots
+    /// that are no process of the referee's, over TCP or built in, are charged wall time).
+    #[arg(long, default_value_t = ClockMode::Wall, value_parser = word::<ClockMode>(), help_heading = CLOCK)]
+    clock: ClockMode,
+    /// Under --clock cpu, the wall-time limit of an answer as a multiple of its CPU limit
+    /// (answer time plus bank left): a bot that sleeps or blocks still times out.
+    #[arg(long, default_value_t = 4, value_name = "N", help_heading = CLOCK, allow_negative_numbers = true, value_parser = whole::<u32>(1, 1000))]
+    wall_cap: u32,
+    /// Measure each bot process's CPU time per answer and record it (`cpu_us`); --clock cpu
+    /// needs it.
+    #[arg(long, default_value_t = OnOff::On, value_parser = word::<OnOff>(), help_heading = CLOCK)]
+    cpu_time: OnOff,
     /// What a fault costs.
     #[arg(long, default_value_t = OnFault::Fallback, value_parser = word::<OnFault>(), help_heading = FAULTS)]
     on_fault: OnFault,
@@ -154,6 +166,10 @@ impl TableArgs {
     /// an error here would be one of the rules' checks that no flag makes.
     pub(super) fn game_config(&self) -> Result<GameConfig, String> {
         let (rules, seating_draw) = convert::rules_from_wire(&self.rules.wire())?;
+        let cpu = self.clock == ClockMode::Cpu;
+        if cpu && self.cpu_time == OnOff::Off {
+            return Err("--clock cpu needs the bots' CPU time: it cannot go with --cpu-time off".into());
+        }
         Ok(GameConfig {
             rules,
             seating_draw,
@@ -161,6 +177,8 @@ impl TableArgs {
                 handshake_ms: self.handshake_ms,
                 answer_ms: self.answer_ms,
                 bank_ms: self.bank_ms,
+                mode: cpu.then_some(ClockMode::Cpu),
+                wall_cap: cpu.then_some(self.wall_cap),
             },
             policy: Policy { on_fault: self.on_fault, max_strikes: self.max_strikes },
         })
@@ -171,6 +189,7 @@ impl TableArgs {
             handshake: Duration::from_millis(self.handshake_ms),
             max_line: self.max_line_bytes,
             stderr_cap: self.stderr_cap,
+            cpu_time: self.cpu_time == OnOff::On,
             limits: Limits {
                 memory_bytes: self.bot_memory_mib.map(|m| m << 20),
                 cpu_seconds: self.bot_cpu_seconds,

@@ -30,15 +30,18 @@ impl Table<'_> {
     /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
     /// false signal that forfeits the game) has no line and counts for nothing.
     pub(super) fn action_line(&mut self, seat: Seat, line: &RecordLine) {
-        if let RecordLine::Vote { us, auto: false, .. }
-        | RecordLine::Opening { us, auto: false, .. }
-        | RecordLine::Discard { us, auto: false, .. }
-        | RecordLine::Play { us, auto: false, .. } = *line
+        if let RecordLine::Vote { us, cpu_us, auto: false, .. }
+        | RecordLine::Opening { us, cpu_us, auto: false, .. }
+        | RecordLine::Discard { us, cpu_us, auto: false, .. }
+        | RecordLine::Play { us, cpu_us, auto: false, .. } = *line
         {
             let stats = &mut self.seats[seat.index()].stats;
             stats.answers += 1;
             stats.think_us += us;
             stats.max_us = stats.max_us.max(us);
+            if let (Some(total), Some(cpu)) = (stats.cpu_us.as_mut(), cpu_us) {
+                *total += cpu;
+            }
         }
         self.rec.line(line);
     }

@@ -46,12 +46,12 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
                         let auto = k == 3;
                         let us = if auto { 0 } else { us };
                         let seat_no = convert::seat_no(seat);
-                        lines.push(RecordLine::Vote { seat: seat_no, accept, us, auto, raw: None });
+                        lines.push(RecordLine::Vote { seat: seat_no, accept, us, cpu_us: None, auto, raw: None });
                         let events = game.apply(seat, Action::Vote(accept)).unwrap();
                         stated_lines(events.iter(), &mut lines);
                     } else {
                         let seat = convert::seat_no(seat);
-                        lines.push(RecordLine::Opening { seat, us, auto: false, raw: None });
+                        lines.push(RecordLine::Opening { seat, us, cpu_us: None, auto: false, raw: None });
                     }
                 }
             }
@@ -64,6 +64,7 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
                     seat: seat_no,
                     cards: codes,
                     us,
+                    cpu_us: None,
                     auto: false,
                     raw: None,
                 });
@@ -79,6 +80,7 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
                     seat: seat_no,
                     card: code,
                     us,
+                    cpu_us: None,
                     auto: false,
                     raw: None,
                 });
@@ -102,6 +104,7 @@ fn header(rules: &Rules, seed: u64, first_dealer: SeatNo) -> RecordLine {
         stderr: None,
         first_id: 1,
         hello: None,
+        cpu: false,
     };
     RecordLine::Header(Box::new(Header {
         format: RECORD_FORMAT.into(),
@@ -112,7 +115,7 @@ fn header(rules: &Rules, seed: u64, first_dealer: SeatNo) -> RecordLine {
         match_seed: 99,
         seed,
         rules: convert::rules_wire(rules, false),
-        clock: Clock { handshake_ms: 2000, answer_ms: 1000, bank_ms: 10_000 },
+        clock: Clock { handshake_ms: 2000, answer_ms: 1000, bank_ms: 10_000, mode: None, wall_cap: None },
         policy: Policy { on_fault: OnFault::Fallback, max_strikes: 3 },
         seats: (0..4).map(seat).collect(),
         first_dealer,

@@ -76,7 +76,7 @@ pub(super) fn found_on_write(f: &FaultRecord) -> bool {
 fn answer_kind(line: &RecordLine) -> Option<(u8, bool, Option<&String>, u64, &'static str)> {
     match line {
         RecordLine::Vote { seat, us, auto, raw, .. }
-        | RecordLine::Opening { seat, us, auto, raw } => {
+        | RecordLine::Opening { seat, us, auto, raw, .. } => {
             Some((*seat, *auto, raw.as_ref(), *us, "opening"))
         }
         RecordLine::Discard { seat, us, auto, raw, .. } => {
