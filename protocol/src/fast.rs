@@ -189,7 +189,13 @@ mod tests {
                         signal_leak: leak,
                         signal_truth: crate::options::SignalTruth::Free,
                     },
-                    clock: crate::msg::Clock { handshake_ms: 1, answer_ms: u64::MAX, bank_ms: 0 },
+                    clock: crate::msg::Clock {
+                        handshake_ms: 1,
+                        answer_ms: u64::MAX,
+                        bank_ms: 0,
+                        mode: (k % 2 == 1).then_some(crate::options::ClockMode::Cpu),
+                        wall_cap: (k % 2 == 1).then_some(u32::MAX),
+                    },
                 });
             }
         }
@@ -236,16 +242,20 @@ mod tests {
             lines.push(RecordLine::Signal { from: 2, signal: s.to_string(), seen_by: vec![0, 2] });
             for (auto, raw) in [(false, Some(s.to_string())), (true, None), (false, None)] {
                 let us = 123_456;
+                let cpu_us = raw.is_some().then_some(u64::MAX);
                 lines.push(RecordLine::Play {
                     seat: 1,
                     card: card("Cb"),
                     us,
+                    cpu_us,
                     auto,
                     raw: raw.clone(),
                 });
-                lines.push(RecordLine::Vote { seat: 0, accept: true, us, auto, raw: raw.clone() });
-                lines.push(RecordLine::Opening { seat: 3, us, auto, raw: raw.clone() });
-                lines.push(RecordLine::Discard { seat: 2, cards: hand.clone(), us, auto, raw });
+                let vote = RecordLine::Vote { seat: 0, accept: true, us, cpu_us, auto, raw: raw.clone() };
+                lines.push(vote);
+                lines.push(RecordLine::Opening { seat: 3, us, cpu_us, auto, raw: raw.clone() });
+                let discard = RecordLine::Discard { seat: 2, cards: hand.clone(), us, cpu_us, auto, raw };
+                lines.push(discard);
             }
         }
         for line in &lines {
