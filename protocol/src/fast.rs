@@ -251,10 +251,12 @@ mod tests {
                     auto,
                     raw: raw.clone(),
                 });
-                let vote = RecordLine::Vote { seat: 0, accept: true, us, cpu_us, auto, raw: raw.clone() };
+                let vote =
+                    RecordLine::Vote { seat: 0, accept: true, us, cpu_us, auto, raw: raw.clone() };
                 lines.push(vote);
                 lines.push(RecordLine::Opening { seat: 3, us, cpu_us, auto, raw: raw.clone() });
-                let discard = RecordLine::Discard { seat: 2, cards: hand.clone(), us, cpu_us, auto, raw };
+                let discard =
+                    RecordLine::Discard { seat: 2, cards: hand.clone(), us, cpu_us, auto, raw };
                 lines.push(discard);
             }
         }

@@ -220,7 +220,13 @@ fn config(rules: Rules) -> GameConfig {
     GameConfig {
         rules,
         seating_draw: false,
-        clock: Clock { handshake_ms: 1000, answer_ms: 1000, bank_ms: 1000, mode: None, wall_cap: None },
+        clock: Clock {
+            handshake_ms: 1000,
+            answer_ms: 1000,
+            bank_ms: 1000,
+            mode: None,
+            wall_cap: None,
+        },
         policy: Policy { on_fault: OnFault::Fallback, max_strikes: 3 },
     }
 }

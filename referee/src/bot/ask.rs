@@ -167,7 +167,8 @@ pub(crate) async fn ask(
                     .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
                 if msg.id() == id {
                     let took = sent.elapsed();
-                    let cpu = process.as_deref_mut().and_then(BotProcess::cpu).and_then(|c| c.take());
+                    let cpu =
+                        process.as_deref_mut().and_then(BotProcess::cpu).and_then(|c| c.take());
                     // A bot with several threads can spend CPU time faster than the clock runs.
                     if let (Some(allowed), Some(used)) = (cpu_limit, cpu)
                         && used >= allowed

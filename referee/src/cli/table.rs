@@ -15,7 +15,8 @@ use clap::Args;
 use protocol::RulesWire;
 use protocol::msg::Clock;
 use protocol::options::{
-    AllSpoiled, ChantSecond, ClockMode, DiscardRule, OnFault, OnOff, OnTie, Seating, SignalTruth, Signals,
+    AllSpoiled, ChantSecond, ClockMode, DiscardRule, OnFault, OnOff, OnTie, Seating, SignalTruth,
+    Signals,
 };
 use std::time::Duration;
 
@@ -168,7 +169,9 @@ impl TableArgs {
         let (rules, seating_draw) = convert::rules_from_wire(&self.rules.wire())?;
         let cpu = self.clock == ClockMode::Cpu;
         if cpu && self.cpu_time == OnOff::Off {
-            return Err("--clock cpu needs the bots' CPU time: it cannot go with --cpu-time off".into());
+            return Err(
+                "--clock cpu needs the bots' CPU time: it cannot go with --cpu-time off".into()
+            );
         }
         Ok(GameConfig {
             rules,

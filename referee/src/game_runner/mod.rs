@@ -371,7 +371,8 @@ impl Table<'_> {
         let result = match reply {
             Reply::Answer(msg, took, cpu, raw) => match validate(&self.game, &msg) {
                 Ok(()) => {
-                    let took = Took { us: took.as_micros() as u64, cpu_us: self.bots[i].cpu_charged(cpu) };
+                    let took =
+                        Took { us: took.as_micros() as u64, cpu_us: self.bots[i].cpu_charged(cpu) };
                     let charged = match took.cpu_us {
                         Some(cpu_us) if cpu_clock => cpu_us,
                         _ => took.us,

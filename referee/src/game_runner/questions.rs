@@ -99,7 +99,10 @@ impl Table<'_> {
             return;
         }
         if !vote {
-            self.action_line(seat, &RecordLine::Opening { seat: seat_no(seat), us, cpu_us, auto, raw });
+            self.action_line(
+                seat,
+                &RecordLine::Opening { seat: seat_no(seat), us, cpu_us, auto, raw },
+            );
             self.settle(seat).await;
             return;
         }
@@ -139,7 +142,8 @@ impl Table<'_> {
         if self.forfeit.is_some() {
             return;
         }
-        let line = RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, cpu_us, auto, raw };
+        let line =
+            RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, cpu_us, auto, raw };
         self.commit(seat, line, Action::Discard(cards), 0).await;
     }
 
@@ -187,7 +191,8 @@ impl Table<'_> {
         if self.forfeit.is_some() {
             return;
         }
-        let line = RecordLine::Play { seat: seat_no(seat), card: code(card), us, cpu_us, auto, raw };
+        let line =
+            RecordLine::Play { seat: seat_no(seat), card: code(card), us, cpu_us, auto, raw };
         self.commit(seat, line, Action::Play(card), trick).await;
     }
 }

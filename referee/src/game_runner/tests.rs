@@ -89,7 +89,13 @@ fn config(on_fault: OnFault) -> GameConfig {
     GameConfig {
         rules: Rules { chant: false, length: rules::MatchLength::Deals(1), ..Rules::default() },
         seating_draw: false,
-        clock: Clock { handshake_ms: 1000, answer_ms: 100, bank_ms: 150, mode: None, wall_cap: None },
+        clock: Clock {
+            handshake_ms: 1000,
+            answer_ms: 100,
+            bank_ms: 150,
+            mode: None,
+            wall_cap: None,
+        },
         policy: Policy { on_fault, max_strikes: 3 },
     }
 }

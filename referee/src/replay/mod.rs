@@ -18,7 +18,7 @@ pub(crate) use read::{Replay, ReplayError, replay_file};
 
 use crate::convert;
 use crate::text::Shown;
-use account::{Account, plural, score_text, think};
+use account::{Account, clock_text, plural, score_text, think};
 use protocol::msg::SeatNo;
 use protocol::record::{FaultRecord, Footer, Header, RecordLine, SeatStats};
 use read::{corrupt, refused};
@@ -79,6 +79,12 @@ impl Replayer {
             })
             .collect();
         account.line(format_args!("Seats: {}   (teams: 0+2, 1+3)", seats.join(" | ")));
+        account.line(format_args!("Clock: {}", clock_text(&header)));
+        // A measured seat's footer states its answers' CPU time, from 0.
+        let answered = std::array::from_fn(|i| SeatStats {
+            cpu_us: header.seats[i].cpu.then_some(0),
+            ..SeatStats::default()
+        });
         Ok(Replayer {
             header,
             game: Game::new(rules, dealer),
@@ -88,7 +94,7 @@ impl Replayer {
             play_lines: Vec::new(),
             forfeits: Vec::new(),
             faults: Vec::new(),
-            answered: Default::default(),
+            answered,
             footer: None,
             account,
         })
@@ -107,19 +113,22 @@ impl Replayer {
             return Err(refused(line, &describe(&record), why));
         }
         let answer = match record {
-            RecordLine::Vote { seat, us, auto: false, .. }
-            | RecordLine::Opening { seat, us, auto: false, .. }
-            | RecordLine::Discard { seat, us, auto: false, .. }
-            | RecordLine::Play { seat, us, auto: false, .. } => Some((seat, us)),
+            RecordLine::Vote { seat, us, cpu_us, auto: false, .. }
+            | RecordLine::Opening { seat, us, cpu_us, auto: false, .. }
+            | RecordLine::Discard { seat, us, cpu_us, auto: false, .. }
+            | RecordLine::Play { seat, us, cpu_us, auto: false, .. } => Some((seat, us, cpu_us)),
             _ => None,
         };
         self.apply(record, line)?;
         // The line's seat is a seat: the line was accepted.
-        if let Some((seat, us)) = answer {
+        if let Some((seat, us, cpu_us)) = answer {
             let stats = &mut self.answered[usize::from(seat)];
             stats.answers += 1;
             stats.think_us += us;
             stats.max_us = stats.max_us.max(us);
+            if let (Some(total), Some(cpu)) = (stats.cpu_us.as_mut(), cpu_us) {
+                *total += cpu;
+            }
         }
         Ok(())
     }
@@ -130,17 +139,19 @@ impl Replayer {
             RecordLine::Deal { deal, dealer, deck, hands } => {
                 self.deal(deal, dealer, &deck, &hands, line)
             }
-            RecordLine::Vote { seat, accept, us, auto, .. } => {
-                self.vote(seat, accept, think(us, auto), line)
+            RecordLine::Vote { seat, accept, us, cpu_us, auto, .. } => {
+                self.vote(seat, accept, think(us, cpu_us, auto), line)
             }
-            RecordLine::Opening { seat, us, auto, .. } => self.opening(seat, think(us, auto), line),
+            RecordLine::Opening { seat, us, cpu_us, auto, .. } => {
+                self.opening(seat, think(us, cpu_us, auto), line)
+            }
             RecordLine::Chant { taken } => self.chant(taken, line),
             RecordLine::Receive { seat, cards } => self.receive(seat, &cards, line),
-            RecordLine::Discard { seat, cards, us, auto, .. } => {
-                self.discard(seat, &cards, think(us, auto), line)
+            RecordLine::Discard { seat, cards, us, cpu_us, auto, .. } => {
+                self.discard(seat, &cards, think(us, cpu_us, auto), line)
             }
-            RecordLine::Play { seat, card, us, auto, .. } => {
-                self.play(seat, card, think(us, auto), line)
+            RecordLine::Play { seat, card, us, cpu_us, auto, .. } => {
+                self.play(seat, card, think(us, cpu_us, auto), line)
             }
             RecordLine::Signal { from, signal, seen_by } => {
                 self.signal(from, &signal, &seen_by, line)

@@ -46,12 +46,25 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
                         let auto = k == 3;
                         let us = if auto { 0 } else { us };
                         let seat_no = convert::seat_no(seat);
-                        lines.push(RecordLine::Vote { seat: seat_no, accept, us, cpu_us: None, auto, raw: None });
+                        lines.push(RecordLine::Vote {
+                            seat: seat_no,
+                            accept,
+                            us,
+                            cpu_us: None,
+                            auto,
+                            raw: None,
+                        });
                         let events = game.apply(seat, Action::Vote(accept)).unwrap();
                         stated_lines(events.iter(), &mut lines);
                     } else {
                         let seat = convert::seat_no(seat);
-                        lines.push(RecordLine::Opening { seat, us, cpu_us: None, auto: false, raw: None });
+                        lines.push(RecordLine::Opening {
+                            seat,
+                            us,
+                            cpu_us: None,
+                            auto: false,
+                            raw: None,
+                        });
                     }
                 }
             }
@@ -115,7 +128,13 @@ fn header(rules: &Rules, seed: u64, first_dealer: SeatNo) -> RecordLine {
         match_seed: 99,
         seed,
         rules: convert::rules_wire(rules, false),
-        clock: Clock { handshake_ms: 2000, answer_ms: 1000, bank_ms: 10_000, mode: None, wall_cap: None },
+        clock: Clock {
+            handshake_ms: 2000,
+            answer_ms: 1000,
+            bank_ms: 10_000,
+            mode: None,
+            wall_cap: None,
+        },
         policy: Policy { on_fault: OnFault::Fallback, max_strikes: 3 },
         seats: (0..4).map(seat).collect(),
         first_dealer,
@@ -710,11 +729,12 @@ fn the_rules_line_names_options_as_their_flags_do() {
 
 #[test]
 fn think_times_are_compact() {
-    assert_eq!(think(0, false), " (0.0ms)");
-    assert_eq!(think(449, false), " (0.4ms)");
-    assert_eq!(think(12_345, false), " (12ms)");
-    assert_eq!(think(1_234_567, false), " (1.23s)");
-    assert_eq!(think(5, true), " (auto)");
+    assert_eq!(think(0, None, false), " (0.0ms)");
+    assert_eq!(think(449, None, false), " (0.4ms)");
+    assert_eq!(think(12_345, None, false), " (12ms)");
+    assert_eq!(think(1_234_567, None, false), " (1.23s)");
+    assert_eq!(think(5, None, true), " (auto)");
+    assert_eq!(think(12_345, Some(449), false), " (12ms, cpu 0.4ms)");
 }
 
 #[test]

@@ -18,6 +18,9 @@ Correct play: answers hello, plays the first card of its hand, votes refuse, dis
   accept-chant           votes accept
   short-discard          votes accept, discards only 5 cards the first time
   false-signal           signals "monsieur" once without holding 3o
+  burn                   spends 30 ms of CPU time (a busy loop) on every play question
+  nap                    sleeps 100 ms on every play question but its 9th, and 2.1 s on its 8th:
+                         wall time, no CPU time (tests/it/cpu_clock.rs)
   script                 plays the CARDs, in order, while the next one is in its hand (so four
                          of them can play a deal as a test planned it: tests/schema.rs)
 
@@ -79,6 +82,12 @@ def main():
                 answer["card"] = SCRIPT.pop(0)
             if MODE == "exit" and plays == 3:
                 sys.exit(3)
+            if MODE == "burn":
+                end = time.process_time() + 0.03
+                while time.process_time() < end:
+                    pass
+            if MODE == "nap":
+                time.sleep({8: 2.1, 9: 0}.get(plays, 0.1))
             if MODE == "sleep" and plays == 2:
                 time.sleep(0.65)  # past answer_ms + bank_ms = 500 ms in the tests
             if MODE == "garbage" and plays == 2:
