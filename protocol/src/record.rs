@@ -127,6 +127,19 @@ tagged! {
     }
 }
 
+impl RecordLine {
+    /// The CPU time of an answer line (`vote`, `opening`, `discard`, `play`), when measured.
+    pub fn cpu_us(&self) -> Option<u64> {
+        match self {
+            RecordLine::Vote { cpu_us, .. }
+            | RecordLine::Opening { cpu_us, .. }
+            | RecordLine::Discard { cpu_us, .. }
+            | RecordLine::Play { cpu_us, .. } => *cpu_us,
+            _ => None,
+        }
+    }
+}
+
 object! {
     closed
     /// The record's first line.
