@@ -410,11 +410,15 @@ fn run(cfg: &Config) -> Res<()> {
             let answers: u64 = tables.iter().map(|o| o.answers).sum();
             let wall_per_answer: f64 =
                 tables.iter().map(|o| o.wall.as_secs_f64() * 1e6).sum::<f64>() / answers as f64;
+            let kinds: Vec<String> = tables.iter().filter_map(|o| o.warning.clone()).collect();
             s.row(&format!("--clock {clock}: faults (timeouts)"), faults as f64, "").note(format!(
                 "{} games, {answers} answers in time, {:.1} ms of wall time per answer and table",
                 tables.iter().map(|o| o.games).sum::<u64>(),
-                wall_per_answer * tables.len() as f64 / 1e3
+                wall_per_answer / 1e3
             ));
+            if let Some(first) = kinds.first() {
+                s.row(&format!("--clock {clock}: the referee's first warning"), 0.0, "").note(first.clone());
+            }
         }
         s.row("one reading of a bot's CPU clock", reading_ns / 1e3, "us").note(
             "clock_gettime of another process's CPU clock, the referee's one reading per answer \

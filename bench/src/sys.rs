@@ -149,6 +149,9 @@ pub(crate) fn cpu_clock_reading_ns() -> io::Result<f64> {
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .spawn()?;
+    // Until it waits in its read: reading the clock of a process that runs costs more (the
+    // kernel asks its CPU), and a bot between questions is waiting too.
+    std::thread::sleep(std::time::Duration::from_millis(100));
     let clock = clock_getcpuclockid(nix::unistd::Pid::from_raw(child.id() as i32));
     let timed = clock.map_err(io::Error::from).and_then(|clock| {
         let start = std::time::Instant::now();

@@ -4,7 +4,7 @@
 use protocol::ToBot;
 use protocol::codec::{Frame, LineFramer};
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{OwnedFd, RawFd};
 use std::pin::Pin;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::{Instant, Sleep, sleep_until};
@@ -48,6 +48,11 @@ pub(crate) struct LineConn {
     /// The TCP socket under `reader` and `writer`, when there is one; it lives as long as they
     /// do, so it is never a number reused by another file.
     socket: Option<RawFd>,
+    /// A duplicate of the non-blocking descriptor under `reader`, read directly once before
+    /// each wait: a bot on the referee's CPU has usually answered by the time the question's
+    /// write returns (it preempts the referee as it wakes), and then the answer is taken with
+    /// one `read`, without the runtime's poll, wake-up and second read (issue 16).
+    direct: Option<OwnedFd>,
 }
 
 impl std::fmt::Debug for LineConn {
@@ -69,7 +74,14 @@ impl LineConn {
             eof: false,
             timer: None,
             socket: None,
+            direct: None,
         }
+    }
+
+    /// Reads straight from `fd` (a duplicate of the non-blocking descriptor under the reader:
+    /// the same pipe or socket) before waiting for the reader.
+    pub(crate) fn read_directly(&mut self, fd: OwnedFd) {
+        self.direct = Some(fd);
     }
 
     /// Names the TCP socket under this connection, for [`LineConn::peer_closed`].
@@ -203,6 +215,8 @@ impl LineConn {
 
     /// The next line, bounded by the framer's limit and by `deadline`.
     pub(crate) async fn next(&mut self, deadline: Instant) -> Incoming {
+        // One direct read per call: when it finds nothing, the reader waits as usual.
+        let mut tried = false;
         loop {
             match self.framer.next_line() {
                 Some(Frame::Line(line)) => return Incoming::Line(line.to_vec()),
@@ -213,6 +227,16 @@ impl LineConn {
                 return Incoming::Eof { partial: self.framer.partial().len() };
             }
             let room = self.framer.room().min(self.read_buf.len());
+            if let Some(fd) = self.direct.as_ref().filter(|_| !tried) {
+                tried = true;
+                match nix::unistd::read(fd, &mut self.read_buf[..room]) {
+                    Ok(0) => self.eof = true,
+                    Ok(n) => self.framer.push(&self.read_buf[..n]),
+                    // Nothing yet (EAGAIN), or an error the reader will meet and report.
+                    Err(_) => {}
+                }
+                continue;
+            }
             self.arm(deadline);
             tokio::select! {
                 biased;

@@ -285,8 +285,15 @@ impl Bot {
                         if cfg.cpu_time {
                             proc_.measure_cpu();
                         }
-                        self.conn =
-                            Some(LineConn::new(Box::new(stdout), Box::new(stdin), cfg.max_line));
+                        use std::os::fd::AsFd;
+                        let direct = stdout.as_fd().try_clone_to_owned();
+                        let mut conn =
+                            LineConn::new(Box::new(stdout), Box::new(stdin), cfg.max_line);
+                        // Without the duplicate, the reader alone reads: slower, as correct.
+                        if let Ok(fd) = direct {
+                            conn.read_directly(fd);
+                        }
+                        self.conn = Some(conn);
                         self.process = Some(proc_);
                     }
                     Err(e) => {
