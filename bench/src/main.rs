@@ -398,8 +398,8 @@ fn run(cfg: &Config) -> Res<()> {
                     "--wall-cap",
                     BURN_WALL_CAP,
                 ]
-                    .map(String::from)
-                    .to_vec(),
+                .map(String::from)
+                .to_vec(),
                 ..launch(&burn_bot, burn_games, cfg.seed + i as u64, Some(cpus[i % cpus.len()]))
             })
             .collect();
@@ -426,7 +426,8 @@ fn run(cfg: &Config) -> Res<()> {
                 wall_per_answer / 1e3
             ));
             if let Some(first) = kinds.first() {
-                s.row(&format!("--clock {clock}: the referee's first warning"), 0.0, "").note(first.clone());
+                s.row(&format!("--clock {clock}: the referee's first warning"), 0.0, "")
+                    .note(first.clone());
             }
         }
         s.row("one reading of a bot's CPU clock", reading_ns / 1e3, "us").note(

@@ -84,7 +84,9 @@ fn a_sleeping_bot_is_charged_nothing_but_times_out_at_the_wall_cap() {
     );
     let plays = game.plays(0);
     assert!(plays[..7].iter().all(|p| !auto(p)), "seven naps in time");
-    assert!(plays[..7].iter().all(|p| p["us"].as_u64().unwrap() >= 100_000), "they napped");
+    // The clock starts when the referee sees its write done, which a busy machine can delay
+    // past the bot's first moments: "about 100 ms".
+    assert!(plays[..7].iter().all(|p| p["us"].as_u64().unwrap() >= 80_000), "they napped");
     assert!(auto(plays[7]), "the long nap timed out");
     assert!(plays[8..].iter().all(|p| !auto(p)), "every later answer is in time");
 }
