@@ -719,35 +719,25 @@ fn headline_rows(report: &mut Report, runs: &[HeadRun], pin: usize) {
         per_run(&|r| wall_per_answer(r) / r.floor.median_us),
         Some(("<=", 1.3)),
     );
-    figure(
-        "instant bots: referee CPU per answer",
-        "us",
-        per_run(&|r| referee_cpu(&instant(r))),
-        None,
-    );
-    figure(
-        "instant bots: referee CPU per answer / floor parent's CPU",
-        "x",
-        per_run(&|r| referee_cpu(&instant(r)) / r.floor.parent_cpu_us),
-        Some(("<=", 1.5)),
-    );
-    if runs.iter().all(|r| r.python.is_some()) {
-        let python = |r: &HeadRun| {
-            let (full, one) = r.python.as_ref().expect("checked above");
-            steady_of(full, one).0
-        };
+    // The referee's CPU per answer beside a table's bots, and against the floor's parent.
+    let mut cpu_rows = |bots: &str, table: &dyn Fn(&HeadRun) -> Outcome| {
+        let values = per_run(&|r| referee_cpu(&table(r)));
+        let ratios: Vec<f64> =
+            values.iter().zip(runs).map(|(v, r)| v / r.floor.parent_cpu_us).collect();
+        figure(&format!("{bots}: referee CPU per answer"), "us", values, None);
         figure(
-            "Python bots: referee CPU per answer",
-            "us",
-            per_run(&|r| referee_cpu(&python(r))),
-            None,
-        );
-        figure(
-            "Python bots: referee CPU per answer / floor parent's CPU",
+            &format!("{bots}: referee CPU per answer / floor parent's CPU"),
             "x",
-            per_run(&|r| referee_cpu(&python(r)) / r.floor.parent_cpu_us),
+            ratios,
             Some(("<=", 1.5)),
         );
+    };
+    cpu_rows("instant bots", &instant);
+    if runs.iter().all(|r| r.python.is_some()) {
+        cpu_rows("Python bots", &|r: &HeadRun| {
+            let (full, one) = r.python.as_ref().expect("checked above");
+            steady_of(full, one).0
+        });
     }
 }
 

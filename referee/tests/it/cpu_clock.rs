@@ -2,12 +2,24 @@
 //! that burns CPU time is charged what it burned, one that sleeps is charged nothing but still
 //! times out at the wall cap, and the records that carry `cpu_us` replay, whole and seat by seat.
 
-use crate::harness::{RANDOM, Record, SHORT_CLOCKS, Scratch, Suite, auto, detail, received};
+use crate::harness::{
+    Played, RANDOM, Record, SHORT_CLOCKS, Scratch, Suite, auto, detail, received,
+};
 use crate::harness::{record_path, referee_ok};
 use serde_json::Value;
 
 const MISBEHAVE: Suite =
     Suite { clocks: SHORT_CLOCKS, marks: &["misbehave.py"], command: Scratch::misbehave };
+
+/// A match of misbehave.py in MODE in seat 0 against built-in bots, under the CPU clock with
+/// these `answer_ms`, `bank_ms` and `wall_cap`, in the scratch folder `name`.
+fn under_cpu_clock(name: &str, mode: &str, [answer, bank, cap]: [&str; 3]) -> (Scratch, Played) {
+    let s = Scratch::new(name);
+    let flags = ["--clock", "cpu", "--answer-ms", answer, "--bank-ms", bank, "--wall-cap", cap];
+    let bots = [&*Scratch::misbehave(&s, mode), RANDOM, RANDOM, RANDOM];
+    let game = MISBEHAVE.play(&s, bots, &flags);
+    (s, game)
+}
 
 /// The answer lines of `seat` that the bot gave (not the referee's fallbacks), in order.
 fn answers(record: &Record, seat: u64) -> Vec<&Value> {
@@ -28,10 +40,7 @@ fn answers(record: &Record, seat: u64) -> Vec<&Value> {
 /// nobody.
 #[test]
 fn a_busy_bot_is_charged_its_cpu_time() {
-    let s = Scratch::new("cpu-clock-busy");
-    let flags = ["--clock", "cpu", "--answer-ms", "10", "--bank-ms", "4000", "--wall-cap", "20"];
-    let bots = [&*Scratch::misbehave(&s, "burn"), RANDOM, RANDOM, RANDOM];
-    let game = MISBEHAVE.play(&s, bots, &flags);
+    let (s, game) = under_cpu_clock("cpu-clock-busy", "burn", ["10", "4000", "20"]);
     let header = game.header();
     assert_eq!(header["clock"]["mode"], "cpu");
     assert_eq!(header["clock"]["wall_cap"], 20);
@@ -71,10 +80,7 @@ fn a_busy_bot_is_charged_its_cpu_time() {
 /// question's wall cap, 8 x 50 ms with the bank spent, runs).
 #[test]
 fn a_sleeping_bot_is_charged_nothing_but_times_out_at_the_wall_cap() {
-    let s = Scratch::new("cpu-clock-sleep");
-    let flags = ["--clock", "cpu", "--answer-ms", "50", "--bank-ms", "200", "--wall-cap", "8"];
-    let bots = [&*Scratch::misbehave(&s, "nap"), RANDOM, RANDOM, RANDOM];
-    let game = MISBEHAVE.play(&s, bots, &flags);
+    let (_s, game) = under_cpu_clock("cpu-clock-sleep", "nap", ["50", "200", "8"]);
     let faults = game.faults();
     let timeouts: Vec<&&Value> = faults.iter().filter(|f| f["kind"] == "timeout").collect();
     assert_eq!(timeouts.len(), 1, "{faults:#?}");
@@ -95,10 +101,7 @@ fn a_sleeping_bot_is_charged_nothing_but_times_out_at_the_wall_cap() {
 /// a paused clock charging the recorded `cpu_us`, and holds the outcome to the record's.
 #[test]
 fn cpu_clock_records_replay_seat_by_seat() {
-    let s = Scratch::new("cpu-clock-seat");
-    let flags = ["--clock", "cpu", "--answer-ms", "10", "--bank-ms", "4000", "--wall-cap", "20"];
-    let bots = [&*Scratch::misbehave(&s, "burn"), RANDOM, RANDOM, RANDOM];
-    MISBEHAVE.play(&s, bots, &flags);
+    let (s, _) = under_cpu_clock("cpu-clock-seat", "burn", ["10", "4000", "20"]);
     let record = record_path(&s.records(), 1);
     let out = referee_ok(&["replay", record.to_str().unwrap(), "--seat", "0"]);
     assert!(out.lines().count() > 20, "{out}");
