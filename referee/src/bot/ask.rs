@@ -393,6 +393,26 @@ mod tests {
         assert_eq!(f, Fault::new(FaultKind::LineTooLong, "a line longer than 16 bytes"));
     }
 
+    /// Under the CPU clock with no process to measure (a replay charges recorded times), only the
+    /// wall cap ends the wait, and the fault says both limits.
+    #[tokio::test(start_paused = true)]
+    async fn the_cpu_clock_without_a_process_waits_for_its_wall_cap() {
+        let (mut conn, _bot) = pipe(4096);
+        question(&mut conn, 1);
+        let limit = Limit::Cpu { cpu: SECOND, wall: 4 * SECOND };
+        let start = Instant::now();
+        let heard = ask(peer(&mut conn, false), 1, limit, &mut IgnoredLines::default()).await;
+        assert_eq!(start.elapsed(), 4 * SECOND);
+        let Heard::Fault(f) = heard else { panic!("{heard:?}") };
+        assert_eq!(
+            (f.kind, f.detail.as_str()),
+            (
+                FaultKind::Timeout,
+                "no answer within 1000 ms of CPU time (4000 ms of wall time at most)"
+            )
+        );
+    }
+
     /// A bot that floods lines with other ids keeps the read ready: the deadline still ends the
     /// question, and the flood is counted beyond the kept lines.
     #[tokio::test(start_paused = true)]

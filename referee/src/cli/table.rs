@@ -251,6 +251,25 @@ mod tests {
         assert_eq!(words, OnFault::NAMES);
     }
 
+    /// The clock flags reach the game's clock (the CPU clock with its wall cap, the wall clock
+    /// with neither field) and the bots' measurement; the CPU clock needs the measurement.
+    #[test]
+    fn clock_flags_reach_the_clock_and_the_measurement() {
+        let parse = |args: &[&str]| Flags::try_parse_from(args).unwrap().table;
+        let wall = parse(&[]);
+        let clock = wall.game_config().unwrap().clock;
+        assert_eq!((clock.mode, clock.wall_cap), (None, None));
+        assert!(wall.connect_config().cpu_time, "measured by default");
+        let cpu = parse(&["--clock", "cpu"]).game_config().unwrap().clock;
+        assert_eq!((cpu.mode, cpu.wall_cap), (Some(ClockMode::Cpu), Some(4)));
+        let capped = parse(&["--clock", "cpu", "--wall-cap", "9"]).game_config().unwrap().clock;
+        assert_eq!(capped.wall_cap, Some(9));
+        assert!(!parse(&["--cpu-time", "off"]).connect_config().cpu_time);
+        let e = parse(&["--clock", "cpu", "--cpu-time", "off"]).game_config().unwrap_err();
+        assert!(e.contains("--clock cpu") && !e.contains('\n'), "{e}");
+        assert!(Flags::try_parse_from(["--wall-cap", "0"]).is_err());
+    }
+
     /// Flags convert into the engine's rules through the wire's words: the defaults are the
     /// engine's, and every word reaches the engine as the value it names.
     #[test]
