@@ -13,14 +13,6 @@ pub(crate) fn allowed_cpus() -> Vec<usize> {
     if cpus.is_empty() { vec![0] } else { cpus }
 }
 
-/// True when the calling thread may run on one CPU only: then the bots it starts share that
-/// CPU with it (they inherit the pinning, or a table pins them to its own CPU).
-pub(crate) fn on_one_cpu() -> bool {
-    sched_getaffinity(Pid::from_raw(0)).is_ok_and(|set| {
-        (0..CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).count() == 1
-    })
-}
-
 /// The CPU the calling thread runs on now, if the kernel says.
 pub(crate) fn current_cpu() -> Option<usize> {
     sched_getcpu().ok()

@@ -291,7 +291,7 @@ impl Bot {
                             LineConn::new(Box::new(stdout), Box::new(stdin), cfg.max_line);
                         // Without the duplicate, the reader alone reads: slower, as correct.
                         if let Ok(fd) = direct {
-                            conn.read_directly(fd, cpu.is_some() || crate::pin::on_one_cpu());
+                            conn.read_directly(fd, cpu.is_some() || process::on_one_cpu());
                         }
                         self.conn = Some(conn);
                         self.process = Some(proc_);

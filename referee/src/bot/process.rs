@@ -217,6 +217,14 @@ fn state_and_group(pid: i32) -> Option<(char, i32)> {
     Some((state, pgrp))
 }
 
+/// True when the calling thread may run on one CPU only: then the bots it starts share that
+/// CPU with it (they inherit the pinning, or a table pins them to its own CPU).
+pub(crate) fn on_one_cpu() -> bool {
+    nix::sched::sched_getaffinity(Pid::from_raw(0)).is_ok_and(|set| {
+        (0..nix::sched::CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).count() == 1
+    })
+}
+
 /// Starts a bot with piped stdin and stdout.
 pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, ChildStdout)> {
     let (program, args) = spec
