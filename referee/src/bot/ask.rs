@@ -128,16 +128,18 @@ pub(crate) async fn ask(
     }
     let sent = Instant::now();
     let deadline = sent + limit.wall();
-    // Under the CPU clock the read wakes when the bot could have spent its CPU time (a thread
-    // spends it no faster than the wall clock runs), looks, and sleeps again for what is left:
-    // a bot that answers in time costs no reading but the one of its answer.
-    let cpu_limit = match limit {
-        Limit::Cpu { cpu, .. } if process.as_deref_mut().and_then(BotProcess::cpu).is_some() => {
-            Some(cpu)
-        }
-        _ => None,
+    // Under the CPU clock the read wakes when the bot could have spent what is left of its CPU
+    // time (a thread spends it no faster than the wall clock runs; what it spent since its last
+    // answer counts), looks, and sleeps again for what is then left.
+    let (cpu_limit, spent) = match limit {
+        Limit::Cpu { cpu, .. } => match process.as_deref_mut().and_then(BotProcess::cpu) {
+            Some(clock) => (Some(cpu), clock.used().unwrap_or_default()),
+            None => (None, Duration::ZERO),
+        },
+        Limit::Wall(_) => (None, Duration::ZERO),
     };
-    let mut wake = cpu_limit.map_or(deadline, |cpu| (sent + cpu).min(deadline));
+    let mut wake =
+        cpu_limit.map_or(deadline, |cpu| (sent + cpu.saturating_sub(spent)).min(deadline));
     loop {
         // The process's end wins over any line still in the pipe: those may have been written
         // by what it left behind, not by the bot.

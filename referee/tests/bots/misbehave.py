@@ -19,6 +19,7 @@ Correct play: answers hello, plays the first card of its hand, votes refuse, dis
   short-discard          votes accept, discards only 5 cards the first time
   false-signal           signals "monsieur" once without holding 3o
   burn                   spends 30 ms of CPU time (a busy loop) on every play question
+  spin                   spends CPU time for ever (a busy loop) on its 2nd play question
   nap                    sleeps 100 ms on every play question but its 9th, and 2.1 s on its 8th:
                          wall time, no CPU time (tests/it/cpu_clock.rs)
   script                 plays the CARDs, in order, while the next one is in its hand (so four
@@ -85,6 +86,9 @@ def main():
             if MODE == "burn":
                 end = time.process_time() + 0.03
                 while time.process_time() < end:
+                    pass
+            if MODE == "spin" and plays == 2:
+                while True:
                     pass
             if MODE == "nap":
                 time.sleep({8: 2.1, 9: 0}.get(plays, 0.1))

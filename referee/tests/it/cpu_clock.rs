@@ -97,6 +97,21 @@ fn a_sleeping_bot_is_charged_nothing_but_times_out_at_the_wall_cap() {
     assert!(plays[8..].iter().all(|p| !auto(p)), "every later answer is in time");
 }
 
+/// A bot that spends CPU time without answering times out when it has spent its CPU time, not
+/// at the wall cap: here 150 ms of CPU time against a cap of 10 s. The game goes on (the bot,
+/// still spinning, times out at once on its later questions until it is replaced), and ends
+/// long before a single wall cap would have passed.
+#[test]
+fn a_spinning_bot_times_out_on_its_cpu_time() {
+    let (_s, game) = under_cpu_clock("cpu-clock-spin", "spin", ["50", "100", "66"]);
+    let faults = game.faults();
+    let first = faults.iter().find(|f| f["kind"] == "timeout").expect("a timeout");
+    assert_eq!(detail(first), "no answer within 150 ms of CPU time (9900 ms of wall time at most)");
+    assert!(faults.iter().any(|f| f["penalty"] == "replaced"), "{faults:#?}");
+    let ms = game.footer()["duration_ms"].as_u64().unwrap();
+    assert!(ms < 9_900, "the game waited for a wall cap: {ms} ms");
+}
+
 /// A record made under the CPU clock replays seat by seat: `replay --seat` re-runs the game on
 /// a paused clock charging the recorded `cpu_us`, and holds the outcome to the record's.
 #[test]
