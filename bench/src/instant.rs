@@ -5,6 +5,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
+use std::time::Duration;
 
 /// What the bot answers to a question (the rest of the answer is the protocol's).
 const NAME: &str = "instant";
@@ -37,26 +38,53 @@ fn level(code: &[u8]) -> Option<u8> {
 
 /// The child side: `args` are what follows `--instant-bot`.
 pub(crate) fn main(args: &[String]) -> Result<(), String> {
-    let (mut connect, mut token) = (None, None);
+    let (mut connect, mut token, mut burn) = (None, None, Duration::ZERO);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
             "--connect" => connect = Some(value?.clone()),
             "--token" => token = Some(value?.clone()),
-            _ => return Err(format!("unknown argument {flag} (--connect HOST:PORT --token T)")),
+            "--burn-us" => {
+                let us = value?.parse().map_err(|_| format!("{flag} needs microseconds"))?;
+                burn = Duration::from_micros(us);
+            }
+            _ => {
+                return Err(format!(
+                    "unknown argument {flag} (--connect HOST:PORT --token T --burn-us US)"
+                ));
+            }
         }
     }
-    let token = token.as_deref();
+    let bot = Bot { token: token.as_deref(), burn };
     match connect {
-        None => serve(io::stdin().lock(), io::stdout().lock(), token),
+        None => serve(io::stdin().lock(), io::stdout().lock(), bot),
         Some(addr) => {
             let stream = TcpStream::connect(&addr).map_err(|e| format!("connect {addr}: {e}"))?;
             // Answers are single small writes that must leave at once (spec/protocol.md 8.3).
             stream.set_nodelay(true).map_err(|e| format!("{addr}: {e}"))?;
-            serve(&stream, &stream, token)
+            serve(&stream, &stream, bot)
         }
     }
+}
+
+/// How the bot answers.
+#[derive(Clone, Copy, Debug)]
+struct Bot<'a> {
+    /// The seat token for its `hello`, over TCP.
+    token: Option<&'a str>,
+    /// CPU time spent before each answer but `hello`'s (`--burn-us`): a bot that thinks a fixed
+    /// amount, for the CPU clock's benchmark.
+    burn: Duration,
+}
+
+/// Spends `amount` of this thread's CPU time in a busy loop: its own clock, so time the
+/// scheduler gives to others does not count.
+fn burn(amount: Duration) {
+    use nix::time::{ClockId, clock_gettime};
+    let now = || clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).map(Duration::from);
+    let Ok(start) = now() else { return };
+    while now().is_ok_and(|t| t - start < amount) {}
 }
 
 /// What one line from the referee calls for.
@@ -72,7 +100,7 @@ enum Reply {
 
 /// Reads lines from `input` and answers each question with one write to `output` until `bye`
 /// or the end of input.
-fn serve(mut input: impl Read, mut output: impl Write, token: Option<&str>) -> Result<(), String> {
+fn serve(mut input: impl Read, mut output: impl Write, bot: Bot<'_>) -> Result<(), String> {
     // Larger than a whole batch of notices plus a question: one read usually takes all of it.
     let mut buf = vec![0u8; 64 * 1024];
     let (mut start, mut end) = (0, 0);
@@ -81,8 +109,11 @@ fn serve(mut input: impl Read, mut output: impl Write, token: Option<&str>) -> R
         while let Some(nl) = find_newline(&buf[start..end]) {
             let line = &buf[start..start + nl];
             start += nl + 1;
-            match respond(line, token, &mut answer)? {
+            match respond(line, bot.token, &mut answer)? {
                 Reply::Answer => {
+                    if !bot.burn.is_zero() && !answer.starts_with(b"{\"type\":\"hello\"") {
+                        burn(bot.burn);
+                    }
                     output
                         .write_all(&answer)
                         .and_then(|()| output.flush())
@@ -382,7 +413,7 @@ mod tests {
             }
         }
         let mut out = Vec::new();
-        serve(Trickle(input), &mut out, Some("t")).unwrap();
+        serve(Trickle(input), &mut out, Bot { token: Some("t"), burn: Duration::ZERO }).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(text.lines().count(), 2);
         assert!(text.ends_with("{\"type\":\"play\",\"id\":2,\"card\":\"Kb\"}\n"));

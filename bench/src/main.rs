@@ -24,8 +24,8 @@ use std::process::{ExitCode, Stdio};
 const USAGE: &str =
     "usage: aluette-bench [--quick] [--json FILE] [--games N] [--python-games N] [--seed S]
                      [--referee-bin PATH] [--bot-bin PATH] [--python CMD] [--python-bot PATH]
-                     [--engine-bin PATH] [--no-python]
-       aluette-bench --instant-bot [--connect HOST:PORT --token T]
+                     [--engine-bin PATH] [--no-python] [--repeat N]
+       aluette-bench --instant-bot [--connect HOST:PORT --token T] [--burn-us US]
 
   --quick            small runs for a smoke test (under 10 s)
   --json FILE        also write the figures as JSON to FILE
@@ -39,7 +39,11 @@ const USAGE: &str =
   --python-bot PATH  the Python sample bot (default: sample-bots/python/random_bot.py)
   --engine-bin PATH  an already built `deals` benchmark of aluette-rules to run too
   --no-python        skip the Python bots
-  --instant-bot      be the instant bot (stdin/stdout, or TCP with --connect and --token)";
+  --repeat N         measure the headline (pinned floor, pinned table of instant bots, of
+                     Python bots) N times and print each figure's median (default 3, 1 with
+                     --quick)
+  --instant-bot      be the instant bot (stdin/stdout, or TCP with --connect and --token;
+                     --burn-us US spends US of CPU time before each answer)";
 
 /// Everything the command line sets.
 #[derive(Debug)]
@@ -54,6 +58,7 @@ struct Config {
     python: Option<String>,
     python_bot: PathBuf,
     engine_bin: Option<PathBuf>,
+    repeat: usize,
 }
 
 fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -74,8 +79,9 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
         python: Some("python3".into()),
         python_bot: workspace.join("sample-bots/python/random_bot.py"),
         engine_bin: None,
+        repeat: 0,
     };
-    let (mut games, mut python_games) = (None, None);
+    let (mut games, mut python_games, mut repeat) = (None, None, None);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
@@ -100,6 +106,11 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
             "--python-bot" => cfg.python_bot = value()?.into(),
             "--engine-bin" => cfg.engine_bin = Some(value()?.into()),
             "--no-python" => cfg.python = None,
+            "--repeat" => {
+                let v = value()?;
+                let n = v.parse::<usize>().ok().filter(|&n| (1..=100).contains(&n));
+                repeat = Some(n.ok_or(format!("{flag}: {v:?} is not a count from 1 to 100"))?);
+            }
             "-h" | "--help" => return Err(String::new()),
             _ => return Err(format!("unknown argument {flag}")),
         }
@@ -109,6 +120,8 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
     cfg.games = games.unwrap_or(if cfg.quick { 10 } else { 400 });
     // Python start-up varies by 100 ms and more: 200 games keep it small beside the games.
     cfg.python_games = python_games.unwrap_or(if cfg.quick { 2 } else { 200 });
+    // The machine is shared and a run's figures move by 10-20%: a median of three at least.
+    cfg.repeat = repeat.unwrap_or(if cfg.quick { 1 } else { 3 });
     Ok(cfg)
 }
 
@@ -310,6 +323,7 @@ fn run(cfg: &Config) -> Res<()> {
 
     // 3. The referee with four Python bots.
     let mut python_pinned = None;
+    let mut python_cmd = None;
     let python_title =
         format!("Referee + 4 Python bots (random_bot.py), one table pinned to CPU {pin}");
     match cfg.python.as_deref().map(resolve_python) {
@@ -338,7 +352,88 @@ fn run(cfg: &Config) -> Res<()> {
                 row.note = Some(format!("{note}; interpreter {python}"));
             }
             python_pinned = Some(out);
+            python_cmd = Some(bot);
         }
+    }
+
+    // The headline again, for medians: the floor and the tables of each run measured side by
+    // side, so each run's ratios are of one moment.
+    let mut runs = vec![HeadRun {
+        floor: pinned_floor,
+        instant: instant_pinned.clone(),
+        python: python_pinned.clone(),
+    }];
+    for r in 2..=cfg.repeat {
+        progress(&format!("the headline again, run {r} of {}", cfg.repeat));
+        let floor = pipe(4, Placement::Pinned(pin))?;
+        let instant = single(launch(&instant_bot, cfg.games, cfg.seed, Some(pin)))?;
+        let python = match &python_cmd {
+            Some(bot) => Some(single(launch(bot, cfg.python_games, cfg.seed, Some(pin)))?),
+            None => None,
+        };
+        runs.push(HeadRun { floor: FloorRef::new(&floor, "pinned"), instant, python });
+    }
+    let before = report.rows.len();
+    headline_rows(&mut report, &runs, pin);
+    // First in the table: the figures the targets are about.
+    let added = report.rows.len() - before;
+    report.rows.rotate_right(added);
+
+    // The CPU clock under load: bots that burn a fixed CPU time per answer, twice as many
+    // tables as CPUs, the wall clock and then the CPU clock.
+    progress(&format!("{} tables of CPU-burning bots, wall clock then CPU clock", 2 * cpus.len()));
+    let burn_bot = format!("{instant_bot} --burn-us {BURN_US}");
+    let burn_games = if cfg.quick { 1 } else { 3 };
+    let mut clocks = Vec::new();
+    for clock in ["wall", "cpu"] {
+        let tables: Vec<Launch> = (0..2 * cpus.len())
+            .map(|i| Launch {
+                extra: [
+                    "--clock",
+                    clock,
+                    "--answer-ms",
+                    BURN_ANSWER_MS,
+                    "--bank-ms",
+                    BURN_BANK_MS,
+                    "--wall-cap",
+                    BURN_WALL_CAP,
+                ]
+                .map(String::from)
+                .to_vec(),
+                ..launch(&burn_bot, burn_games, cfg.seed + i as u64, Some(cpus[i % cpus.len()]))
+            })
+            .collect();
+        clocks.push((clock, referee::run_all(&tables)?));
+    }
+    let reading_ns = sys::cpu_clock_reading_ns()?;
+    {
+        let mut s = report.section(&format!(
+            "The CPU clock under load: {} tables on {} CPUs, 4 bots each spending {} ms of CPU \
+             per answer, --answer-ms {BURN_ANSWER_MS} --bank-ms {BURN_BANK_MS} --wall-cap {BURN_WALL_CAP}",
+            2 * cpus.len(),
+            cpus.len(),
+            BURN_US as f64 / 1e3
+        ));
+        for (clock, tables) in &clocks {
+            let faults: u64 = tables.iter().map(|o| o.faults).sum();
+            let answers: u64 = tables.iter().map(|o| o.answers).sum();
+            let wall_per_answer: f64 =
+                tables.iter().map(|o| o.wall.as_secs_f64() * 1e6).sum::<f64>() / answers as f64;
+            let kinds: Vec<String> = tables.iter().filter_map(|o| o.warning.clone()).collect();
+            s.row(&format!("--clock {clock}: faults (timeouts)"), faults as f64, "").note(format!(
+                "{} games, {answers} answers in time, {:.1} ms of wall time per answer and table",
+                tables.iter().map(|o| o.games).sum::<u64>(),
+                wall_per_answer / 1e3
+            ));
+            if let Some(first) = kinds.first() {
+                s.row(&format!("--clock {clock}: the referee's first warning"), 0.0, "")
+                    .note(first.clone());
+            }
+        }
+        s.row("one reading of a bot's CPU clock", reading_ns / 1e3, "us").note(
+            "clock_gettime of another process's CPU clock, the referee's one reading per answer \
+             (none with --clock wall --cpu-time off)",
+        );
     }
 
     // 4. Four instant bots over TCP: the same table, the lines on loopback sockets.
@@ -529,6 +624,123 @@ fn run(cfg: &Config) -> Res<()> {
     Ok(())
 }
 
+/// What each answer of the CPU clock's bots costs them, in microseconds of CPU time.
+const BURN_US: u64 = 4_000;
+/// The clock of the CPU clock's benchmark: the bots' CPU time fits in the answer time, the wall
+/// time of two bots sharing a CPU does not, and the bank covers a few overruns only.
+const BURN_ANSWER_MS: &str = "6";
+const BURN_BANK_MS: &str = "20";
+/// Its wall-time cap, as a multiple of the CPU time allowed (26 ms): about a second. The cap is
+/// there for bots that sleep; on a machine that other people load as well, the default 4x
+/// (104 ms) was passed now and then by a bot waiting for its CPU.
+const BURN_WALL_CAP: &str = "40";
+
+/// One run of the headline: the pinned floor and the pinned tables measured beside it.
+#[derive(Debug)]
+struct HeadRun {
+    floor: FloorRef,
+    instant: (Outcome, Outcome),
+    python: Option<(Outcome, Outcome)>,
+}
+
+/// The median of some figures (the mean of the middle two for an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// The games 2..N of a table (the full run less its 1-game run), when they can be told apart
+/// from the start-up; else the whole run. True when they could.
+fn steady_of(full: &Outcome, one: &Outcome) -> (Outcome, bool) {
+    // The difference means something only when the later games outweigh the start-up's own
+    // jitter (Python start-up varies by 100 ms and more); otherwise report the whole run.
+    let separable = full.wall > one.wall * 2 && full.games > one.games;
+    (if separable { full.minus(one) } else { full.clone() }, separable)
+}
+
+/// The issue's table: each figure of every run, its median, and the target it is held to.
+fn headline_rows(report: &mut Report, runs: &[HeadRun], pin: usize) {
+    let mut s = report.section(&format!(
+        "Headline: median of {} runs, one table pinned to CPU {pin}, each run beside its own floor",
+        runs.len()
+    ));
+    let mut figure = |name: &str, unit: &str, values: Vec<f64>, target: Option<(&str, f64)>| {
+        let m = median(&values);
+        let each: Vec<String> = values.iter().map(|v| format!("{v:.2}")).collect();
+        let mut note = format!("runs: {}", each.join(", "));
+        if let Some((op, bound)) = target {
+            let met = if op == "<=" { m <= bound } else { m >= bound };
+            note += &format!("; target {op} {bound}: {}", if met { "met" } else { "not met" });
+        }
+        s.row(name, m, unit).note(note);
+    };
+    let per_run = |f: &dyn Fn(&HeadRun) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
+    let instant = |r: &HeadRun| steady_of(&r.instant.0, &r.instant.1).0;
+    let answers_per_deal = |o: &Outcome| o.answers as f64 / o.deals as f64;
+    let cap = |r: &HeadRun| 1e6 / (answers_per_deal(&instant(r)) * r.floor.median_us);
+    let deals_per_s = |r: &HeadRun| {
+        let o = instant(r);
+        o.deals as f64 / o.wall.as_secs_f64()
+    };
+    let wall_per_answer = |r: &HeadRun| {
+        let o = instant(r);
+        o.wall.as_secs_f64() * 1e6 / o.answers as f64
+    };
+    let referee_cpu = |o: &Outcome| o.referee_cpu_us / o.answers as f64;
+    figure(
+        "floor: 4 children in turn, pinned, median round trip",
+        "us",
+        per_run(&|r| r.floor.median_us),
+        None,
+    );
+    figure("floor: parent's CPU per round trip", "us", per_run(&|r| r.floor.parent_cpu_us), None);
+    figure(
+        "floor's cap: 1 / (answers per deal x floor round trip)",
+        "deals/s",
+        per_run(&cap),
+        None,
+    );
+    figure("instant bots: deals per second", "deals/s", per_run(&deals_per_s), None);
+    figure(
+        "instant bots: deals per second / floor's cap",
+        "x",
+        per_run(&|r| deals_per_s(r) / cap(r)),
+        Some((">=", 0.75)),
+    );
+    figure("instant bots: wall time per answer", "us", per_run(&wall_per_answer), None);
+    figure(
+        "instant bots: wall time per answer / floor",
+        "x",
+        per_run(&|r| wall_per_answer(r) / r.floor.median_us),
+        Some(("<=", 1.3)),
+    );
+    // The referee's CPU per answer beside a table's bots, and against the floor's parent.
+    let mut cpu_rows = |bots: &str, table: &dyn Fn(&HeadRun) -> Outcome| {
+        let values = per_run(&|r| referee_cpu(&table(r)));
+        let ratios: Vec<f64> =
+            values.iter().zip(runs).map(|(v, r)| v / r.floor.parent_cpu_us).collect();
+        figure(&format!("{bots}: referee CPU per answer"), "us", values, None);
+        figure(
+            &format!("{bots}: referee CPU per answer / floor parent's CPU"),
+            "x",
+            ratios,
+            Some(("<=", 1.5)),
+        );
+    };
+    cpu_rows("instant bots", &instant);
+    if runs.iter().all(|r| r.python.is_some()) {
+        cpu_rows("Python bots", &|r: &HeadRun| {
+            let (full, one) = r.python.as_ref().expect("checked above");
+            steady_of(full, one).0
+        });
+    }
+}
+
 /// The floor a referee row is compared with: the four-children median for "x floor", and the
 /// CPU each side of that floor spends per round trip for the CPU ratios.
 #[derive(Clone, Copy, Debug)]
@@ -626,10 +838,7 @@ fn check(out: &Outcome, launch: &Launch) -> Res<()> {
 /// handshakes; 100 ms and more of CPU for four Python interpreters) and of the closing.
 fn table_rows(report: &mut Report, title: &str, full: &Outcome, one: &Outcome, floor: &FloorRef) {
     let floor_us = floor.median_us;
-    // The difference means something only when the later games outweigh the start-up's own
-    // jitter (Python start-up varies by 100 ms and more); otherwise report the whole run.
-    let separable = full.wall > one.wall * 2 && full.games > one.games;
-    let steady = if separable { full.minus(one) } else { full.clone() };
+    let (steady, separable) = steady_of(full, one);
     let secs = steady.wall.as_secs_f64();
     let answers = steady.answers as f64;
     let games = steady.games as f64;

@@ -138,6 +138,34 @@ pub(crate) fn task_cpu_ns(pid: u32) -> Option<u64> {
         .ok()
 }
 
+/// What one reading of another process's CPU clock costs, in nanoseconds: the referee's
+/// measurement of a bot's CPU time per answer (`clock_gettime` of its `clock_getcpuclockid`),
+/// timed on an echo child that waits in its read, as a bot between questions does.
+pub(crate) fn cpu_clock_reading_ns() -> io::Result<f64> {
+    use nix::time::{clock_getcpuclockid, clock_gettime};
+    const READINGS: u32 = 200_000;
+    let mut child = command(std::env::current_exe()?)
+        .arg("--echo")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()?;
+    // Until it waits in its read: reading the clock of a process that runs costs more (the
+    // kernel asks its CPU), and a bot between questions is waiting too.
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let clock = clock_getcpuclockid(nix::unistd::Pid::from_raw(child.id() as i32));
+    let timed = clock.map_err(io::Error::from).and_then(|clock| {
+        let start = std::time::Instant::now();
+        for _ in 0..READINGS {
+            std::hint::black_box(clock_gettime(clock).map_err(io::Error::from)?);
+        }
+        Ok(start.elapsed().as_secs_f64() * 1e9 / f64::from(READINGS))
+    });
+    // Its input closed, the child ends.
+    drop(child.stdin.take());
+    child.wait()?;
+    timed
+}
+
 /// Raises this process's soft limit on open files to its hard limit, so that it (and the
 /// referee it starts, which inherits the limit and never raises it) can hold 1,000 idle
 /// connections. Returns the limit now in force.

@@ -214,7 +214,13 @@ mod tests {
                         signal_truth: crate::options::SignalTruth::Free,
                         surrender: (k % 3 != 0).then_some(OnOff::ALL[k % 2]),
                     },
-                    clock: crate::msg::Clock { handshake_ms: 1, answer_ms: u64::MAX, bank_ms: 0 },
+                    clock: crate::msg::Clock {
+                        handshake_ms: 1,
+                        answer_ms: u64::MAX,
+                        bank_ms: 0,
+                        mode: (k % 2 == 1).then_some(crate::options::ClockMode::Cpu),
+                        wall_cap: (k % 2 == 1).then_some(u32::MAX),
+                    },
                 });
             }
         }
@@ -248,9 +254,30 @@ mod tests {
                 score: [0, 7],
                 pledge: None,
             },
-            RecordLine::Offer { seat: 1, offer: true, us: 5, auto: false, raw: Some("x".into()) },
-            RecordLine::Reply { seat: 2, accept: false, us: 0, auto: true, raw: None },
-            RecordLine::Announce { seat: 0, announce: false, us: 17, auto: false, raw: None },
+            RecordLine::Offer {
+                seat: 1,
+                offer: true,
+                us: 5,
+                cpu_us: Some(3),
+                auto: false,
+                raw: Some("x".into()),
+            },
+            RecordLine::Reply {
+                seat: 2,
+                accept: false,
+                us: 0,
+                cpu_us: None,
+                auto: true,
+                raw: None,
+            },
+            RecordLine::Announce {
+                seat: 0,
+                announce: false,
+                us: 17,
+                cpu_us: None,
+                auto: false,
+                raw: None,
+            },
             RecordLine::DealOver {
                 deal: 1,
                 tricks: [0; 4],
@@ -270,16 +297,22 @@ mod tests {
             lines.push(RecordLine::Signal { from: 2, signal: s.to_string(), seen_by: vec![0, 2] });
             for (auto, raw) in [(false, Some(s.to_string())), (true, None), (false, None)] {
                 let us = 123_456;
+                let cpu_us = raw.is_some().then_some(u64::MAX);
                 lines.push(RecordLine::Play {
                     seat: 1,
                     card: card("Cb"),
                     us,
+                    cpu_us,
                     auto,
                     raw: raw.clone(),
                 });
-                lines.push(RecordLine::Vote { seat: 0, accept: true, us, auto, raw: raw.clone() });
-                lines.push(RecordLine::Opening { seat: 3, us, auto, raw: raw.clone() });
-                lines.push(RecordLine::Discard { seat: 2, cards: hand.clone(), us, auto, raw });
+                let vote =
+                    RecordLine::Vote { seat: 0, accept: true, us, cpu_us, auto, raw: raw.clone() };
+                lines.push(vote);
+                lines.push(RecordLine::Opening { seat: 3, us, cpu_us, auto, raw: raw.clone() });
+                let discard =
+                    RecordLine::Discard { seat: 2, cards: hand.clone(), us, cpu_us, auto, raw };
+                lines.push(discard);
             }
         }
         for line in &lines {

@@ -10,7 +10,7 @@
 
 use crate::de::AnswerId;
 pub use crate::options::PledgeKind;
-use crate::options::{DiscardRule, RulesWire};
+use crate::options::{ClockMode, DiscardRule, RulesWire};
 use crate::wire::CardCode;
 
 /// A seat number, 0..3 clockwise; teams are {0,2} and {1,3}.
@@ -51,6 +51,11 @@ object! {
         pub answer_ms: u64,
         /// Bank per game that absorbs overruns.
         pub bank_ms: u64,
+        /// What the bank is charged by: absent for wall time, `cpu` for the bot's CPU time.
+        pub mode: Option<ClockMode> = optional,
+        /// Under the CPU clock, the wall-time limit of an answer as a multiple of its CPU limit
+        /// (`time_ms + bank_ms`), so a bot that sleeps or blocks still times out.
+        pub wall_cap: Option<u32> = optional,
     }
 }
 

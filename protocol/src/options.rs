@@ -131,6 +131,16 @@ macro_rules! wire_enum {
 }
 
 wire_enum! {
+    /// What a seat's bank is charged by (`--clock`).
+    pub enum ClockMode {
+        /// Wall time, from the question written to the answer read.
+        Wall = "wall",
+        /// The bot process's own CPU time, with a wall-time cap.
+        Cpu = "cpu",
+    }
+}
+
+wire_enum! {
     /// How seats are given: as listed, or by the traditional draw.
     pub enum Seating {
         /// Seats in the order the bots were given.

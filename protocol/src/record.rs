@@ -24,6 +24,10 @@ macro_rules! answered {
         tagged!($($given)* {
             /// Think time in microseconds, measured by the referee (0 for a fallback).
             us: u64,
+            /// CPU time in microseconds the bot's process used since the referee read its
+            /// previous answer (or since the game began); absent for a seat not measured
+            /// (see `cpu` in the header's seats) and for a fallback.
+            cpu_us: Option<u64> = optional,
             /// True when the referee answered for the bot (a fault's fallback).
             auto: bool = optional,
             /// The bot's answer line exactly as received (absent for `auto`).
@@ -155,6 +159,8 @@ pub struct Answered<'a> {
     pub us: u64,
     /// The referee answered for the bot.
     pub auto: bool,
+    /// The bot's CPU time in microseconds, when measured.
+    pub cpu_us: Option<u64>,
     /// The bot's line.
     pub raw: Option<&'a String>,
     /// The type of the question answered (a vote answers an `opening`).
@@ -164,17 +170,41 @@ pub struct Answered<'a> {
 impl RecordLine {
     /// The answer this line records, for an answer line.
     pub fn answered(&self) -> Option<Answered<'_>> {
-        let (seat, us, auto, raw, question) = match self {
-            RecordLine::Vote { seat, us, auto, raw, .. }
-            | RecordLine::Opening { seat, us, auto, raw } => (seat, us, auto, raw, "opening"),
-            RecordLine::Discard { seat, us, auto, raw, .. } => (seat, us, auto, raw, "discard"),
-            RecordLine::Play { seat, us, auto, raw, .. } => (seat, us, auto, raw, "play"),
-            RecordLine::Offer { seat, us, auto, raw, .. } => (seat, us, auto, raw, "offer"),
-            RecordLine::Reply { seat, us, auto, raw, .. } => (seat, us, auto, raw, "reply"),
-            RecordLine::Announce { seat, us, auto, raw, .. } => (seat, us, auto, raw, "announce"),
+        let (seat, us, cpu_us, auto, raw, question) = match self {
+            RecordLine::Vote { seat, us, cpu_us, auto, raw, .. }
+            | RecordLine::Opening { seat, us, cpu_us, auto, raw } => {
+                (seat, us, cpu_us, auto, raw, "opening")
+            }
+            RecordLine::Discard { seat, us, cpu_us, auto, raw, .. } => {
+                (seat, us, cpu_us, auto, raw, "discard")
+            }
+            RecordLine::Play { seat, us, cpu_us, auto, raw, .. } => {
+                (seat, us, cpu_us, auto, raw, "play")
+            }
+            RecordLine::Offer { seat, us, cpu_us, auto, raw, .. } => {
+                (seat, us, cpu_us, auto, raw, "offer")
+            }
+            RecordLine::Reply { seat, us, cpu_us, auto, raw, .. } => {
+                (seat, us, cpu_us, auto, raw, "reply")
+            }
+            RecordLine::Announce { seat, us, cpu_us, auto, raw, .. } => {
+                (seat, us, cpu_us, auto, raw, "announce")
+            }
             _ => return None,
         };
-        Some(Answered { seat: *seat, us: *us, auto: *auto, raw: raw.as_ref(), question })
+        Some(Answered {
+            seat: *seat,
+            us: *us,
+            cpu_us: *cpu_us,
+            auto: *auto,
+            raw: raw.as_ref(),
+            question,
+        })
+    }
+
+    /// The CPU time of an answer line, when measured.
+    pub fn cpu_us(&self) -> Option<u64> {
+        self.answered().and_then(|a| a.cpu_us)
     }
 }
 
@@ -251,6 +281,9 @@ object! {
         /// The optional features the bot took up that change what it is asked (`surrender`);
         /// absent when none.
         pub features: Vec<String> = optional,
+        /// True when the referee measures this bot's CPU time: its answers carry `cpu_us`
+        /// (bot programs, unless measuring is off; never TCP or built-in bots).
+        pub cpu: bool = optional,
     }
 }
 
@@ -498,6 +531,8 @@ object! {
         pub think_us: u64,
         /// The longest think time in microseconds.
         pub max_us: u64,
+        /// The total `cpu_us` of those answers, when the seat is measured.
+        pub cpu_us: Option<u64> = optional,
         /// Faults of every kind.
         pub faults: u32,
         /// Strikes counted.

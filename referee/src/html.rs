@@ -173,8 +173,17 @@ fn footer_data(f: &Footer) -> Value {
     })
 }
 
-/// One record line as a step of the page; `None` for the header and footer.
+/// One record line as a step of the page, with an answer's CPU time when it was measured;
+/// `None` for the header and footer.
 fn event(line: &RecordLine) -> Option<Value> {
+    let mut e = line_step(line)?;
+    if let (Some(cpu), Value::Object(m)) = (line.cpu_us(), &mut e) {
+        m.insert("cpu_us".into(), json!(cpu));
+    }
+    Some(e)
+}
+
+fn line_step(line: &RecordLine) -> Option<Value> {
     Some(match line {
         RecordLine::Header(_) | RecordLine::Footer(_) => return None,
         RecordLine::Deal { deal, dealer, deck, hands } => {
@@ -451,6 +460,12 @@ mod tests {
         assert_eq!(
             event(&play).unwrap(),
             json!({"type": "play", "seat": 1, "card": "3o", "us": 70, "auto": true})
+        );
+        let timed =
+            line(json!({"type": "play", "seat": 2, "card": "Kb", "us": 900, "cpu_us": 450}));
+        assert_eq!(
+            event(&timed).unwrap(),
+            json!({"type": "play", "seat": 2, "card": "Kb", "us": 900, "cpu_us": 450})
         );
         let signal =
             line(json!({"type": "signal", "from": 0, "signal": "aces:1", "seen_by": [0, 2, 3]}));

@@ -238,7 +238,13 @@ fn config(rules: Rules) -> GameConfig {
     GameConfig {
         rules,
         seating_draw: false,
-        clock: Clock { handshake_ms: 1000, answer_ms: 1000, bank_ms: 1000 },
+        clock: Clock {
+            handshake_ms: 1000,
+            answer_ms: 1000,
+            bank_ms: 1000,
+            mode: None,
+            wall_cap: None,
+        },
         policy: Policy { on_fault: OnFault::Fallback, max_strikes: 3 },
     }
 }
@@ -252,6 +258,7 @@ async fn play_game(
     decks: Option<Vec<Deck>>,
 ) -> Played {
     let cc = ConnectConfig {
+        cpu_time: false,
         handshake: Duration::from_millis(1000),
         max_line: 1 << 16,
         stderr_cap: 0,

@@ -52,12 +52,57 @@ pub(crate) struct Peer<'a> {
     pub(crate) tcp: bool,
 }
 
+/// How long a question may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Limit {
+    /// Wall time, from the question written to the answer read.
+    Wall(Duration),
+    /// The bot process's CPU time (since its previous answer), and at most `wall` of wall time:
+    /// the CPU clock (spec/protocol.md section 5). Without a CPU clock on the process (a
+    /// replay charges recorded times), only the wall cap is enforced.
+    Cpu {
+        /// CPU time allowed.
+        cpu: Duration,
+        /// Wall time allowed.
+        wall: Duration,
+    },
+}
+
+impl From<Duration> for Limit {
+    fn from(wall: Duration) -> Limit {
+        Limit::Wall(wall)
+    }
+}
+
+impl Limit {
+    /// The wall time the question may take.
+    fn wall(self) -> Duration {
+        match self {
+            Limit::Wall(wall) | Limit::Cpu { wall, .. } => wall,
+        }
+    }
+
+    /// The `timeout` fault of a question with this limit.
+    fn timed_out(self) -> Heard {
+        let detail = match self {
+            Limit::Wall(wall) => format!("no answer within {} ms", wall.as_millis()),
+            Limit::Cpu { cpu, wall } => format!(
+                "no answer within {} ms of CPU time ({} ms of wall time at most)",
+                cpu.as_millis(),
+                wall.as_millis()
+            ),
+        };
+        Heard::Fault(Fault::new(FaultKind::Timeout, detail))
+    }
+}
+
 /// How a question ended.
 #[derive(Debug)]
 pub(crate) enum Heard {
-    /// The answer with the question's id, its think time (from the end of the write), and its
-    /// line: a decoded line is UTF-8, so its own buffer is the text, without a copy.
-    Answer(FromBot, Duration, String),
+    /// The answer with the question's id, its think time (from the end of the write), the CPU
+    /// time its process used since its previous answer (when measured), and its line: a decoded
+    /// line is UTF-8, so its own buffer is the text, without a copy.
+    Answer(FromBot, Duration, Option<Duration>, String),
     /// A line that is not a bot message: why, and the line's bytes as sent.
     Malformed(DecodeError, Vec<u8>),
     /// No usable answer, and the bot may be asked again: a line over the limit, or no answer
@@ -73,19 +118,28 @@ pub(crate) enum Heard {
 pub(crate) async fn ask(
     peer: Peer<'_>,
     id: u64,
-    limit: Duration,
+    limit: impl Into<Limit>,
     ignored: &mut IgnoredLines,
 ) -> Heard {
+    let limit = limit.into();
     let Peer { conn, mut process, tcp } = peer;
-    if let Err(e) = conn.flush(Instant::now() + limit).await {
+    if let Err(e) = conn.flush(Instant::now() + limit.wall()).await {
         return Heard::Gone(write_failed(process, tcp, e).await);
     }
     let sent = Instant::now();
-    let deadline = sent + limit;
-    let timed_out = || {
-        let ms = limit.as_millis();
-        Heard::Fault(Fault::new(FaultKind::Timeout, format!("no answer within {ms} ms")))
+    let deadline = sent + limit.wall();
+    // Under the CPU clock the read wakes when the bot could have spent what is left of its CPU
+    // time (a thread spends it no faster than the wall clock runs; what it spent since its last
+    // answer counts), looks, and sleeps again for what is then left.
+    let (cpu_limit, spent) = match limit {
+        Limit::Cpu { cpu, .. } => match process.as_deref_mut().and_then(BotProcess::cpu) {
+            Some(clock) => (Some(cpu), clock.used().unwrap_or_default()),
+            None => (None, Duration::ZERO),
+        },
+        Limit::Wall(_) => (None, Duration::ZERO),
     };
+    let mut wake =
+        cpu_limit.map_or(deadline, |cpu| (sent + cpu.saturating_sub(spent)).min(deadline));
     loop {
         // The process's end wins over any line still in the pipe: those may have been written
         // by what it left behind, not by the bot.
@@ -93,9 +147,9 @@ pub(crate) async fn ask(
             Some(p) => tokio::select! {
                 biased;
                 status = p.wait() => return Heard::Gone(exited(status)),
-                incoming = conn.next(deadline) => incoming,
+                incoming = conn.next(wake) => incoming,
             },
-            None => conn.next(deadline).await,
+            None => conn.next(wake).await,
         };
         // A line read once the bot has ended is nobody's answer (see above); the exit may not
         // have been reported yet, so it is looked up.
@@ -114,7 +168,16 @@ pub(crate) async fn ask(
                 let raw = String::from_utf8(line)
                     .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
                 if msg.id() == id {
-                    return Heard::Answer(msg, sent.elapsed(), raw);
+                    let took = sent.elapsed();
+                    let cpu =
+                        process.as_deref_mut().and_then(BotProcess::cpu).and_then(|c| c.take());
+                    // A bot with several threads can spend CPU time faster than the clock runs.
+                    if let (Some(allowed), Some(used)) = (cpu_limit, cpu)
+                        && used >= allowed
+                    {
+                        return limit.timed_out();
+                    }
+                    return Heard::Answer(msg, took, cpu, raw);
                 }
                 ignored.push(stray(&msg, id).with_raw(raw.into_bytes()));
             }
@@ -122,18 +185,45 @@ pub(crate) async fn ask(
                 let detail = format!("a line longer than {} bytes", conn.max_line());
                 return Heard::Fault(Fault::new(FaultKind::LineTooLong, detail));
             }
-            Incoming::Deadline => return timed_out(),
+            Incoming::Deadline => match next_wake(cpu_limit, process.as_deref_mut(), deadline) {
+                Some(next) => wake = next,
+                None => return limit.timed_out(),
+            },
             Incoming::Eof { partial } => return Heard::Gone(ended(process, tcp, partial).await),
             Incoming::Error(e) => {
                 let kind = if tcp { FaultKind::Disconnected } else { FaultKind::ClosedStdout };
                 return Heard::Gone(Fault::new(kind, format!("reading the bot failed: {e}")));
             }
         }
-        // Only an ignored line gets here. Checked after each: a bot that floods valid lines
-        // keeps the read ready, so the read's own timer would never get its turn.
-        if Instant::now() >= deadline {
-            return timed_out();
+        // Only an ignored line or a look at the CPU clock gets here. Checked after each: a bot
+        // that floods valid lines keeps the read ready, so the read's own timer would never get
+        // its turn.
+        if Instant::now() >= wake {
+            match next_wake(cpu_limit, process.as_deref_mut(), deadline) {
+                Some(next) => wake = next,
+                None => return limit.timed_out(),
+            }
         }
+    }
+}
+
+/// When a question's wait, woken at its CPU clock's look, must look again; `None` once its time
+/// is up: the wall `deadline` passed, or the process spent its CPU time (`cpu_limit`).
+fn next_wake(
+    cpu_limit: Option<Duration>,
+    process: Option<&mut BotProcess>,
+    deadline: Instant,
+) -> Option<Instant> {
+    let now = Instant::now();
+    if now >= deadline {
+        return None;
+    }
+    let Some(allowed) = cpu_limit else { return Some(deadline) };
+    match process.and_then(BotProcess::cpu).and_then(|c| c.used()) {
+        Some(used) if used >= allowed => None,
+        Some(used) => Some((now + (allowed - used)).min(deadline)),
+        // The clock is gone with the process, whose end the wait is about to see.
+        None => Some(deadline),
     }
 }
 
@@ -259,7 +349,7 @@ mod tests {
         .unwrap();
         let mut ignored = IgnoredLines::default();
         let heard = ask(peer(&mut conn, false), 3, SECOND, &mut ignored).await;
-        let Heard::Answer(msg, _, raw) = heard else { panic!("{heard:?}") };
+        let Heard::Answer(msg, _, _, raw) = heard else { panic!("{heard:?}") };
         assert_eq!(msg.id(), 3);
         assert_eq!(raw, r#"{"type":"play","id":3,"card":"Kc"}"#);
         let kinds: Vec<FaultKind> = ignored.kept.iter().map(|f| f.kind).collect();
@@ -303,6 +393,26 @@ mod tests {
         let heard = ask(peer(&mut conn, false), 2, SECOND, &mut IgnoredLines::default()).await;
         let Heard::Fault(f) = heard else { panic!("{heard:?}") };
         assert_eq!(f, Fault::new(FaultKind::LineTooLong, "a line longer than 16 bytes"));
+    }
+
+    /// Under the CPU clock with no process to measure (a replay charges recorded times), only the
+    /// wall cap ends the wait, and the fault says both limits.
+    #[tokio::test(start_paused = true)]
+    async fn the_cpu_clock_without_a_process_waits_for_its_wall_cap() {
+        let (mut conn, _bot) = pipe(4096);
+        question(&mut conn, 1);
+        let limit = Limit::Cpu { cpu: SECOND, wall: 4 * SECOND };
+        let start = Instant::now();
+        let heard = ask(peer(&mut conn, false), 1, limit, &mut IgnoredLines::default()).await;
+        assert_eq!(start.elapsed(), 4 * SECOND);
+        let Heard::Fault(f) = heard else { panic!("{heard:?}") };
+        assert_eq!(
+            (f.kind, f.detail.as_str()),
+            (
+                FaultKind::Timeout,
+                "no answer within 1000 ms of CPU time (4000 ms of wall time at most)"
+            )
+        );
     }
 
     /// A bot that floods lines with other ids keeps the read ready: the deadline still ends the

@@ -4,7 +4,7 @@
 use protocol::ToBot;
 use protocol::codec::{Frame, LineFramer};
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{OwnedFd, RawFd};
 use std::pin::Pin;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::{Instant, Sleep, sleep_until};
@@ -48,6 +48,16 @@ pub(crate) struct LineConn {
     /// The TCP socket under `reader` and `writer`, when there is one; it lives as long as they
     /// do, so it is never a number reused by another file.
     socket: Option<RawFd>,
+    /// A duplicate of the non-blocking descriptor under `reader`, read directly once before
+    /// each wait: a bot on the referee's CPU has usually answered by the time the question's
+    /// write returns (it preempts the referee as it wakes), and then the answer is taken with
+    /// one `read`, without the runtime's poll, wake-up and second read (issue 16).
+    direct: Option<OwnedFd>,
+    /// The bot runs on the referee thread's one CPU: when the direct read finds nothing, the
+    /// thread yields its CPU to it once and reads again, instead of parking the runtime. A bot
+    /// that wakes on a write does not always take the CPU at once (a Python bot, mostly not),
+    /// and it is going to run next anyway.
+    yield_to_bot: bool,
 }
 
 impl std::fmt::Debug for LineConn {
@@ -69,7 +79,17 @@ impl LineConn {
             eof: false,
             timer: None,
             socket: None,
+            direct: None,
+            yield_to_bot: false,
         }
+    }
+
+    /// Reads straight from `fd` (a duplicate of the non-blocking descriptor under the reader:
+    /// the same pipe or socket) before waiting for the reader; with `same_cpu` (the bot runs on
+    /// this thread's one CPU), yielding to the bot once before a second read.
+    pub(crate) fn read_directly(&mut self, fd: OwnedFd, same_cpu: bool) {
+        self.direct = Some(fd);
+        self.yield_to_bot = same_cpu;
     }
 
     /// Names the TCP socket under this connection, for [`LineConn::peer_closed`].
@@ -203,6 +223,8 @@ impl LineConn {
 
     /// The next line, bounded by the framer's limit and by `deadline`.
     pub(crate) async fn next(&mut self, deadline: Instant) -> Incoming {
+        // One direct read per call: when it finds nothing, the reader waits as usual.
+        let mut tried = false;
         loop {
             match self.framer.next_line() {
                 Some(Frame::Line(line)) => return Incoming::Line(line.to_vec()),
@@ -213,6 +235,22 @@ impl LineConn {
                 return Incoming::Eof { partial: self.framer.partial().len() };
             }
             let room = self.framer.room().min(self.read_buf.len());
+            if let Some(fd) = self.direct.as_ref().filter(|_| !tried) {
+                tried = true;
+                let mut read = || nix::unistd::read(fd, &mut self.read_buf[..room]);
+                let mut got = read();
+                if got == Err(nix::errno::Errno::EAGAIN) && self.yield_to_bot {
+                    let _ = nix::sched::sched_yield();
+                    got = read();
+                }
+                match got {
+                    Ok(0) => self.eof = true,
+                    Ok(n) => self.framer.push(&self.read_buf[..n]),
+                    // Nothing yet (EAGAIN), or an error the reader will meet and report.
+                    Err(_) => {}
+                }
+                continue;
+            }
             self.arm(deadline);
             tokio::select! {
                 biased;
@@ -256,6 +294,42 @@ mod tests {
         assert!(matches!(conn.next(soon()).await, Incoming::Line(l) if l == b"ok"));
         drop(tw);
         drop(tr);
+        assert!(matches!(conn.next(soon()).await, Incoming::Eof { partial: 4 }));
+    }
+
+    /// A pipe read directly before each wait, as a bot's stdout is: a line split between a
+    /// direct read and the reader's comes out whole, the length limit holds for both, and the
+    /// end of the pipe is seen by either.
+    #[tokio::test]
+    async fn direct_reads_and_the_readers_make_one_stream() {
+        use std::io::Write;
+        use std::os::fd::AsFd;
+        let (rx, tx) = std::io::pipe().unwrap();
+        let rx: OwnedFd = rx.into();
+        let direct = rx.as_fd().try_clone_to_owned().unwrap();
+        let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(rx).unwrap();
+        let (_, w) = tokio::io::split(tokio::io::duplex(64).0);
+        let mut conn = LineConn::new(Box::new(reader), Box::new(w), 16);
+        conn.read_directly(direct, false);
+        let mut tx = std::fs::File::from(OwnedFd::from(tx));
+        let soon = || Instant::now() + Duration::from_millis(100);
+        tx.write_all(b"hel").unwrap();
+        // The rest comes while the reader waits, after the direct read took "hel".
+        let later = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            tx.write_all(b"lo\nworld\n").unwrap();
+            tx
+        });
+        let long = Instant::now() + Duration::from_secs(10);
+        assert!(matches!(conn.next(long).await, Incoming::Line(l) if l == b"hello"));
+        let mut tx = later.join().unwrap();
+        assert!(matches!(conn.next(soon()).await, Incoming::Line(l) if l == b"world"));
+        assert!(matches!(conn.next(soon()).await, Incoming::Deadline));
+        tx.write_all(b"0123456789abcdefXYZ\nok\n").unwrap();
+        assert!(matches!(conn.next(soon()).await, Incoming::TooLong));
+        assert!(matches!(conn.next(soon()).await, Incoming::Line(l) if l == b"ok"));
+        tx.write_all(b"part").unwrap();
+        drop(tx);
         assert!(matches!(conn.next(soon()).await, Incoming::Eof { partial: 4 }));
     }
 

@@ -10,7 +10,7 @@ pub(crate) mod seat;
 pub(crate) mod shell;
 pub(crate) mod tcp;
 
-use crate::bot::ask::{Heard, IgnoredLines, Peer};
+use crate::bot::ask::{Heard, IgnoredLines, Limit, Peer};
 use crate::bot::builtin::Builtin;
 use crate::bot::conn::LineConn;
 use crate::bot::process::{BotProcess, SpawnSpec};
@@ -111,6 +111,8 @@ pub(crate) struct ConnectConfig {
     pub(crate) handshake: Duration,
     pub(crate) max_line: usize,
     pub(crate) stderr_cap: u64,
+    /// Measure each bot process's CPU time per answer (`cpu_us`).
+    pub(crate) cpu_time: bool,
     pub(crate) limits: process::Limits,
 }
 
@@ -141,8 +143,9 @@ pub(crate) fn taken_up(listed: &[String]) -> Vec<String> {
 /// The outcome of one question.
 #[derive(Debug)]
 pub(crate) enum Reply {
-    /// An answer with the question's id, the think time, and the line as received.
-    Answer(FromBot, Duration, String),
+    /// An answer with the question's id, the think time, the CPU time (when measured), and the
+    /// line as received.
+    Answer(FromBot, Duration, Option<Duration>, String),
     /// No usable answer.
     Fault(Fault),
 }
@@ -176,6 +179,9 @@ pub(crate) struct Bot {
     hello_raw: Option<String>,
     /// Called once when the bot dies (frees a TCP seat's token for a reconnection).
     on_death: Option<DeathHook>,
+    /// A replay's stand-in for the CPU clock: the recorded `cpu_us` of the seat's answers, in
+    /// order, charged instead of a measurement.
+    recorded_cpu: Option<std::collections::VecDeque<u64>>,
 }
 
 /// A callback run once when a bot dies.
@@ -211,6 +217,7 @@ impl Bot {
             starts: 0,
             hello_raw: None,
             on_death: None,
+            recorded_cpu: None,
         };
         bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
         bot
@@ -251,6 +258,7 @@ impl Bot {
             starts: 1,
             hello_raw: None,
             on_death: None,
+            recorded_cpu: None,
         };
         if handshake && let Err(detail) = bot.handshake(cfg.handshake).await {
             bot.refuse(detail).await;
@@ -287,9 +295,19 @@ impl Bot {
                 };
                 self.stderr_log = stderr_dir.map(|_| log);
                 match process::spawn(&spawn) {
-                    Ok((proc_, stdin, stdout)) => {
-                        self.conn =
-                            Some(LineConn::new(Box::new(stdout), Box::new(stdin), cfg.max_line));
+                    Ok((mut proc_, stdin, stdout)) => {
+                        if cfg.cpu_time {
+                            proc_.measure_cpu();
+                        }
+                        use std::os::fd::AsFd;
+                        let direct = stdout.as_fd().try_clone_to_owned();
+                        let mut conn =
+                            LineConn::new(Box::new(stdout), Box::new(stdin), cfg.max_line);
+                        // Without the duplicate, the reader alone reads: slower, as correct.
+                        if let Ok(fd) = direct {
+                            conn.read_directly(fd, cpu.is_some() || process::on_one_cpu());
+                        }
+                        self.conn = Some(conn);
                         self.process = Some(proc_);
                     }
                     Err(e) => {
@@ -353,6 +371,7 @@ impl Bot {
             Reply::Answer(
                 FromBot::Hello { name, version, author, protocol, token, features, .. },
                 _,
+                _,
                 raw,
             ) => {
                 // Records may be published; a seat token is a credential, so the recorded hello
@@ -375,7 +394,7 @@ impl Bot {
                 self.identity = Identity { name, version, author, token, features };
                 Ok(())
             }
-            Reply::Answer(other, _, _) => {
+            Reply::Answer(other, _, _, _) => {
                 Err(format!("expected a hello answer, got {}", other.kind()))
             }
             Reply::Fault(f) => Err(format!("{}: {}", f.kind.as_str(), f.detail)),
@@ -472,9 +491,14 @@ impl Bot {
     pub(crate) async fn ask(
         &mut self,
         question: impl FnOnce(u64) -> ToBot,
-        limit: Duration,
+        limit: impl Into<Limit>,
         ignored: &mut IgnoredLines,
     ) -> Reply {
+        let limit = match limit.into() {
+            // A bot whose CPU time nobody measures is held to the wall clock.
+            Limit::Cpu { cpu, .. } if !self.cpu_measured() => Limit::Wall(cpu),
+            limit => limit,
+        };
         if let Some(fault) = &self.dead {
             return Reply::Fault(fault.clone());
         }
@@ -486,13 +510,41 @@ impl Bot {
         conn.queue(&question(id));
         let peer = Peer { conn, process: self.process.as_mut(), tcp: self.spec.is_tcp() };
         match ask::ask(peer, id, limit, ignored).await {
-            Heard::Answer(msg, took, raw) => Reply::Answer(msg, took, raw),
+            Heard::Answer(msg, took, cpu, raw) => Reply::Answer(msg, took, cpu, raw),
             Heard::Malformed(e, line) => Reply::Fault(ask::malformed(&e, line)),
             Heard::Fault(fault) => Reply::Fault(fault),
             Heard::Gone(fault) => {
                 self.kill(fault.clone()).await;
                 Reply::Fault(fault)
             }
+        }
+    }
+
+    /// True when the bot's answers come with their CPU time: its process is measured, or a
+    /// replay charges recorded times.
+    pub(crate) fn cpu_measured(&self) -> bool {
+        self.recorded_cpu.is_some() || self.process.as_ref().is_some_and(BotProcess::measured)
+    }
+
+    /// Counts the CPU time of the next answer from now (a game's start).
+    pub(crate) fn restart_cpu(&mut self) {
+        if let Some(clock) = self.process.as_mut().and_then(BotProcess::cpu) {
+            clock.restart();
+        }
+    }
+
+    /// Charges the recorded `cpu_us` of a replayed seat's accepted answers, in order, in place
+    /// of a measurement.
+    pub(crate) fn replay_cpu(&mut self, recorded: Vec<u64>) {
+        self.recorded_cpu = Some(recorded.into());
+    }
+
+    /// The CPU time charged for an accepted answer, in microseconds: the measured `cpu`, or
+    /// under a replay the next recorded one.
+    pub(crate) fn cpu_charged(&mut self, cpu: Option<Duration>) -> Option<u64> {
+        match self.recorded_cpu.as_mut() {
+            Some(recorded) => recorded.pop_front(),
+            None => cpu.map(|d| d.as_micros() as u64),
         }
     }
 

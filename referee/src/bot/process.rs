@@ -54,6 +54,52 @@ pub(crate) struct BotProcess {
     /// `Some(status)` once the watcher has reaped the bot (`None` inside: waiting failed).
     exit: watch::Receiver<Option<Option<ExitStatus>>>,
     stderr_task: Option<JoinHandle<()>>,
+    /// The process's CPU clock, once measuring is asked for ([`BotProcess::measure_cpu`]).
+    cpu: Option<CpuClock>,
+}
+
+/// A bot process's CPU time, read from the kernel's clock of that process: every thread's time
+/// to the nanosecond, one `clock_gettime` a reading, no file to open or parse. (Its
+/// `/proc/PID/schedstat` counts the main thread only, and costs a formatted read.) A reading
+/// counts since the mark; [`CpuClock::take`] moves the mark, so each answer is charged what
+/// the process used since the previous one was read.
+#[derive(Debug)]
+pub(crate) struct CpuClock {
+    id: nix::time::ClockId,
+    mark: Duration,
+}
+
+impl CpuClock {
+    fn open(pid: Pid) -> Option<CpuClock> {
+        let id = nix::time::clock_getcpuclockid(pid).ok()?;
+        let mut clock = CpuClock { id, mark: Duration::ZERO };
+        clock.mark = clock.now()?;
+        Some(clock)
+    }
+
+    fn now(&self) -> Option<Duration> {
+        nix::time::clock_gettime(self.id).ok().map(Duration::from)
+    }
+
+    /// Counts from now on.
+    pub(crate) fn restart(&mut self) {
+        if let Some(now) = self.now() {
+            self.mark = now;
+        }
+    }
+
+    /// The CPU time used since the mark (`None`: the process is gone).
+    pub(crate) fn used(&self) -> Option<Duration> {
+        Some(self.now()?.saturating_sub(self.mark))
+    }
+
+    /// [`CpuClock::used`], and the mark moved to now.
+    pub(crate) fn take(&mut self) -> Option<Duration> {
+        let now = self.now()?;
+        let used = now.saturating_sub(self.mark);
+        self.mark = now;
+        Some(used)
+    }
 }
 
 /// The open-file soft limit the referee started with, given back to each bot; 0 while the
@@ -171,6 +217,14 @@ fn state_and_group(pid: i32) -> Option<(char, i32)> {
     Some((state, pgrp))
 }
 
+/// True when the calling thread may run on one CPU only: then the bots it starts share that
+/// CPU with it (they inherit the pinning, or a table pins them to its own CPU).
+pub(crate) fn on_one_cpu() -> bool {
+    nix::sched::sched_getaffinity(Pid::from_raw(0)).is_ok_and(|set| {
+        (0..nix::sched::CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).count() == 1
+    })
+}
+
 /// Starts a bot with piped stdin and stdout.
 pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, ChildStdout)> {
     let (program, args) = spec
@@ -219,7 +273,7 @@ pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, Chi
     let (tx, exit) = watch::channel(None);
     // Detached: it outlives the handle when a bot is dropped, to reap it once killed.
     tokio::spawn(watch_exit(child, pid, tx));
-    Ok((BotProcess { pid, exit, stderr_task }, stdin, stdout))
+    Ok((BotProcess { pid, exit, stderr_task, cpu: None }, stdin, stdout))
 }
 
 /// Owns the bot's child handle: waits for the bot to end, then kills what remains of its group
@@ -305,6 +359,26 @@ async fn capture_stderr(mut err: tokio::process::ChildStderr, path: PathBuf, cap
 }
 
 impl BotProcess {
+    /// Starts measuring the process's CPU time; false when the kernel will not tell it.
+    pub(crate) fn measure_cpu(&mut self) -> bool {
+        self.cpu = CpuClock::open(self.pid);
+        self.cpu.is_some()
+    }
+
+    /// True when the process's CPU time is measured.
+    pub(crate) fn measured(&self) -> bool {
+        self.cpu.is_some()
+    }
+
+    /// The CPU clock, when measured and the process has not ended (a reaped pid may be
+    /// another process's).
+    pub(crate) fn cpu(&mut self) -> Option<&mut CpuClock> {
+        if self.exit.borrow().is_some() {
+            return None;
+        }
+        self.cpu.as_mut()
+    }
+
     /// The process id (also its process group's), until the process has ended: `replay
     /// --until` shows it so a debugger can attach.
     pub(crate) fn id(&self) -> Option<u32> {

@@ -225,6 +225,7 @@ impl Checker {
             handshake: self.handshake_limit,
             max_line: self.max_line,
             stderr_cap: 1 << 20,
+            cpu_time: false,
             limits: Limits::default(),
         }
     }
@@ -234,6 +235,8 @@ impl Checker {
             handshake_ms: self.handshake_limit.as_millis() as u64,
             answer_ms: self.answer.as_millis() as u64,
             bank_ms: BANK_MS,
+            mode: None,
+            wall_cap: None,
         }
     }
 

@@ -15,8 +15,8 @@ use clap::Args;
 use protocol::RulesWire;
 use protocol::msg::Clock;
 use protocol::options::{
-    AllSpoiled, ChantSecond, DiscardRule, Mordienne, OnFault, OnOff, OnTie, Seating, SignalTruth,
-    Signals,
+    AllSpoiled, ChantSecond, ClockMode, DiscardRule, Mordienne, OnFault, OnOff, OnTie, Seating,
+    SignalTruth, Signals,
 };
 use std::time::Duration;
 
@@ -41,6 +41,18 @@ pub(super) struct TableArgs {
     /// Bank per seat and game that absorbs overruns, in milliseconds.
     #[arg(long, default_value_t = 5_000, value_name = "MS", help_heading = CLOCK, allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     bank_ms: u64,
+    /// What a seat's bank is charged by: wall time, or the bot process's own CPU time (bots
+    /// that are no process of the referee's, over TCP or built in, are charged wall time).
+    #[arg(long, default_value_t = ClockMode::Wall, value_parser = word::<ClockMode>(), help_heading = CLOCK)]
+    clock: ClockMode,
+    /// Under --clock cpu, the wall-time limit of an answer as a multiple of its CPU limit
+    /// (answer time plus bank left): a bot that sleeps or blocks still times out.
+    #[arg(long, default_value_t = 4, value_name = "N", help_heading = CLOCK, allow_negative_numbers = true, value_parser = whole::<u32>(1, 1000))]
+    wall_cap: u32,
+    /// Measure each bot process's CPU time per answer and record it (`cpu_us`); --clock cpu
+    /// needs it.
+    #[arg(long, default_value_t = OnOff::On, value_parser = word::<OnOff>(), help_heading = CLOCK)]
+    cpu_time: OnOff,
     /// What a fault costs.
     #[arg(long, default_value_t = OnFault::Fallback, value_parser = word::<OnFault>(), help_heading = FAULTS)]
     on_fault: OnFault,
@@ -159,6 +171,12 @@ impl TableArgs {
     /// an error here would be one of the rules' checks that no flag makes.
     pub(super) fn game_config(&self) -> Result<GameConfig, String> {
         let (rules, seating_draw) = convert::rules_from_wire(&self.rules.wire())?;
+        let cpu = self.clock == ClockMode::Cpu;
+        if cpu && self.cpu_time == OnOff::Off {
+            return Err(
+                "--clock cpu needs the bots' CPU time: it cannot go with --cpu-time off".into()
+            );
+        }
         Ok(GameConfig {
             rules,
             seating_draw,
@@ -166,6 +184,8 @@ impl TableArgs {
                 handshake_ms: self.handshake_ms,
                 answer_ms: self.answer_ms,
                 bank_ms: self.bank_ms,
+                mode: cpu.then_some(ClockMode::Cpu),
+                wall_cap: cpu.then_some(self.wall_cap),
             },
             policy: Policy { on_fault: self.on_fault, max_strikes: self.max_strikes },
         })
@@ -176,6 +196,7 @@ impl TableArgs {
             handshake: Duration::from_millis(self.handshake_ms),
             max_line: self.max_line_bytes,
             stderr_cap: self.stderr_cap,
+            cpu_time: self.cpu_time == OnOff::On,
             limits: Limits {
                 memory_bytes: self.bot_memory_mib.map(|m| m << 20),
                 cpu_seconds: self.bot_cpu_seconds,
@@ -232,6 +253,25 @@ mod tests {
         let words: Vec<String> =
             on_fault.get_possible_values().iter().map(|v| v.get_name().to_owned()).collect();
         assert_eq!(words, OnFault::NAMES);
+    }
+
+    /// The clock flags reach the game's clock (the CPU clock with its wall cap, the wall clock
+    /// with neither field) and the bots' measurement; the CPU clock needs the measurement.
+    #[test]
+    fn clock_flags_reach_the_clock_and_the_measurement() {
+        let parse = |args: &[&str]| Flags::try_parse_from(args).unwrap().table;
+        let wall = parse(&[]);
+        let clock = wall.game_config().unwrap().clock;
+        assert_eq!((clock.mode, clock.wall_cap), (None, None));
+        assert!(wall.connect_config().cpu_time, "measured by default");
+        let cpu = parse(&["--clock", "cpu"]).game_config().unwrap().clock;
+        assert_eq!((cpu.mode, cpu.wall_cap), (Some(ClockMode::Cpu), Some(4)));
+        let capped = parse(&["--clock", "cpu", "--wall-cap", "9"]).game_config().unwrap().clock;
+        assert_eq!(capped.wall_cap, Some(9));
+        assert!(!parse(&["--cpu-time", "off"]).connect_config().cpu_time);
+        let e = parse(&["--clock", "cpu", "--cpu-time", "off"]).game_config().unwrap_err();
+        assert!(e.contains("--clock cpu") && !e.contains('\n'), "{e}");
+        assert!(Flags::try_parse_from(["--wall-cap", "0"]).is_err());
     }
 
     /// Flags convert into the engine's rules through the wire's words: the defaults are the

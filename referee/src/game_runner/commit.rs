@@ -30,11 +30,14 @@ impl Table<'_> {
     /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
     /// false signal that forfeits the game) has no line and counts for nothing.
     pub(super) fn action_line(&mut self, seat: Seat, line: &RecordLine) {
-        if let Some(us) = line.answered().filter(|a| !a.auto).map(|a| a.us) {
+        if let Some((us, cpu_us)) = line.answered().filter(|a| !a.auto).map(|a| (a.us, a.cpu_us)) {
             let stats = &mut self.seats[seat.index()].stats;
             stats.answers += 1;
             stats.think_us += us;
             stats.max_us = stats.max_us.max(us);
+            if let (Some(total), Some(cpu)) = (stats.cpu_us.as_mut(), cpu_us) {
+                *total += cpu;
+            }
         }
         self.rec.line(line);
     }

@@ -13,7 +13,7 @@ mod questions;
 #[cfg(test)]
 mod tests;
 
-use crate::bot::ask::{IgnoredLines, MAX_IGNORED_KEPT};
+use crate::bot::ask::{IgnoredLines, Limit, MAX_IGNORED_KEPT};
 use crate::bot::{Bot, Reply};
 use crate::convert::{self, code, codes, seat_no};
 use crate::fault::Fault;
@@ -22,6 +22,7 @@ use crate::policy::{self, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown::Shutdown;
 use protocol::msg::{Clock, FromBot, ToBot, VoteCast};
+use protocol::options::ClockMode;
 use protocol::record::{
     FaultKind, FaultRecord, Footer, Header, Penalty, RecordLine, SeatInfo, SeatStats,
 };
@@ -113,6 +114,13 @@ pub(crate) struct GameSummary {
     pub(crate) record: Option<std::path::PathBuf>,
     pub(crate) record_error: Option<String>,
     pub(crate) duration: Duration,
+}
+
+/// What an accepted answer took, in microseconds: wall time, and CPU time when measured.
+#[derive(Clone, Copy, Debug, Default)]
+struct Took {
+    us: u64,
+    cpu_us: Option<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -234,6 +242,7 @@ impl Table<'_> {
                     first_id: b.next_id(),
                     hello: b.take_hello(),
                     features: b.identity.features.clone(),
+                    cpu: b.cpu_measured(),
                 })
                 .collect(),
             first_dealer: seat_no(setup.first_dealer),
@@ -247,6 +256,11 @@ impl Table<'_> {
         let rules = convert::rules_wire(&self.cfg.rules, self.cfg.seating_draw);
         for seat in Seat::ALL {
             self.seats[seat.index()].bank_us = self.cfg.clock.bank_ms * 1000;
+            let bot = &mut self.bots[seat.index()];
+            if bot.cpu_measured() {
+                bot.restart_cpu();
+                self.seats[seat.index()].stats.cpu_us = Some(0);
+            }
             // Faults met while (re)connecting belong to this game's record.
             let pending = self.bots[seat.index()].take_pending_faults();
             let had_pending = !pending.is_empty();
@@ -328,7 +342,8 @@ impl Table<'_> {
 
     /// Asks `seat` a question; `None` when the referee must choose for the bot (it is replaced,
     /// or it faulted, in which case the fault is already recorded with `fallback` as the action
-    /// taken). The answer comes with its think time in microseconds and its raw line, its
+    /// taken). The answer comes with its think time and CPU time in microseconds (the bank is
+    /// charged the one the clock counts) and its raw line, its
     /// signals already checked and delivered: while the question is still open, so that a
     /// refused signal's fault names the question (and its trick) like any other fault about it.
     async fn ask(
@@ -337,7 +352,7 @@ impl Table<'_> {
         build: impl FnOnce(u64, u64, u64) -> ToBot,
         validate: impl FnOnce(&Game, &FromBot) -> Result<(), Refusal>,
         fallback: impl FnOnce() -> String,
-    ) -> Option<(FromBot, u64, String)> {
+    ) -> Option<(FromBot, Took, String)> {
         let i = seat.index();
         if self.seats[i].replaced || !self.bots[i].is_alive() {
             return None;
@@ -345,7 +360,12 @@ impl Table<'_> {
         let answer_ms = self.cfg.clock.answer_ms;
         let answer_us = answer_ms * 1000;
         let bank_us = self.seats[i].bank_us;
-        let limit = Duration::from_micros(answer_us + bank_us);
+        let allowed = Duration::from_micros(answer_us + bank_us);
+        let cpu_clock = self.cfg.clock.mode == Some(ClockMode::Cpu);
+        let limit = match self.cfg.clock.wall_cap {
+            Some(cap) if cpu_clock => Limit::Cpu { cpu: allowed, wall: allowed * cap },
+            _ => Limit::Wall(allowed),
+        };
         let mut ignored = IgnoredLines::default();
         self.asking = Some(seat);
         let reply =
@@ -357,13 +377,18 @@ impl Table<'_> {
         let more = u32::try_from(ignored.more).unwrap_or(u32::MAX);
         self.seats[i].stats.faults = self.seats[i].stats.faults.saturating_add(more);
         let result = match reply {
-            Reply::Answer(msg, took, raw) => match validate(&self.game, &msg) {
+            Reply::Answer(msg, took, cpu, raw) => match validate(&self.game, &msg) {
                 Ok(()) => {
-                    let us = took.as_micros() as u64;
+                    let took =
+                        Took { us: took.as_micros() as u64, cpu_us: self.bots[i].cpu_charged(cpu) };
+                    let charged = match took.cpu_us {
+                        Some(cpu_us) if cpu_clock => cpu_us,
+                        _ => took.us,
+                    };
                     let st = &mut self.seats[i];
-                    st.bank_us = st.bank_us.saturating_sub(us.saturating_sub(answer_us));
+                    st.bank_us = st.bank_us.saturating_sub(charged.saturating_sub(answer_us));
                     self.signals(seat, msg.signals(), &raw);
-                    Some((msg, us, raw))
+                    Some((msg, took, raw))
                 }
                 Err(refusal) => {
                     let fault = Fault::new(refusal.kind(), refusal.to_string());

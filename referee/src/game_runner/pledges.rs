@@ -3,7 +3,7 @@
 //! referee answers with the fallback, without a fault, so a bot that does not know the rounds
 //! is told nothing of them and plays on unchanged.
 
-use super::Table;
+use super::{Table, Took};
 use crate::convert::{codes, seat_no};
 use crate::judge;
 use crate::policy;
@@ -34,20 +34,22 @@ impl Table<'_> {
         } else {
             None
         };
-        let (action, us, raw) = match reply {
-            Some((msg, us, raw)) => {
-                (judge::pledge(&self.game, seat, &msg).unwrap_or(fallback), us, Some(raw))
+        let (action, Took { us, cpu_us }, raw) = match reply {
+            Some((msg, took, raw)) => {
+                (judge::pledge(&self.game, seat, &msg).unwrap_or(fallback), took, Some(raw))
             }
-            None => (fallback, 0, None),
+            None => (fallback, Took::default(), None),
         };
         if self.forfeit.is_some() {
             return;
         }
         let (s, auto) = (seat_no(seat), raw.is_none());
         let line = match action {
-            Action::Offer(offer) => RecordLine::Offer { seat: s, offer, us, auto, raw },
-            Action::Reply(accept) => RecordLine::Reply { seat: s, accept, us, auto, raw },
-            Action::Announce(announce) => RecordLine::Announce { seat: s, announce, us, auto, raw },
+            Action::Offer(offer) => RecordLine::Offer { seat: s, offer, us, cpu_us, auto, raw },
+            Action::Reply(accept) => RecordLine::Reply { seat: s, accept, us, cpu_us, auto, raw },
+            Action::Announce(announce) => {
+                RecordLine::Announce { seat: s, announce, us, cpu_us, auto, raw }
+            }
             _ => return,
         };
         self.commit(seat, line, action, 0).await;

@@ -1,7 +1,7 @@
 //! The questions of a game (opening, discard, play) asked and their answers judged, and the
 //! signals an accepted answer carries checked and delivered.
 
-use super::{Table, votes_cast};
+use super::{Table, Took, votes_cast};
 use crate::convert::{self, code, codes, seat_no, table_card};
 use crate::fault::Fault;
 use crate::judge::{self, Refusal};
@@ -87,22 +87,26 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (accept, us, raw) = match reply {
-            Some((FromBot::Opening { accept, .. }, us, raw)) => {
-                (accept.unwrap_or(policy::FALLBACK_VOTE), us, Some(raw))
+        let (accept, took, raw) = match reply {
+            Some((FromBot::Opening { accept, .. }, took, raw)) => {
+                (accept.unwrap_or(policy::FALLBACK_VOTE), took, Some(raw))
             }
-            _ => (policy::FALLBACK_VOTE, 0, None),
+            _ => (policy::FALLBACK_VOTE, Took::default(), None),
         };
+        let Took { us, cpu_us } = took;
         let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
         if !vote {
-            self.action_line(seat, &RecordLine::Opening { seat: seat_no(seat), us, auto, raw });
+            self.action_line(
+                seat,
+                &RecordLine::Opening { seat: seat_no(seat), us, cpu_us, auto, raw },
+            );
             self.settle(seat).await;
             return;
         }
-        let line = RecordLine::Vote { seat: seat_no(seat), accept, us, auto, raw };
+        let line = RecordLine::Vote { seat: seat_no(seat), accept, us, cpu_us, auto, raw };
         self.commit(seat, line, Action::Vote(accept), 0).await;
     }
 
@@ -128,17 +132,18 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (cards, us, raw) = match reply {
-            Some((FromBot::Discard { cards, .. }, us, raw)) => {
-                (convert::set(&cards).0, us, Some(raw))
+        let (cards, Took { us, cpu_us }, raw) = match reply {
+            Some((FromBot::Discard { cards, .. }, took, raw)) => {
+                (convert::set(&cards).0, took, Some(raw))
             }
-            _ => (fallback_cards, 0, None),
+            _ => (fallback_cards, Took::default(), None),
         };
         let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
-        let line = RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, auto, raw };
+        let line =
+            RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, cpu_us, auto, raw };
         self.commit(seat, line, Action::Discard(cards), 0).await;
     }
 
@@ -175,10 +180,10 @@ impl Table<'_> {
             )
             .await;
         self.asking_play = None;
-        let (card, us, raw) = match reply {
-            Some((FromBot::Play { card, .. }, us, raw)) => (convert::card(card), us, Some(raw)),
+        let (card, Took { us, cpu_us }, raw) = match reply {
+            Some((FromBot::Play { card, .. }, took, raw)) => (convert::card(card), took, Some(raw)),
             _ => match policy::fallback_play(held) {
-                Some(card) => (card, 0, None),
+                Some(card) => (card, Took::default(), None),
                 None => return,
             },
         };
@@ -186,7 +191,8 @@ impl Table<'_> {
         if self.forfeit.is_some() {
             return;
         }
-        let line = RecordLine::Play { seat: seat_no(seat), card: code(card), us, auto, raw };
+        let line =
+            RecordLine::Play { seat: seat_no(seat), card: code(card), us, cpu_us, auto, raw };
         self.commit(seat, line, Action::Play(card), trick).await;
     }
 }

@@ -90,13 +90,20 @@ fn config(on_fault: OnFault) -> GameConfig {
     GameConfig {
         rules: Rules { chant: false, length: rules::MatchLength::Deals(1), ..Rules::default() },
         seating_draw: false,
-        clock: Clock { handshake_ms: 1000, answer_ms: 100, bank_ms: 150 },
+        clock: Clock {
+            handshake_ms: 1000,
+            answer_ms: 100,
+            bank_ms: 150,
+            mode: None,
+            wall_cap: None,
+        },
         policy: Policy { on_fault, max_strikes: 3 },
     }
 }
 
 fn connect_config() -> ConnectConfig {
     ConnectConfig {
+        cpu_time: false,
         handshake: Duration::from_millis(1000),
         max_line: 4096,
         stderr_cap: 0,

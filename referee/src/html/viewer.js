@@ -355,7 +355,9 @@
     rows.push(h("div", { "data-testid": "current-event" }, ev ? describe(ev) : "The game is about to start."));
     let think = "—";
     if (ev && ev.auto) think = "auto: the referee answered for the bot (fallback)";
-    else if (ev && ev.us !== undefined) think = usText(ev.us);
+    else if (ev && ev.us !== undefined) {
+      think = usText(ev.us) + (ev.cpu_us !== undefined ? " (CPU " + usText(ev.cpu_us) + ")" : "");
+    }
     else if (ev && ["vote", "opening", "discard", "play"].includes(ev.type)) think = "not known to this seat";
     rows.push(h("div", { class: "muted", "data-testid": "think-time" }, "think time: " + think));
     fill("current", rows);

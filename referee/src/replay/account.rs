@@ -3,26 +3,55 @@
 
 use protocol::CardCode;
 use protocol::msg::SeatNo;
+use protocol::options::ClockMode;
+use protocol::record::Header;
 use rules::{CardSet, Seat};
 use std::fmt::Display;
 
-/// The think time of an answer, or the mark of a referee's fallback.
-pub(super) fn think(us: u64, auto: bool) -> String {
+/// The think time of an answer, with its CPU time when measured, or the mark of a referee's
+/// fallback.
+pub(super) fn think(us: u64, cpu_us: Option<u64>, auto: bool) -> String {
     if auto {
         return " (auto)".into();
     }
-    // Short times keep a tenth of a millisecond: that is where most bots answer.
+    match cpu_us {
+        Some(cpu) => format!(" ({}, cpu {})", time_text(us), time_text(cpu)),
+        None => format!(" ({})", time_text(us)),
+    }
+}
+
+/// A time in microseconds as people read it. Short times keep a tenth of a millisecond: that is
+/// where most bots answer.
+pub(super) fn time_text(us: u64) -> String {
     match us {
         0..10_000 => {
             let tenths = (us + 50) / 100;
-            format!(" ({}.{}ms)", tenths / 10, tenths % 10)
+            format!("{}.{}ms", tenths / 10, tenths % 10)
         }
-        10_000..1_000_000 => format!(" ({}ms)", (us + 500) / 1000),
+        10_000..1_000_000 => format!("{}ms", (us + 500) / 1000),
         _ => {
             let hundredths = (us + 5_000) / 10_000;
-            format!(" ({}.{:02}s)", hundredths / 100, hundredths % 100)
+            format!("{}.{:02}s", hundredths / 100, hundredths % 100)
         }
     }
+}
+
+/// The header's clock: what the bank is charged by, and which seats' CPU time is measured.
+pub(super) fn clock_text(header: &Header) -> String {
+    let c = &header.clock;
+    let mode = match (c.mode, c.wall_cap) {
+        (Some(ClockMode::Cpu), cap) => {
+            format!("cpu (wall cap {}x)", cap.map_or("?".into(), |n| n.to_string()))
+        }
+        _ => "wall".into(),
+    };
+    let measured: Vec<String> =
+        (0..header.seats.len()).filter(|&i| header.seats[i].cpu).map(|i| i.to_string()).collect();
+    let measured = if measured.is_empty() { "none".into() } else { measured.join(" ") };
+    format!(
+        "{mode}, {} ms an answer, bank {} ms; CPU time measured for seats: {measured}",
+        c.answer_ms, c.bank_ms
+    )
 }
 
 pub(super) fn plural(n: u64, word: &str) -> String {

@@ -135,6 +135,7 @@ impl Replayer {
                 ("max_us", stated.max_us.to_string(), lines.max_us.to_string()),
                 ("strikes", stated.strikes.to_string(), strikes.to_string()),
                 ("replaced", stated.replaced.to_string(), replaced.to_string()),
+                ("cpu_us", opt(stated.cpu_us), opt(lines.cpu_us)),
             ];
             for (field, stated, derived) in checks {
                 if stated != derived {
@@ -153,4 +154,9 @@ impl Replayer {
         }
         Ok(())
     }
+}
+
+/// An optional statistic as the check names it.
+fn opt(value: Option<u64>) -> String {
+    value.map_or_else(|| "absent".into(), |v| v.to_string())
 }

@@ -19,7 +19,7 @@ pub(crate) use read::{Replay, ReplayError, replay_file};
 
 use crate::convert;
 use crate::text::Shown;
-use account::{Account, plural, score_text, think};
+use account::{Account, clock_text, plural, score_text, think};
 use protocol::msg::SeatNo;
 use protocol::record::{FaultRecord, Footer, Header, RecordLine, SeatStats};
 use read::{corrupt, refused};
@@ -80,6 +80,12 @@ impl Replayer {
             })
             .collect();
         account.line(format_args!("Seats: {}   (teams: 0+2, 1+3)", seats.join(" | ")));
+        account.line(format_args!("Clock: {}", clock_text(&header)));
+        // A measured seat's footer states its answers' CPU time, from 0.
+        let answered = std::array::from_fn(|i| SeatStats {
+            cpu_us: header.seats[i].cpu.then_some(0),
+            ..SeatStats::default()
+        });
         Ok(Replayer {
             header,
             game: Game::new(rules, dealer),
@@ -89,7 +95,7 @@ impl Replayer {
             play_lines: Vec::new(),
             forfeits: Vec::new(),
             faults: Vec::new(),
-            answered: Default::default(),
+            answered,
             footer: None,
             account,
         })
@@ -107,14 +113,17 @@ impl Replayer {
             let why = format!("seat {seat} forfeited, so the footer comes next");
             return Err(refused(line, &describe(&record), why));
         }
-        let answer = record.answered().filter(|a| !a.auto).map(|a| (a.seat, a.us));
+        let answer = record.answered().filter(|a| !a.auto).map(|a| (a.seat, a.us, a.cpu_us));
         self.apply(record, line)?;
         // The line's seat is a seat: the line was accepted.
-        if let Some((seat, us)) = answer {
+        if let Some((seat, us, cpu_us)) = answer {
             let stats = &mut self.answered[usize::from(seat)];
             stats.answers += 1;
             stats.think_us += us;
             stats.max_us = stats.max_us.max(us);
+            if let (Some(total), Some(cpu)) = (stats.cpu_us.as_mut(), cpu_us) {
+                *total += cpu;
+            }
         }
         Ok(())
     }
@@ -125,26 +134,28 @@ impl Replayer {
             RecordLine::Deal { deal, dealer, deck, hands } => {
                 self.deal(deal, dealer, &deck, &hands, line)
             }
-            RecordLine::Vote { seat, accept, us, auto, .. } => {
-                self.vote(seat, accept, think(us, auto), line)
+            RecordLine::Vote { seat, accept, us, cpu_us, auto, .. } => {
+                self.vote(seat, accept, think(us, cpu_us, auto), line)
             }
-            RecordLine::Opening { seat, us, auto, .. } => self.opening(seat, think(us, auto), line),
+            RecordLine::Opening { seat, us, cpu_us, auto, .. } => {
+                self.opening(seat, think(us, cpu_us, auto), line)
+            }
             RecordLine::Chant { taken } => self.chant(taken, line),
             RecordLine::Receive { seat, cards } => self.receive(seat, &cards, line),
-            RecordLine::Discard { seat, cards, us, auto, .. } => {
-                self.discard(seat, &cards, think(us, auto), line)
+            RecordLine::Discard { seat, cards, us, cpu_us, auto, .. } => {
+                self.discard(seat, &cards, think(us, cpu_us, auto), line)
             }
-            RecordLine::Play { seat, card, us, auto, .. } => {
-                self.play(seat, card, think(us, auto), line)
+            RecordLine::Play { seat, card, us, cpu_us, auto, .. } => {
+                self.play(seat, card, think(us, cpu_us, auto), line)
             }
-            RecordLine::Offer { seat, offer, us, auto, .. } => {
-                self.pledge(seat, Action::Offer(offer), think(us, auto), line)
+            RecordLine::Offer { seat, offer, us, cpu_us, auto, .. } => {
+                self.pledge(seat, Action::Offer(offer), think(us, cpu_us, auto), line)
             }
-            RecordLine::Reply { seat, accept, us, auto, .. } => {
-                self.pledge(seat, Action::Reply(accept), think(us, auto), line)
+            RecordLine::Reply { seat, accept, us, cpu_us, auto, .. } => {
+                self.pledge(seat, Action::Reply(accept), think(us, cpu_us, auto), line)
             }
-            RecordLine::Announce { seat, announce, us, auto, .. } => {
-                self.pledge(seat, Action::Announce(announce), think(us, auto), line)
+            RecordLine::Announce { seat, announce, us, cpu_us, auto, .. } => {
+                self.pledge(seat, Action::Announce(announce), think(us, cpu_us, auto), line)
             }
             RecordLine::Signal { from, signal, seen_by } => {
                 self.signal(from, &signal, &seen_by, line)

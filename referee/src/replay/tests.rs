@@ -46,12 +46,25 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
                         let auto = k == 3;
                         let us = if auto { 0 } else { us };
                         let seat_no = convert::seat_no(seat);
-                        lines.push(RecordLine::Vote { seat: seat_no, accept, us, auto, raw: None });
+                        lines.push(RecordLine::Vote {
+                            seat: seat_no,
+                            accept,
+                            us,
+                            cpu_us: None,
+                            auto,
+                            raw: None,
+                        });
                         let events = game.apply(seat, Action::Vote(accept)).unwrap();
                         stated_lines(events.iter(), &mut lines);
                     } else {
                         let seat = convert::seat_no(seat);
-                        lines.push(RecordLine::Opening { seat, us, auto: false, raw: None });
+                        lines.push(RecordLine::Opening {
+                            seat,
+                            us,
+                            cpu_us: None,
+                            auto: false,
+                            raw: None,
+                        });
                     }
                 }
             }
@@ -64,15 +77,36 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
                 let us = if auto { 0 } else { us };
                 let (line, action) = match turn {
                     Turn::Offer(_) => (
-                        RecordLine::Offer { seat: s, offer: yes, us, auto, raw: None },
+                        RecordLine::Offer {
+                            seat: s,
+                            offer: yes,
+                            us,
+                            cpu_us: None,
+                            auto,
+                            raw: None,
+                        },
                         Action::Offer(yes),
                     ),
                     Turn::Reply(_) => (
-                        RecordLine::Reply { seat: s, accept: yes, us, auto, raw: None },
+                        RecordLine::Reply {
+                            seat: s,
+                            accept: yes,
+                            us,
+                            cpu_us: None,
+                            auto,
+                            raw: None,
+                        },
                         Action::Reply(yes),
                     ),
                     _ => (
-                        RecordLine::Announce { seat: s, announce: yes, us, auto, raw: None },
+                        RecordLine::Announce {
+                            seat: s,
+                            announce: yes,
+                            us,
+                            cpu_us: None,
+                            auto,
+                            raw: None,
+                        },
                         Action::Announce(yes),
                     ),
                 };
@@ -88,6 +122,7 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
                     seat: seat_no,
                     cards: codes,
                     us,
+                    cpu_us: None,
                     auto: false,
                     raw: None,
                 });
@@ -103,6 +138,7 @@ fn record_game(rules: Rules, seed: u64) -> Vec<RecordLine> {
                     seat: seat_no,
                     card: code,
                     us,
+                    cpu_us: None,
                     auto: false,
                     raw: None,
                 });
@@ -127,6 +163,7 @@ fn header(rules: &Rules, seed: u64, first_dealer: SeatNo) -> RecordLine {
         first_id: 1,
         hello: None,
         features: Vec::new(),
+        cpu: false,
     };
     RecordLine::Header(Box::new(Header {
         format: RECORD_FORMAT.into(),
@@ -137,7 +174,13 @@ fn header(rules: &Rules, seed: u64, first_dealer: SeatNo) -> RecordLine {
         match_seed: 99,
         seed,
         rules: convert::rules_wire(rules, false),
-        clock: Clock { handshake_ms: 2000, answer_ms: 1000, bank_ms: 10_000 },
+        clock: Clock {
+            handshake_ms: 2000,
+            answer_ms: 1000,
+            bank_ms: 10_000,
+            mode: None,
+            wall_cap: None,
+        },
         policy: Policy { on_fault: OnFault::Fallback, max_strikes: 3 },
         seats: (0..4).map(seat).collect(),
         first_dealer,
@@ -430,8 +473,10 @@ fn a_changed_pledge_answer_or_outcome_diverges() {
     // An offer line where a play is due.
     let mut changed = record_game(pledge_rules(), 1);
     let play = index_of(&changed, 0, |l| matches!(l, RecordLine::Play { .. }));
-    changed
-        .insert(play, RecordLine::Offer { seat: 0, offer: false, us: 1, auto: false, raw: None });
+    changed.insert(
+        play,
+        RecordLine::Offer { seat: 0, offer: false, us: 1, cpu_us: None, auto: false, raw: None },
+    );
     let (line, message) = diverged_at(replay_str(&text(&changed)));
     assert_eq!(line, play + 1);
     assert!(message.starts_with("offer answer of seat 0"), "{message}");
@@ -790,11 +835,12 @@ fn the_rules_line_names_options_as_their_flags_do() {
 
 #[test]
 fn think_times_are_compact() {
-    assert_eq!(think(0, false), " (0.0ms)");
-    assert_eq!(think(449, false), " (0.4ms)");
-    assert_eq!(think(12_345, false), " (12ms)");
-    assert_eq!(think(1_234_567, false), " (1.23s)");
-    assert_eq!(think(5, true), " (auto)");
+    assert_eq!(think(0, None, false), " (0.0ms)");
+    assert_eq!(think(449, None, false), " (0.4ms)");
+    assert_eq!(think(12_345, None, false), " (12ms)");
+    assert_eq!(think(1_234_567, None, false), " (1.23s)");
+    assert_eq!(think(5, None, true), " (auto)");
+    assert_eq!(think(12_345, Some(449), false), " (12ms, cpu 0.4ms)");
 }
 
 #[test]

@@ -171,6 +171,7 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         handshake: Duration::from_millis(h.clock.handshake_ms),
         max_line,
         stderr_cap: 0,
+        cpu_time: false,
         limits: Limits::default(),
     };
     let (trigger, stop) = shutdown::channel();
@@ -221,6 +222,9 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
             token,
             features: info.features.clone(),
         };
+        if info.cpu {
+            bot.replay_cpu(recorded_cpu(game, i));
+        }
         bots.push(bot);
     }
     let mut bots: [Bot; 4] = match bots.try_into() {
@@ -423,4 +427,23 @@ pub(super) fn split_lines(events: &[Event]) -> Vec<Line> {
         }
     }
     lines
+}
+
+/// The `cpu_us` of seat `seat`'s answer lines, in order: what a re-run charges its bank under
+/// the CPU clock, where no process is measured.
+fn recorded_cpu(game: &Recorded, seat: usize) -> Vec<u64> {
+    game.lines
+        .iter()
+        .filter_map(|line| match line {
+            RecordLine::Vote { seat: s, cpu_us, auto: false, .. }
+            | RecordLine::Opening { seat: s, cpu_us, auto: false, .. }
+            | RecordLine::Discard { seat: s, cpu_us, auto: false, .. }
+            | RecordLine::Play { seat: s, cpu_us, auto: false, .. }
+                if usize::from(*s) == seat =>
+            {
+                Some(cpu_us.unwrap_or(0))
+            }
+            _ => None,
+        })
+        .collect()
 }

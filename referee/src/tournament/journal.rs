@@ -92,6 +92,10 @@ pub(crate) struct Think {
     pub(crate) think_us: u64,
     /// The longest think time in microseconds.
     pub(crate) max_us: u64,
+    /// Answers whose CPU time was measured (the seats' footer `cpu_us` present).
+    pub(crate) cpu_answers: u64,
+    /// Their total CPU time in microseconds.
+    pub(crate) cpu_us: u64,
 }
 
 /// Points of each entrant in one counted deal.
@@ -192,6 +196,10 @@ impl Entry {
             th.answers += u64::from(st.answers);
             th.think_us += st.think_us;
             th.max_us = th.max_us.max(st.max_us);
+            if let Some(cpu) = st.cpu_us {
+                th.cpu_answers += u64::from(st.answers);
+                th.cpu_us += cpu;
+            }
         }
         let deals = s
             .deals

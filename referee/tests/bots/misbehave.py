@@ -22,6 +22,10 @@ Correct play: answers hello, plays the first card of its hand, votes refuse, dis
                          number d, so a short match meets every outcome (tests/surrender.rs):
                          when d % 3 == 1 it offers and accepts, when d % 3 == 2 it offers and
                          refuses, when d % 3 == 0 it does not offer and announces
+  burn                   spends 30 ms of CPU time (a busy loop) on every play question
+  spin                   spends CPU time for ever (a busy loop) on its 2nd play question
+  nap                    sleeps 100 ms on every play question but its 9th, and 2.1 s on its 8th:
+                         wall time, no CPU time (tests/it/cpu_clock.rs)
   script                 plays the CARDs, in order, while the next one is in its hand (so four
                          of them can play a deal as a test planned it: tests/schema.rs)
 
@@ -92,6 +96,15 @@ def main():
                 answer["card"] = SCRIPT.pop(0)
             if MODE == "exit" and plays == 3:
                 sys.exit(3)
+            if MODE == "burn":
+                end = time.process_time() + 0.03
+                while time.process_time() < end:
+                    pass
+            if MODE == "spin" and plays == 2:
+                while True:
+                    pass
+            if MODE == "nap":
+                time.sleep({8: 2.1, 9: 0}.get(plays, 0.1))
             if MODE == "sleep" and plays == 2:
                 time.sleep(0.65)  # past answer_ms + bank_ms = 500 ms in the tests
             if MODE == "garbage" and plays == 2:

@@ -16,8 +16,15 @@ fn normalised(lines: &[Value]) -> Vec<Value> {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(map) => {
-                for key in ["us", "started_unix_ms", "duration_ms", "think_us", "max_us", "stderr"]
-                {
+                for key in [
+                    "us",
+                    "cpu_us",
+                    "started_unix_ms",
+                    "duration_ms",
+                    "think_us",
+                    "max_us",
+                    "stderr",
+                ] {
                     map.remove(key);
                 }
                 map.values_mut().for_each(strip);

@@ -16,6 +16,7 @@
 mod harness;
 
 mod check_bot;
+mod cpu_clock;
 mod ctrl_c;
 mod end_to_end;
 mod faults;

@@ -289,7 +289,13 @@ mod tests {
                 partner: 3,
                 players: vec!["a".into(), "b".into(), "c".into(), "d".into()],
                 rules,
-                clock: Clock { handshake_ms: 5000, answer_ms: 1000, bank_ms: 10000 },
+                clock: Clock {
+                    handshake_ms: 5000,
+                    answer_ms: 1000,
+                    bank_ms: 10000,
+                    mode: None,
+                    wall_cap: None,
+                },
             },
             ToBot::Deal { deal: 1, dealer: 0, hand: hand.clone() },
             ToBot::Opening {

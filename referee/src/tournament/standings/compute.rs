@@ -28,6 +28,12 @@ fn pair_score(room1: &Entry, room2: &Entry) -> f64 {
     (room1.score_a() + room2.score_a()) / 2.0
 }
 
+/// The nearest-rank `p`th percentile of sorted values; `None` without values.
+fn nearest_rank(sorted: &[f64], p: usize) -> Option<f64> {
+    let rank = (p * sorted.len()).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied()
+}
+
 #[derive(Default)]
 struct Acc {
     row: EntrantRow,
@@ -35,6 +41,10 @@ struct Acc {
     think_us: u64,
     answers: u64,
     max_us: u64,
+    cpu_us: u64,
+    cpu_answers: u64,
+    /// Each game's mean CPU time per measured answer, in microseconds.
+    cpu_per_game: Vec<f64>,
     paired_sum: i64,
 }
 
@@ -117,6 +127,12 @@ pub(crate) fn compute(plan: &Plan, entries: &[Entry]) -> Standings {
             r.answers += e.think[side].answers;
             r.think_us += e.think[side].think_us;
             r.max_us = r.max_us.max(e.think[side].max_us);
+            let th = &e.think[side];
+            if th.cpu_answers > 0 {
+                r.cpu_us += th.cpu_us;
+                r.cpu_answers += th.cpu_answers;
+                r.cpu_per_game.push(th.cpu_us as f64 / th.cpu_answers as f64);
+            }
         }
         let pr = &mut pacc[p];
         pr.row.games += 1;
@@ -177,6 +193,15 @@ pub(crate) fn compute(plan: &Plan, entries: &[Entry]) -> Standings {
             row.think_mean_ms =
                 (a.answers > 0).then(|| round(a.think_us as f64 / a.answers as f64 / 1000.0, 3));
             row.think_max_ms = round(a.max_us as f64 / 1000.0, 3);
+            let measured = a.cpu_answers > 0;
+            row.cpu_s = measured.then(|| round(a.cpu_us as f64 / 1e6, 3));
+            row.cpu_mean_ms =
+                measured.then(|| round(a.cpu_us as f64 / a.cpu_answers as f64 / 1000.0, 3));
+            let mut per_game = a.cpu_per_game;
+            per_game.sort_by(f64::total_cmp);
+            let ms = |us: Option<f64>| us.map(|us| round(us / 1000.0, 3));
+            row.cpu_p50_ms = ms(nearest_rank(&per_game, 50));
+            row.cpu_p90_ms = ms(nearest_rank(&per_game, 90));
             row
         })
         .collect();

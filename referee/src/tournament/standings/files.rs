@@ -29,13 +29,13 @@ fn opt(x: Option<f64>) -> String {
 pub(crate) fn write_files(dir: &Path, s: &Standings) -> Result<(), String> {
     let json = serde_json::to_string_pretty(s).unwrap_or_default() + "\n";
     let mut entrants = String::from(
-        "rank,name,games,won,drawn,lost,not_played,score,elo,elo_low,elo_high,points_for,points_against,deals_won,deals_played,paired_deals,paired_deal_score,timeouts,crashes,illegal,protocol,faults,disqualified,think_mean_ms,think_max_ms\n",
+        "rank,name,games,won,drawn,lost,not_played,score,elo,elo_low,elo_high,points_for,points_against,deals_won,deals_played,paired_deals,paired_deal_score,timeouts,crashes,illegal,protocol,faults,disqualified,think_mean_ms,think_max_ms,cpu_s,cpu_mean_ms,cpu_p50_ms,cpu_p90_ms\n",
     );
     for r in &s.entrants {
         let f = &r.faults;
         let _ = writeln!(
             entrants,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.rank,
             csv_field(&r.name),
             r.games,
@@ -60,7 +60,11 @@ pub(crate) fn write_files(dir: &Path, s: &Standings) -> Result<(), String> {
             r.faults_total,
             r.disqualified,
             opt(r.think_mean_ms),
-            r.think_max_ms
+            r.think_max_ms,
+            opt(r.cpu_s),
+            opt(r.cpu_mean_ms),
+            opt(r.cpu_p50_ms),
+            opt(r.cpu_p90_ms)
         );
     }
     let mut pairs = String::from(

@@ -99,6 +99,14 @@ pub(crate) struct EntrantRow {
     pub(crate) disqualified: bool,
     pub(crate) think_mean_ms: Option<f64>,
     pub(crate) think_max_ms: f64,
+    /// Total CPU time of the measured answers, in seconds (null when none was measured).
+    pub(crate) cpu_s: Option<f64>,
+    /// Their mean CPU time per answer, in milliseconds.
+    pub(crate) cpu_mean_ms: Option<f64>,
+    /// The median and the 90th percentile over the entrant's games of a game's mean CPU time
+    /// per answer, in milliseconds: how steady its cost is from game to game.
+    pub(crate) cpu_p50_ms: Option<f64>,
+    pub(crate) cpu_p90_ms: Option<f64>,
 }
 
 /// One pairing's results, from the point of view of its first entrant `a`.

@@ -198,3 +198,35 @@ fn the_standings_say_the_sprt_stopped_the_match() {
     assert!(t.contains("The match stopped on the SPRT's decision: 10 games not needed"), "{t}");
     assert!(!t.contains("(10 not played)"), "{t}");
 }
+
+/// The CPU times: totals and means over the measured answers, the median and 90th percentile of
+/// the games' means; an entrant nobody measured (a TCP bot) has none, in every file.
+#[test]
+fn cpu_times_are_totalled_and_their_games_ranked() {
+    use crate::tournament::journal::Think;
+    let measured = |cpu_ms: u64| Think {
+        answers: 10,
+        think_us: 0,
+        max_us: 0,
+        cpu_answers: 10,
+        cpu_us: cpu_ms * 10_000,
+    };
+    let entries: Vec<Entry> = [1, 2, 3, 4, 10]
+        .iter()
+        .enumerate()
+        .map(|(k, &ms)| {
+            let mut e = entry(k as u64 + 1, k as u64 + 1, 1, Some("A"), &[(1, 1, 0)]);
+            e.think = [measured(ms), Think { answers: 10, ..Think::default() }];
+            e
+        })
+        .collect();
+    let s = compute(&plan(Format::RoundRobin, 5), &entries);
+    let a = s.entrants.iter().find(|r| r.name == "A").unwrap();
+    assert_eq!(a.cpu_s, Some(0.2));
+    assert_eq!(a.cpu_mean_ms, Some(4.0));
+    assert_eq!((a.cpu_p50_ms, a.cpu_p90_ms), (Some(3.0), Some(10.0)));
+    let b = s.entrants.iter().find(|r| r.name == "B").unwrap();
+    assert_eq!((b.cpu_s, b.cpu_mean_ms, b.cpu_p50_ms, b.cpu_p90_ms), (None, None, None, None));
+    let table = text_table::text(&s);
+    assert!(table.contains("4.00/3.00/10.00"), "{table}");
+}

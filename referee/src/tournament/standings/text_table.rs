@@ -50,7 +50,7 @@ pub(crate) fn text(s: &Standings) -> String {
     let width = s.entrants.iter().map(|r| r.name.chars().count()).max().unwrap_or(5).max(7);
     let _ = writeln!(
         out,
-        "\n  # {:<width$}  games    W    D    L  score    Elo [95% CI]        points     deals won  paired  faults t/c/i/p  think ms mean/max",
+        "\n  # {:<width$}  games    W    D    L  score    Elo [95% CI]        points     deals won  paired  faults t/c/i/p  think ms mean/max  cpu ms mean/p50/p90",
         "entrant"
     );
     for r in &s.entrants {
@@ -59,10 +59,14 @@ pub(crate) fn text(s: &Standings) -> String {
             Some(m) => format!("{m:.2}/{:.1}", r.think_max_ms),
             None => "-".into(),
         };
+        let cpu = match (r.cpu_mean_ms, r.cpu_p50_ms, r.cpu_p90_ms) {
+            (Some(m), Some(p50), Some(p90)) => format!("{m:.2}/{p50:.2}/{p90:.2}"),
+            _ => "-".into(),
+        };
         let f = &r.faults;
         let _ = writeln!(
             out,
-            "{:>3} {:<width$}  {:>5} {:>4} {:>4} {:>4} {:>6}  {:<19} {:>5}-{:<5} {:>5}/{:<5} {:>6}  {:>15}  {}{}",
+            "{:>3} {:<width$}  {:>5} {:>4} {:>4} {:>4} {:>6}  {:<19} {:>5}-{:<5} {:>5}/{:<5} {:>6}  {:>15}  {:<17}  {}{}",
             r.rank,
             r.name,
             r.games,
@@ -78,6 +82,7 @@ pub(crate) fn text(s: &Standings) -> String {
             r.paired_deal_score.map_or("-".into(), |p| format!("{p:+.2}")),
             format!("{}/{}/{}/{}", f.timeouts, f.crashes, f.illegal, f.protocol),
             think,
+            cpu,
             if r.disqualified {
                 "  DISQUALIFIED".to_string()
             } else if r.not_played > 0 {
