@@ -222,7 +222,14 @@ async fn serve(ctx: &TableCtx, table: usize, cpu: Option<usize>, tx: &Sender<Rep
             }
             let _ = tx.send(Report::Finished(job, Box::new(summary)));
         }));
+        // At most one game's sync runs beside the next game. Without a bound, a slow disk let
+        // a table play a whole 40-game SPRT match before the journal heard of its first game,
+        // so the stop the journal decides (an SPRT verdict, a disqualification) came too late
+        // to spare any game; now it takes effect within a game or two.
         syncs.retain(|t| !t.is_finished());
+        while syncs.len() > 1 {
+            let _ = syncs.remove(0).await;
+        }
     }
     for t in syncs {
         let _ = t.await;
