@@ -396,7 +396,7 @@ impl Game {
     }
 
     /// Applies `seat`'s action, or refuses it and leaves the game exactly as it was.
-    #[inline]
+    #[inline(always)]
     pub fn apply(&mut self, seat: Seat, action: Action) -> Result<&Events, IllegalAction> {
         // Playing a held card is nearly every action of a game: that path is small enough to
         // inline into the caller's loop; everything else goes through `apply_other`.
@@ -499,7 +499,7 @@ impl Game {
         };
     }
 
-    #[inline]
+    #[inline(always)]
     fn play(&mut self, seat: Seat, card: Card) {
         self.hands[seat.index()] = self.hands[seat.index()].without(card);
         self.played = self.played.with(card);
@@ -511,6 +511,13 @@ impl Game {
             self.phase = Phase::Play(seat.left());
             return;
         }
+        self.end_trick();
+    }
+
+    /// The fourth card's work, out of line so that the three plays before it stay small enough
+    /// to inline into the caller's loop.
+    #[inline(never)]
+    fn end_trick(&mut self) {
         let trick = self.finish_trick();
         self.events.push(Event::TrickOver(trick));
         if self.tricks_done < 9 {
