@@ -17,6 +17,7 @@ mod harness;
 
 mod check_bot;
 mod ctrl_c;
+mod dealer_draw;
 mod end_to_end;
 mod faults;
 mod game_messages;
