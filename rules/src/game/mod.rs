@@ -200,6 +200,14 @@ impl Events {
         self.len = 0;
     }
 
+    /// Just `e`: a play's one event (three plays in four) written with one store and no length
+    /// read back.
+    #[inline(always)]
+    fn only(&mut self, e: Event) {
+        self.items[0] = e;
+        self.len = 1;
+    }
+
     fn push(&mut self, e: Event) {
         // At most 5 events come from one action; the capacity is 6.
         if let Some(slot) = self.items.get_mut(self.len) {
@@ -404,7 +412,7 @@ impl Game {
             && s == seat
             && self.hands[seat.index()].contains(card)
         {
-            self.events.clear();
+            self.events.only(Event::Played { seat, card });
             self.play(seat, card);
             return Ok(&self.events);
         }
@@ -506,7 +514,6 @@ impl Game {
         // `n_table` is below 4 here; the mask lets the compiler drop the bounds check.
         self.table[(self.n_table & 3) as usize] = card;
         self.n_table += 1;
-        self.events.push(Event::Played { seat, card });
         if self.n_table < 4 {
             self.phase = Phase::Play(seat.left());
             return;
