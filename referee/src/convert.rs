@@ -97,9 +97,9 @@ pub(crate) fn discard_rule(rule: DiscardRule) -> wire::DiscardRule {
     }
 }
 
-/// Rules from their wire form (a record header) with the seating, which is the referee's and not the
-/// engine's, or the name of the first bad field. The words are typed on the wire; the numbers' ranges
-/// are checked here.
+/// Rules from their wire form (a record header), with the seating (the referee's, not the
+/// engine's), or the name of the first bad field. The words are typed on the wire; the numbers'
+/// ranges are checked here.
 pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, wire::Seating), String> {
     let bad = |field: &str, value: &str| format!("rules option {field} has no value {value:?}");
     let rules = Rules {

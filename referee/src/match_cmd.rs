@@ -4,10 +4,8 @@ use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::tcp::NetConfig;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig, preflight};
-use crate::game_runner::{
-    GameConfig, GameSetup, GameSummary, Status, draw_deck, first_dealer_draw,
-};
-use crate::game_runner::{game_seed, run_game};
+use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status};
+use crate::game_runner::{draw_deck, first_dealer_draw, game_seed, run_game};
 use crate::record_io::{self, Recorder};
 use crate::shutdown::{self, Stage};
 use crate::text::{self, Shown};

@@ -184,6 +184,7 @@ pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
 mod tests {
     use super::*;
     use crate::convert;
+    use protocol::options::Seating;
     use serde_json::{Value, json};
 
     /// A message as the referee would send it, decoded as the bot decodes it.
@@ -199,7 +200,7 @@ mod tests {
 
     fn game(no: u64, rules: &Rules) -> ToBot {
         msg(json!({"type": "game", "game": no, "seat": 1, "partner": 3,
-            "players": ["a", "b", "c", "d"], "rules": convert::rules_wire(rules, protocol::options::Seating::Given),
+            "players": ["a", "b", "c", "d"], "rules": convert::rules_wire(rules, Seating::Given),
             "clock": {"handshake_ms": 10000, "answer_ms": 1000, "bank_ms": 5000}}))
     }
 
