@@ -347,23 +347,30 @@ impl CardSet {
     ///
     /// A random player calls this on every card it plays, with `n` itself random: a loop that
     /// clears `n` low bits mispredicted its exit about once a call, which cost more than the
-    /// whole play. This selects the bit without a data-dependent branch: three halvings, each
-    /// keeping the half that holds the card (by the low half's card count, with masks instead of
-    /// jumps), narrow the search to one byte, and a table gives the bit within it.
+    /// whole play. This selects the bit without a data-dependent branch, and with a short chain
+    /// of dependent steps, since a playout waits on each card: the bytes' card counts at once,
+    /// their running totals by one multiplication, the byte holding the card by comparing every
+    /// total with `n` at once, and the bit within that byte from a table.
     pub fn nth(self, n: usize) -> Option<Card> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
         if n >= self.len() {
             return None;
         }
-        let (mut x, mut n, mut pos) = (self.0, n as u32, 0u32);
-        for width in [32u32, 16, 8] {
-            let low = (x & ((1 << width) - 1)).count_ones();
-            // All ones when the card lies above the low half.
-            let up = 0u32.wrapping_sub(u32::from(n >= low));
-            n -= low & up;
-            x >>= width & up;
-            pos += width & up;
-        }
-        Some(Card(pos as u8 + SELECT_IN_BYTE[(x & 0xFF) as usize][(n & 7) as usize]))
+        let x = self.0;
+        let mut per_byte = x - ((x >> 1) & 0x5555_5555_5555_5555);
+        per_byte = (per_byte & 0x3333_3333_3333_3333) + ((per_byte >> 2) & 0x3333_3333_3333_3333);
+        per_byte = (per_byte + (per_byte >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+        // Byte i of `upto` counts the cards of bytes 0..=i (at most 48: no carry between bytes).
+        let upto = per_byte.wrapping_mul(ONES);
+        // Bit 7 of byte i is set when bytes 0..=i hold at most n cards: the number of such
+        // bytes is the index of the byte that holds the n-th card.
+        let at_most_n = ((n as u64 * ONES) | HIGH).wrapping_sub(upto) & HIGH;
+        let byte = at_most_n.count_ones();
+        let before = ((upto << 8) >> (8 * byte)) & 0xFF;
+        let in_byte = ((x >> (8 * byte)) & 0xFF) as usize;
+        let bit = SELECT_IN_BYTE[in_byte][(n as u64 - before) as usize & 7];
+        Some(Card(8 * byte as u8 + bit))
     }
 
     /// The strongest level present (smallest number), `None` when empty.
