@@ -147,6 +147,8 @@ wire_enum! {
         Given = "given",
         /// The traditional draw decides seats and the first dealer.
         Draw = "draw",
+        /// Seats in the order the bots were given; a draw decides the first dealer.
+        DrawDealer = "draw-dealer",
     }
 }
 

@@ -61,10 +61,10 @@ pub(crate) fn pledge(deal: &DealResult) -> Option<Pledge> {
 }
 
 /// Rules as written in `game` messages and record headers.
-pub(crate) fn rules_wire(rules: &Rules, seating_draw: bool) -> RulesWire {
+pub(crate) fn rules_wire(rules: &Rules, seating: wire::Seating) -> RulesWire {
     let on_off = |b: bool| if b { wire::OnOff::On } else { wire::OnOff::Off };
     RulesWire {
-        seating: if seating_draw { wire::Seating::Draw } else { wire::Seating::Given },
+        seating,
         chant: on_off(rules.chant),
         chant_second: match rules.chant_second {
             ChantSecond::Dealer => wire::ChantSecond::Dealer,
@@ -118,9 +118,10 @@ pub(crate) fn discard_rule(rule: DiscardRule) -> wire::DiscardRule {
     }
 }
 
-/// Rules from their wire form (a record header), or the name of the first bad field. The words
-/// are typed on the wire; the numbers' ranges are checked here.
-pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, bool), String> {
+/// Rules from their wire form (a record header), with the seating (the referee's, not the
+/// engine's), or the name of the first bad field. The words are typed on the wire; the numbers'
+/// ranges are checked here.
+pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, wire::Seating), String> {
     let bad = |field: &str, value: &str| format!("rules option {field} has no value {value:?}");
     let rules = Rules {
         chant: w.chant == wire::OnOff::On,
@@ -173,7 +174,7 @@ pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, bool), String> {
             wire::SignalTruth::Free => SignalTruth::Free,
         },
     };
-    Ok((rules, w.seating == wire::Seating::Draw))
+    Ok((rules, w.seating))
 }
 
 #[cfg(test)]
@@ -209,8 +210,8 @@ mod tests {
             Rules { announce: Announcement::ExtendsMatch, surrender: true, ..Rules::default() },
         ];
         for r in variants {
-            for draw in [false, true] {
-                assert_eq!(rules_from_wire(&rules_wire(&r, draw)), Ok((r, draw)));
+            for &seating in wire::Seating::ALL {
+                assert_eq!(rules_from_wire(&rules_wire(&r, seating)), Ok((r, seating)));
             }
         }
     }

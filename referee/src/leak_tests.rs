@@ -237,7 +237,7 @@ impl Drop for RecordFile {
 fn config(rules: Rules) -> GameConfig {
     GameConfig {
         rules,
-        seating_draw: false,
+        seating: protocol::options::Seating::Given,
         clock: Clock {
             handshake_ms: 1000,
             answer_ms: 1000,
@@ -575,7 +575,10 @@ async fn a_seat_page_holds_no_card_of_the_seating_draw() {
             Sitter::Builtin(Builtin::Random),
             Sitter::Scripted(Script::new(VoteWith::Accept, seed + 1)),
         ];
-        let cfg = GameConfig { seating_draw: true, ..config(rules_for(seed, true)) };
+        let cfg = GameConfig {
+            seating: protocol::options::Seating::Draw,
+            ..config(rules_for(seed, true))
+        };
         let p = play_game(cfg, sitters, seed, Seat::ALL[0], None).await;
         let record = std::fs::read_to_string(&p.record.0).unwrap();
         assert!(record.lines().next().unwrap().contains(r#""draw":["#), "the record has a draw");

@@ -4,11 +4,13 @@ use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::tcp::NetConfig;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig, preflight};
-use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status, game_seed, run_game};
+use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status};
+use crate::game_runner::{draw_deck, first_dealer_draw, game_seed, run_game};
 use crate::record_io::{self, Recorder};
 use crate::shutdown::{self, Stage};
 use crate::text::{self, Shown};
-use rules::{Card, Deck, Seat, Team, derive_seed, draw_seating};
+use protocol::options::Seating;
+use rules::{Card, Seat, Team, draw_seating};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -48,18 +50,23 @@ pub(crate) fn seating(
     match_seed: u64,
     game_no: u64,
 ) -> ([usize; 4], Seat, Option<Vec<Card>>) {
-    if cfg.seating_draw {
-        let deck = Deck::shuffled(derive_seed(&[match_seed, game_no, u64::MAX]));
-        let draw = draw_seating(&deck);
-        let mut player_at = [0usize; 4];
-        for (player, seat) in draw.seat_of.iter().enumerate() {
-            player_at[seat.index()] = player;
+    match cfg.seating {
+        Seating::Draw => {
+            let deck = draw_deck(match_seed, game_no);
+            let draw = draw_seating(&deck);
+            let mut player_at = [0usize; 4];
+            for (player, seat) in draw.seat_of.iter().enumerate() {
+                player_at[seat.index()] = player;
+            }
+            (player_at, Seat::ALL[0], Some(deck.cards()[..draw.cards_turned].to_vec()))
         }
-        (player_at, Seat::ALL[0], Some(deck.cards()[..draw.cards_turned].to_vec()))
-    } else {
+        Seating::DrawDealer => {
+            let (dealer, turned) = first_dealer_draw(match_seed, game_no);
+            ([0, 1, 2, 3], dealer, Some(turned))
+        }
         // The first deal passes round the table from game to game, so over four games every
         // seat deals first once.
-        ([0, 1, 2, 3], Seat::ALL[((game_no - 1) % 4) as usize], None)
+        Seating::Given => ([0, 1, 2, 3], Seat::ALL[((game_no - 1) % 4) as usize], None),
     }
 }
 

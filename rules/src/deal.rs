@@ -1,4 +1,4 @@
-//! Deck orders, the seeded shuffle and the traditional draw: the only randomness, always an input.
+//! Deck orders, the seeded shuffle and the traditional draws: the only randomness, always an input.
 
 use crate::card::{Card, CardSet};
 use crate::seat::Seat;
@@ -189,6 +189,25 @@ pub fn draw_seating(deck: &Deck) -> Draw {
     Draw { seat_of: seat_of.map(|s| s.unwrap_or(Seat::ALL[0])), cards_turned: turned }
 }
 
+/// The outcome of the traditional draw for the first dealer, partnerships being fixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DealerDraw {
+    /// The seat that received the Madame, who deals the first deal.
+    pub dealer: Seat,
+    /// How many cards were turned up, the Madame last.
+    pub cards_turned: usize,
+}
+
+/// The traditional draw for the first dealer when the partnerships are already fixed: `cards`
+/// are turned up in order, the first to seat 0 and each next one to the next seat to the left
+/// (0, 1, 2, 3, 0, ...), until the Madame appears; the seat that receives her deals first.
+/// `None` when `cards` hold no Madame, which a whole deck always does: a replay gives the cards
+/// a record says were turned up, which may be anything.
+pub fn draw_first_dealer(cards: &[Card]) -> Option<DealerDraw> {
+    let at = cards.iter().position(|&c| c == Card::MADAME)?;
+    Some(DealerDraw { dealer: Seat::ALL[at % 4], cards_turned: at + 1 })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +271,25 @@ mod tests {
         // la Vache) and player 0 turns up 3c (index 14, Madame).
         assert_eq!(draw.seat_of.map(|s| s.index()), [0, 1, 2, 3]);
         assert_eq!(draw.cards_turned, 15);
+    }
+
+    #[test]
+    fn the_madame_s_receiver_deals_first() {
+        // Canonical order: the Madame (3c) is card 15, index 14, dealt to seat 14 mod 4 = 2.
+        let draw = draw_first_dealer(Deck::canonical().cards());
+        assert_eq!(draw, Some(DealerDraw { dealer: Seat::ALL[2], cards_turned: 15 }));
+        // Turned up first, she goes to seat 0.
+        assert_eq!(
+            draw_first_dealer(&[Card::MADAME, Card::MONSIEUR]),
+            Some(DealerDraw { dealer: Seat::ALL[0], cards_turned: 1 })
+        );
+        let four: Vec<Card> =
+            ["Ao", "3o", "2o", "2c", "3c"].iter().map(|c| c.parse().unwrap()).collect();
+        assert_eq!(
+            draw_first_dealer(&four),
+            Some(DealerDraw { dealer: Seat::ALL[0], cards_turned: 5 })
+        );
+        assert_eq!(draw_first_dealer(&four[..4]), None);
+        assert_eq!(draw_first_dealer(&[]), None);
     }
 }

@@ -37,7 +37,8 @@ mod seat;
 mod signal;
 
 pub use card::{Card, CardSet, CardSetIter, ParseCardError, Rank, Suit};
-pub use deal::{Deck, DeckError, Draw, SplitMix64, derive_seed, draw_seating};
+pub use deal::{DealerDraw, Deck, DeckError, Draw, SplitMix64, derive_seed};
+pub use deal::{draw_first_dealer, draw_seating};
 pub use error::IllegalAction;
 pub use game::{Action, DealResult, Event, Events, Game, MatchResult, SeatView, TrickResult, Turn};
 pub use game::{Pledge, PledgeKind, Pledges};

@@ -47,26 +47,27 @@ pub fn score_accepted(accepting: Team) -> DealScore {
 
 /// Section 7 with every mordienne of at least `run` tricks worth 2.
 fn by_tricks(winners: &[Option<Seat>; 9], run: u8) -> DealScore {
-    let mut tricks = [0u8; 4];
+    // Slot 4 takes the spoiled tricks, so counting needs no branch on who won: a random playout
+    // spoils tricks at random, and a branch on it mispredicts.
+    let mut tricks = [0u8; 5];
     // The trick (0-based) at which each seat reached its current count.
-    let mut reached = [0usize; 4];
+    let mut reached = [0u8; 5];
     for (i, w) in winners.iter().enumerate() {
-        if let Some(seat) = w {
-            tricks[seat.index()] += 1;
-            reached[seat.index()] = i;
-        }
+        let slot = w.map_or(4, Seat::index);
+        tricks[slot] += 1;
+        reached[slot] = i as u8;
     }
-    let most = tricks.iter().copied().max().unwrap_or(0);
+    let [a, b, c, d, _] = tricks;
+    let tricks = [a, b, c, d];
+    // Among the seats with the most tricks, the one whose last win (the one that brought it to
+    // the most) came earliest reached it first; `key` orders by count, then by earliness.
+    let key = |s: usize| (u16::from(tricks[s]) << 8) | u16::from(8 - reached[s]);
+    let best = (1..4).fold(0, |best, s| if key(s) > key(best) { s } else { best });
+    let most = tricks[best];
     if most == 0 {
         return DealScore { tricks, winner: None, points: 0, mordienne: false, team: None };
     }
-    // Among the seats tied on `most`, the one whose last win (the one that brought it to `most`)
-    // came earliest reached it first.
-    let winner = Seat::ALL
-        .into_iter()
-        .filter(|s| tricks[s.index()] == most)
-        .min_by_key(|s| reached[s.index()])
-        .unwrap_or(Seat::ALL[0]);
+    let winner = Seat::ALL[best];
     let mordienne = {
         let last = winners.iter().rev().take_while(|w| **w == Some(winner)).count();
         last >= usize::from(run) && last == most as usize
@@ -171,5 +172,49 @@ mod tests {
         let s = score_deal(&parse("NEXEXNXXX"), &Rules::default());
         assert_eq!(s.winner, Seat::new(1));
         assert_eq!(s.tricks, [2, 2, 0, 0]);
+    }
+
+    /// The scoring rule as spec/rules.md words it, written plainly: most tricks; among equals,
+    /// the seat whose last win came first.
+    fn plain(winners: &[Option<Seat>; 9], rules: &Rules) -> DealScore {
+        let mut tricks = [0u8; 4];
+        for w in winners.iter().flatten() {
+            tricks[w.index()] += 1;
+        }
+        let most = *tricks.iter().max().unwrap();
+        if most == 0 {
+            return DealScore { tricks, winner: None, points: 0, mordienne: false, team: None };
+        }
+        let last_win = |s: Seat| winners.iter().rposition(|w| *w == Some(s)).unwrap();
+        let winner = Seat::ALL
+            .into_iter()
+            .filter(|s| tricks[s.index()] == most)
+            .min_by_key(|&s| last_win(s))
+            .unwrap();
+        let run = winners.iter().rev().take_while(|w| **w == Some(winner)).count();
+        let mordienne =
+            rules.mordienne && run >= usize::from(rules.mordienne_run) && run == most as usize;
+        DealScore {
+            tricks,
+            winner: Some(winner),
+            points: 1 + u8::from(mordienne),
+            mordienne,
+            team: Some(winner.team()),
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_plain_rule_on_random_deals() {
+        let mut rng = crate::deal::SplitMix64::new(16);
+        let run3 = Rules { mordienne_run: 3, ..Rules::default() };
+        for _ in 0..20_000 {
+            let mut winners = [None; 9];
+            for w in &mut winners {
+                *w = Seat::new(rng.below(5) as u8);
+            }
+            for rules in [Rules::default(), run3] {
+                assert_eq!(score_deal(&winners, &rules), plain(&winners, &rules), "{winners:?}");
+            }
+        }
     }
 }

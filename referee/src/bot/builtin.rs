@@ -71,7 +71,8 @@ impl State {
             ToBot::Game { game, seat, rules, .. } => {
                 self.seat = seat;
                 // The referee's own message states valid rules; were one not, the defaults.
-                (self.rules, _) = crate::convert::rules_from_wire(&rules).unwrap_or_default();
+                self.rules = crate::convert::rules_from_wire(&rules)
+                    .map_or_else(|_| Rules::default(), |r| r.0);
                 self.rng = SplitMix64::new(rules::derive_seed(&[game, u64::from(seat)]));
                 None
             }
@@ -184,6 +185,7 @@ pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
 mod tests {
     use super::*;
     use crate::convert;
+    use protocol::options::Seating;
     use serde_json::{Value, json};
 
     /// A message as the referee would send it, decoded as the bot decodes it.
@@ -199,7 +201,7 @@ mod tests {
 
     fn game(no: u64, rules: &Rules) -> ToBot {
         msg(json!({"type": "game", "game": no, "seat": 1, "partner": 3,
-            "players": ["a", "b", "c", "d"], "rules": convert::rules_wire(rules, false),
+            "players": ["a", "b", "c", "d"], "rules": convert::rules_wire(rules, Seating::Given),
             "clock": {"handshake_ms": 10000, "answer_ms": 1000, "bank_ms": 5000}}))
     }
 

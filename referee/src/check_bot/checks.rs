@@ -330,7 +330,7 @@ impl Checker {
         let game_no = self.game_no;
         let cfg = GameConfig {
             rules,
-            seating_draw: false,
+            seating: protocol::options::Seating::Given,
             clock: self.clock(),
             policy: Policy { on_fault: OnFault::Fallback, max_strikes: 3 },
         };

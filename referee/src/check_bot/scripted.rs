@@ -28,7 +28,7 @@ impl Checker {
             seat: SEAT,
             partner: (SEAT + 2) % 4,
             players: self.players(),
-            rules: rules_wire(rules, false),
+            rules: rules_wire(rules, protocol::options::Seating::Given),
             clock: self.clock(),
         }
     }

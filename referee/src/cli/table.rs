@@ -99,7 +99,7 @@ pub(super) struct NetArgs {
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = RULES)]
 struct RulesArgs {
-    /// Seating: as given, or by the traditional draw.
+    /// Seating: as given, by the traditional draw, or as given with the first dealer drawn.
     #[arg(long, default_value_t = Seating::Given, value_parser = word::<Seating>())]
     seating: Seating,
     /// The chant.
@@ -170,7 +170,7 @@ impl TableArgs {
     /// The game's configuration; the flags' own parsers have checked every value already, so
     /// an error here would be one of the rules' checks that no flag makes.
     pub(super) fn game_config(&self) -> Result<GameConfig, String> {
-        let (rules, seating_draw) = convert::rules_from_wire(&self.rules.wire())?;
+        let (rules, seating) = convert::rules_from_wire(&self.rules.wire())?;
         let cpu = self.clock == ClockMode::Cpu;
         if cpu && self.cpu_time == OnOff::Off {
             return Err(
@@ -179,7 +179,7 @@ impl TableArgs {
         }
         Ok(GameConfig {
             rules,
-            seating_draw,
+            seating,
             clock: Clock {
                 handshake_ms: self.handshake_ms,
                 answer_ms: self.answer_ms,
@@ -281,7 +281,7 @@ mod tests {
         let parse =
             |args: &[&str]| Flags::try_parse_from(args).unwrap().table.game_config().unwrap();
         let defaults = parse(&[]);
-        assert_eq!((defaults.rules, defaults.seating_draw), (rules::Rules::default(), false));
+        assert_eq!((defaults.rules, defaults.seating), (rules::Rules::default(), Seating::Given));
         let c = parse(&[
             "--seating",
             "draw",
@@ -310,7 +310,7 @@ mod tests {
             "--on-fault",
             "forfeit",
         ]);
-        let wire = convert::rules_wire(&c.rules, c.seating_draw);
+        let wire = convert::rules_wire(&c.rules, c.seating);
         let said: Vec<String> = wire.values().iter().map(|(n, v)| format!("{n} {v}")).collect();
         assert_eq!(
             said.join(", "),

@@ -8,6 +8,7 @@ use super::table::{CLOCK, FAULTS, LIMITS, NET, NetArgs, RULES, TableArgs};
 use crate::bot::BotSpec;
 use crate::tournament::{self, Disqualify, Entrant, Format, SprtParams};
 use clap::{CommandFactory as _, Parser};
+use protocol::options::Seating;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -208,10 +209,10 @@ fn validate(raw: RawConfig) -> Result<tournament::Config, String> {
     }
     let flags = flags(&raw)?;
     let game = flags.table.game_config()?;
-    if game.seating_draw {
-        return Err(
-            "rules.seating must be \"given\": a drawn seating would split partnerships".into()
-        );
+    if game.seating == Seating::Draw {
+        return Err("rules.seating must be \"given\" or \"draw-dealer\": a drawn seating would \
+                    split partnerships"
+            .into());
     }
     let disqualify = match raw.disqualify {
         None => Disqualify::default(),
@@ -372,6 +373,8 @@ mod tests {
         assert!(e.starts_with("unknown option clock.answer"), "{e}");
         let e = parse_toml(&format!("{TWO}[rules]\nseating = \"draw\"\n")).unwrap_err();
         assert!(e.contains("seating"), "{e}");
+        let c = parse_toml(&format!("{TWO}[rules]\nseating = \"draw-dealer\"\n")).unwrap();
+        assert_eq!(c.game.seating, Seating::DrawDealer);
     }
 
     /// The sections' keys come from the flags' headings: each section knows exactly the flags

@@ -40,7 +40,8 @@ const LEAK_TAG: u64 = 0x5349_474E;
 #[derive(Clone, Debug)]
 pub(crate) struct GameConfig {
     pub(crate) rules: Rules,
-    pub(crate) seating_draw: bool,
+    /// The referee's: the engine takes seats and a first dealer as given.
+    pub(crate) seating: protocol::options::Seating,
     pub(crate) clock: Clock,
     pub(crate) policy: Policy,
 }
@@ -62,6 +63,23 @@ pub(crate) struct GameSetup {
 /// The seed of game `game_no` of a match: a documented, fixed derivation.
 pub(crate) fn game_seed(match_seed: u64, game_no: u64) -> u64 {
     derive_seed(&[match_seed, game_no])
+}
+
+/// The deck a seating draw or a first dealer's draw of game `game_no` turns up: a documented,
+/// fixed derivation (spec/records.md section 4). A duplicate tournament's two rooms of a deal set
+/// share their game number, so they draw the same first dealer.
+pub(crate) fn draw_deck(match_seed: u64, game_no: u64) -> Deck {
+    Deck::shuffled(derive_seed(&[match_seed, game_no, u64::MAX]))
+}
+
+/// The first dealer of game `game_no` under `seating=draw-dealer`, and the cards the draw turned
+/// up, for the record.
+pub(crate) fn first_dealer_draw(match_seed: u64, game_no: u64) -> (Seat, Vec<Card>) {
+    let deck = draw_deck(match_seed, game_no);
+    // A whole deck holds the Madame, so the draw always ends and the fallback is never taken.
+    let draw = rules::draw_first_dealer(deck.cards())
+        .unwrap_or(rules::DealerDraw { dealer: Seat::ALL[0], cards_turned: 48 });
+    (draw.dealer, deck.cards()[..draw.cards_turned].to_vec())
 }
 
 /// The deck of deal `deal` (1-based) of a game: a documented, fixed derivation.
@@ -224,7 +242,7 @@ impl Table<'_> {
             game: setup.game_no,
             match_seed: setup.match_seed,
             seed,
-            rules: convert::rules_wire(&self.cfg.rules, self.cfg.seating_draw),
+            rules: convert::rules_wire(&self.cfg.rules, self.cfg.seating),
             clock: self.cfg.clock,
             policy: protocol::record::Policy {
                 on_fault: self.cfg.policy.on_fault,
@@ -253,7 +271,7 @@ impl Table<'_> {
         };
         self.rec.line(&RecordLine::Header(Box::new(header)));
         let players: Vec<String> = self.bots.iter().map(|b| b.identity.name.clone()).collect();
-        let rules = convert::rules_wire(&self.cfg.rules, self.cfg.seating_draw);
+        let rules = convert::rules_wire(&self.cfg.rules, self.cfg.seating);
         for seat in Seat::ALL {
             self.seats[seat.index()].bank_us = self.cfg.clock.bank_ms * 1000;
             let bot = &mut self.bots[seat.index()];

@@ -89,7 +89,7 @@ async fn scripted(stream: DuplexStream, script: Vec<Step>) {
 fn config(on_fault: OnFault) -> GameConfig {
     GameConfig {
         rules: Rules { chant: false, length: rules::MatchLength::Deals(1), ..Rules::default() },
-        seating_draw: false,
+        seating: protocol::options::Seating::Given,
         clock: Clock {
             handshake_ms: 1000,
             answer_ms: 100,

@@ -20,9 +20,11 @@ pub(crate) use read::{Replay, ReplayError, replay_file};
 use crate::convert;
 use crate::text::Shown;
 use account::{Account, clock_text, plural, score_text, think};
+use protocol::CardCode;
 use protocol::msg::SeatNo;
+use protocol::options::Seating;
 use protocol::record::{FaultRecord, Footer, Header, RecordLine, SeatStats};
-use read::{corrupt, refused};
+use read::{corrupt, differs, refused};
 use rules::{Action, Event, Game, Seat, Turn};
 use rules_line::rules_text;
 use std::collections::VecDeque;
@@ -56,10 +58,14 @@ impl Replayer {
             return Err(corrupt(line, "the first line is not a header line"));
         };
         let header = *header;
-        let (rules, _) = convert::rules_from_wire(&header.rules).map_err(|e| corrupt(line, e))?;
+        let (rules, seating) =
+            convert::rules_from_wire(&header.rules).map_err(|e| corrupt(line, e))?;
         let dealer = convert::seat(header.first_dealer).ok_or_else(|| {
             corrupt(line, format!("first dealer {} is not a seat 0..3", header.first_dealer))
         })?;
+        if seating == Seating::DrawDealer {
+            check_dealer_draw(header.draw.as_deref(), dealer, line)?;
+        }
         if header.seats.len() != 4 {
             return Err(corrupt(line, format!("{} seats, not 4", header.seats.len())));
         }
@@ -248,6 +254,38 @@ impl Replayer {
             return Err(ReplayError::CutShort { lines, replay: Box::new(replay) });
         }
         Ok(replay)
+    }
+}
+
+/// Under `seating=draw-dealer` the header's `draw` is the first dealer's draw (spec/rules.md
+/// section 3): it must stop at the Madame, its last card, and its first dealer must be hers.
+fn check_dealer_draw(
+    draw: Option<&[CardCode]>,
+    dealer: Seat,
+    line: usize,
+) -> Result<(), ReplayError> {
+    let what = "the header's draw";
+    let Some(codes) = draw else {
+        return Err(refused(
+            line,
+            what,
+            "seating draw-dealer draws the first dealer, and no draw is stated",
+        ));
+    };
+    let cards: Vec<rules::Card> = codes.iter().map(|&c| convert::card(c)).collect();
+    match rules::draw_first_dealer(&cards) {
+        Some(drawn) if drawn.cards_turned == cards.len() => {
+            if drawn.dealer == dealer {
+                Ok(())
+            } else {
+                Err(differs(line, "the header", "first dealer", dealer, drawn.dealer))
+            }
+        }
+        _ => Err(refused(
+            line,
+            what,
+            "the draw stops when the Madame (3c) is turned up, so she is its last card",
+        )),
     }
 }
 

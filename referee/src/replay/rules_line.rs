@@ -11,7 +11,8 @@ use rules::Rules;
 /// under leaky signals, their leak too.
 pub(super) fn rules_text(rules: &RulesWire) -> String {
     const ALWAYS: &[&str] = &["chant", "mordienne", "deals", "target", "signals"];
-    let defaults = convert::rules_wire(&Rules::default(), false).values();
+    let defaults =
+        convert::rules_wire(&Rules::default(), protocol::options::Seating::Given).values();
     let leaky = rules.signals == Signals::Leaky;
     let shown: Vec<String> = rules
         .values()

@@ -173,7 +173,7 @@ fn header(rules: &Rules, seed: u64, first_dealer: SeatNo) -> RecordLine {
         game: 3,
         match_seed: 99,
         seed,
-        rules: convert::rules_wire(rules, false),
+        rules: convert::rules_wire(rules, protocol::options::Seating::Given),
         clock: Clock {
             handshake_ms: 2000,
             answer_ms: 1000,
@@ -797,11 +797,13 @@ fn trick_lines_must_follow_their_fourth_card() {
 /// that say what game this is.
 #[test]
 fn the_rules_line_names_options_as_their_flags_do() {
-    let line = |r: &Rules, draw: bool| rules_text(&convert::rules_wire(r, draw));
-    assert_eq!(line(&Rules::default(), false), "chant on, mordienne on, deals 5, signals partner");
+    use protocol::options::Seating;
+    let line = |r: &Rules, seating| rules_text(&convert::rules_wire(r, seating));
+    let given = Seating::Given;
+    assert_eq!(line(&Rules::default(), given), "chant on, mordienne on, deals 5, signals partner");
     let leaky = Rules { signals: SignalDelivery::Leaky, ..Rules::default() };
     assert_eq!(
-        line(&leaky, false),
+        line(&leaky, given),
         "chant on, mordienne on, deals 5, signals leaky, signal-leak 0.25"
     );
     let every = Rules {
@@ -820,14 +822,16 @@ fn the_rules_line_names_options_as_their_flags_do() {
         surrender: true,
     };
     assert_eq!(
-        line(&every, true),
+        line(&every, Seating::Draw),
         "seating draw, chant off, chant-second partner, discard keep-highest, \
          all-spoiled redeal, mordienne off, mordienne-run 3, target 5, on-tie extra-deals, \
          signals leaky, signal-leak 0.125, signal-truth free, surrender on"
     );
     // Every name the line shows is an option's name.
     let names: Vec<&str> = protocol::RULE_OPTIONS.iter().map(|o| o.name).collect();
-    for part in line(&every, true).split(", ").chain(line(&Rules::default(), false).split(", ")) {
+    for part in
+        line(&every, Seating::Draw).split(", ").chain(line(&Rules::default(), given).split(", "))
+    {
         let name = part.split(' ').next().unwrap();
         assert!(names.contains(&name), "{part}");
     }

@@ -150,10 +150,10 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         return Err(format!("the header lists {} seats, not 4", h.seats.len()));
     }
     let scripts = scripts(game);
-    let (rules, seating_draw) = convert::rules_from_wire(&h.rules)?;
+    let (rules, seating) = convert::rules_from_wire(&h.rules)?;
     let cfg = GameConfig {
         rules,
-        seating_draw,
+        seating,
         clock: h.clock,
         policy: Policy { on_fault: h.policy.on_fault, max_strikes: h.policy.max_strikes },
     };

@@ -11,12 +11,13 @@
 use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig};
-use crate::game_runner::{GameConfig, GameSetup, GameSummary, run_game};
+use crate::game_runner::{GameConfig, GameSetup, GameSummary, first_dealer_draw, run_game};
 use crate::pin;
 use crate::record_io::{self, Recorder};
 use crate::shutdown::{Shutdown, Stage};
 use crate::tournament::config::Entrant;
 use crate::tournament::schedule::Job;
+use protocol::options::Seating;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -196,6 +197,15 @@ async fn serve(ctx: &TableCtx, table: usize, cpu: Option<usize>, tx: &Sender<Rep
             seed: job.seed,
             first_dealer: job.first_dealer,
             draw: None,
+        };
+        // Drawn, the first dealer replaces the schedule's; both rooms of a deal set share the
+        // unit number, so they draw the same one.
+        let setup = match ctx.cfg.seating {
+            Seating::DrawDealer => {
+                let (first_dealer, turned) = first_dealer_draw(ctx.seed, job.unit);
+                GameSetup { first_dealer, draw: Some(turned), ..setup }
+            }
+            Seating::Given | Seating::Draw => setup,
         };
         let mut summary = {
             let [a0, a1] = &mut ga.bots;

@@ -18,6 +18,7 @@ mod harness;
 mod check_bot;
 mod cpu_clock;
 mod ctrl_c;
+mod dealer_draw;
 mod end_to_end;
 mod faults;
 mod game_messages;

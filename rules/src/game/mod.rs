@@ -242,6 +242,14 @@ impl Events {
         self.len = 0;
     }
 
+    /// Just `e`: a play's one event (three plays in four) written with one store and no length
+    /// read back.
+    #[inline(always)]
+    fn only(&mut self, e: Event) {
+        self.items[0] = e;
+        self.len = 1;
+    }
+
     fn push(&mut self, e: Event) {
         // At most 5 events come from one action; the capacity is 6.
         if let Some(slot) = self.items.get_mut(self.len) {
@@ -447,7 +455,7 @@ impl Game {
     }
 
     /// Applies `seat`'s action, or refuses it and leaves the game exactly as it was.
-    #[inline]
+    #[inline(always)]
     pub fn apply(&mut self, seat: Seat, action: Action) -> Result<&Events, IllegalAction> {
         // Playing a held card is nearly every action of a game: that path is small enough to
         // inline into the caller's loop; everything else goes through `apply_other`.
@@ -455,7 +463,7 @@ impl Game {
             && s == seat
             && self.hands[seat.index()].contains(card)
         {
-            self.events.clear();
+            self.events.only(Event::Played { seat, card });
             self.play(seat, card);
             return Ok(&self.events);
         }
@@ -562,18 +570,24 @@ impl Game {
         };
     }
 
-    #[inline]
+    #[inline(always)]
     fn play(&mut self, seat: Seat, card: Card) {
         self.hands[seat.index()] = self.hands[seat.index()].without(card);
         self.played = self.played.with(card);
         // `n_table` is below 4 here; the mask lets the compiler drop the bounds check.
         self.table[(self.n_table & 3) as usize] = card;
         self.n_table += 1;
-        self.events.push(Event::Played { seat, card });
         if self.n_table < 4 {
             self.phase = Phase::Play(seat.left());
             return;
         }
+        self.end_trick();
+    }
+
+    /// The fourth card's work, out of line so that the three plays before it stay small enough
+    /// to inline into the caller's loop.
+    #[inline(never)]
+    fn end_trick(&mut self) {
         let trick = self.finish_trick();
         self.events.push(Event::TrickOver(trick));
         if self.tricks_done < 9 {
