@@ -31,4 +31,4 @@ pub const PROTOCOL_VERSION: u32 = 1;
 
 /// Optional features the referee may offer in `hello`. Additions go here, not into a new
 /// major version.
-pub const FEATURES: &[&str] = &["signals", "persistent"];
+pub const FEATURES: &[&str] = &["signals", "persistent", "resume"];

@@ -243,6 +243,13 @@ tagged! {
             /// What the referee did instead.
             action: String,
         },
+        /// The first message of a connection that takes over a seat's earlier one (feature
+        /// `resume`): the next `replay` messages are the ones the seat was sent in the current
+        /// game, again, to be folded without answering; the open question follows them.
+        Resume = "resume" {
+            /// How many messages are sent again.
+            replay: u64,
+        },
         /// The connection ends; the bot should exit.
         Bye = "bye" {
             /// Why.
@@ -291,6 +298,8 @@ tagged! {
             protocol: Option<u32> = optional,
             /// The seat token, for bots that connect over TCP.
             token: Option<String> = optional,
+            /// Optional features the bot uses, among those offered (`resume`).
+            features: Vec<String> = optional,
         },
         /// Answer to `opening`.
         Opening = "opening" {

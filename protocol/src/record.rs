@@ -193,6 +193,9 @@ object! {
         /// The bot's hello answer exactly as received, when the connection (and so its handshake)
         /// began just before this game; absent for later games on the same connection.
         pub hello: Option<String> = optional,
+        /// The seat's own clock, when it is not the game's (a human seat's, spec/protocol.md
+        /// section 9).
+        pub clock: Option<Clock> = optional,
     }
 }
 

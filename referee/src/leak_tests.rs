@@ -81,6 +81,7 @@ fn answer(msg: &ToBot, script: &Script, rng: &mut SplitMix64) -> Option<FromBot>
             author: None,
             protocol: None,
             token: None,
+            features: Vec::new(),
         },
         ToBot::Opening { id, vote, hand, .. } => {
             let mut signals = Vec::new();

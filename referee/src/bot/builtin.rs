@@ -66,6 +66,7 @@ impl State {
                 author: None,
                 protocol: Some(PROTOCOL_VERSION),
                 token: None,
+                features: Vec::new(),
             }),
             ToBot::Game { game, seat, rules, .. } => {
                 self.seat = seat;

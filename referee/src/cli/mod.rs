@@ -20,7 +20,7 @@ use crate::tournament::{Shard, StandingsConfig, TournamentConfig};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
-use table::{NetArgs, TableArgs};
+use table::{NetArgs, TableArgs, WebArgs};
 use values::{MAX_MS, line_limit, whole};
 
 /// Referee and bot arena for Aluette.
@@ -53,7 +53,8 @@ pub(crate) enum Command {
 pub(crate) struct MatchArgs {
     /// A bot: a command line (split like a shell, never run by one); builtin:heuristic or
     /// builtin:random; tcp or tcp:TOKEN (a bot that connects to --listen with that token; a
-    /// token is generated and printed when not given); tcp://HOST:PORT (a bot that listens).
+    /// token is generated and printed when not given); tcp://HOST:PORT (a bot that listens); human (a person, in the browser page whose address is
+    /// printed).
     /// Once: all four seats; twice: seats 0+2 then 1+3; four times: seats 0..3. None:
     /// builtin:heuristic (seats 0+2) against builtin:random (seats 1+3).
     #[arg(long = "bot", value_name = "CMD")]
@@ -78,6 +79,8 @@ pub(crate) struct MatchArgs {
     no_pin: bool,
     #[command(flatten)]
     net: NetArgs,
+    #[command(flatten)]
+    web: WebArgs,
     #[command(flatten)]
     table: TableArgs,
 }
@@ -200,6 +203,7 @@ impl Command {
                 game: a.table.game_config()?,
                 connect: a.table.connect_config(),
                 net: a.net.net_config(),
+                web: a.web.web_config(),
             })),
             // Which of the two replays runs is the one decision taken on the arguments here.
             Command::Replay(a) => match (a.seat, a.html) {

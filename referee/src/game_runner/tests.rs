@@ -33,6 +33,7 @@ fn correct(msg: &ToBot) -> Option<FromBot> {
             author: None,
             protocol: None,
             token: None,
+            features: Vec::new(),
         },
         ToBot::Opening { id, vote, .. } => {
             FromBot::Opening { id: *id, accept: vote.then_some(false), signals: vec![] }

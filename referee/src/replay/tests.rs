@@ -102,6 +102,7 @@ fn header(rules: &Rules, seed: u64, first_dealer: SeatNo) -> RecordLine {
         stderr: None,
         first_id: 1,
         hello: None,
+        clock: None,
     };
     RecordLine::Header(Box::new(Header {
         format: RECORD_FORMAT.into(),

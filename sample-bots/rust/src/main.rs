@@ -150,6 +150,7 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
                     protocol: Some(protocol::PROTOCOL_VERSION),
                     author: Some("aluette sample bots".to_owned()),
                     token: args.token.clone(),
+                    features: Vec::new(),
                 })
             }
             ToBot::Game { game, seat, partner, rules, .. } => {
