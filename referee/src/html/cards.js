@@ -58,6 +58,7 @@
     if (!Array.isArray(children)) children = [children];
     for (const c of children) {
       if (c === null || c === undefined || c === false) continue;
+      if (Array.isArray(c)) { append(el, c); continue; }
       el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
     }
   }

@@ -30,4 +30,5 @@ mod tcp;
 mod tidy;
 mod tournament;
 mod tournament_schema;
+mod web;
 mod wire;

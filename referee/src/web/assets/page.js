@@ -56,7 +56,7 @@
     fill("chant", t.votes.length === 0 && t.chant === null ? "chant: no votes yet" : [
       "chant votes: " + t.votes.map((v) => "seat " + v.seat + (v.accept ? " accepts" : " refuses")).join(", "),
       t.chant === null ? "" : t.chant ? " · taken" : " · refused",
-      t.received.length ? h("div", {}, ["you received ", t.received.map((c) => C.card(c, true))]) : "",
+      t.received.length ? h("div", {}, ["you received "].concat(t.received.map((c) => C.card(c, true)))) : "",
     ]);
     fill("signals-in", t.signals.length === 0 ? "no signals" : t.signals.map((s) =>
       h("li", {}, "seat " + s.from + ": " + s.signal)));
