@@ -45,6 +45,9 @@ pub(crate) enum Records {
     In(PathBuf),
 }
 
+/// How long a match waits, once over, for its spectators' pages to show its end.
+const WATCH_LINGER: Duration = Duration::from_secs(10);
+
 /// Where each player sits in game `game_no`, who deals first, and the draw's cards if drawn.
 pub(crate) fn seating(
     cfg: &GameConfig,
@@ -177,6 +180,9 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     let closing: Vec<_> = bots.into_iter().map(|b| b.close("match over", BYE_GRACE)).collect();
     for c in closing {
         c.await;
+    }
+    if let Some(web) = &web {
+        web.linger(WATCH_LINGER).await;
     }
     match json_out {
         Some(out) => println!("{}", out.finish(seed, players)),

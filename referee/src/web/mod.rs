@@ -126,6 +126,15 @@ impl Web {
         self.app.feed.as_ref().map(|(_, f)| f.tap())
     }
 
+    /// After the match: gives the spectators up to `limit` to be shown its end.
+    pub(crate) async fn linger(&self, limit: Duration) {
+        let Some((_, feed)) = &self.app.feed else { return };
+        let deadline = tokio::time::Instant::now() + limit;
+        while !feed.caught_up() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// The human seat's byte stream, once its page has connected (waiting at most `wait`).
     pub(crate) async fn take(&self, token: &str, wait: Duration) -> Option<(Reader, Writer)> {
         let stream = self.app.seats.get(token)?.take(wait).await?;
@@ -255,13 +264,26 @@ async fn watch_socket(
 }
 
 /// The omniscient view: the record so far, then each line as it comes.
-async fn watch_all(mut socket: WebSocket, feed: Arc<Feed>) {
-    let (so_far, mut rx) = feed.subscribe();
+async fn watch_all(socket: WebSocket, feed: Arc<Feed>) {
+    let (n, so_far, added, rx) = feed.subscribe();
+    follow_all(socket, &feed, n, so_far, added, rx).await;
+    feed.gone(n);
+}
+
+async fn follow_all(
+    mut socket: WebSocket,
+    feed: &Feed,
+    n: u64,
+    so_far: Vec<Arc<str>>,
+    mut added: u64,
+    mut rx: tokio::sync::broadcast::Receiver<Arc<str>>,
+) {
     for line in so_far {
         if socket.send(Message::Text(line.to_string().into())).await.is_err() {
             return;
         }
     }
+    feed.shown(n, added);
     loop {
         tokio::select! {
             line = rx.recv() => match line {
@@ -269,6 +291,8 @@ async fn watch_all(mut socket: WebSocket, feed: Arc<Feed>) {
                     if socket.send(Message::Text(line.to_string().into())).await.is_err() {
                         return;
                     }
+                    added += 1;
+                    feed.shown(n, added);
                 }
                 // Fallen behind (or the match is over): the page connects again for a fresh copy.
                 Err(_) => return,
@@ -282,19 +306,34 @@ async fn watch_all(mut socket: WebSocket, feed: Arc<Feed>) {
 const SEAT_VIEW_EVERY: Duration = Duration::from_millis(300);
 
 /// One seat's view: its whole conversation so far, sent again whenever the game moved on.
-async fn watch_seat(mut socket: WebSocket, feed: Arc<Feed>, seat: usize) {
-    let (_, mut rx) = feed.subscribe();
+async fn watch_seat(socket: WebSocket, feed: Arc<Feed>, seat: usize) {
+    let (n, _, _, rx) = feed.subscribe();
+    follow_seat(socket, &feed, n, seat, rx).await;
+    feed.gone(n);
+}
+
+async fn follow_seat(
+    mut socket: WebSocket,
+    feed: &Arc<Feed>,
+    n: u64,
+    seat: usize,
+    mut rx: tokio::sync::broadcast::Receiver<Arc<str>>,
+) {
     loop {
         let f = feed.clone();
-        let view = tokio::task::spawn_blocking(move || watch::seat_view(&f, seat)).await;
+        let Ok((view, added)) =
+            tokio::task::spawn_blocking(move || watch::seat_view(&f, seat)).await
+        else {
+            return;
+        };
         let msg = match view {
-            Ok(Ok(lines)) => serde_json::json!({ "conversation": lines }),
-            Ok(Err(e)) => serde_json::json!({ "error": e }),
-            Err(_) => return,
+            Ok(lines) => serde_json::json!({ "conversation": lines }),
+            Err(e) => serde_json::json!({ "error": e }),
         };
         if socket.send(Message::Text(msg.to_string().into())).await.is_err() {
             return;
         }
+        feed.shown(n, added);
         tokio::time::sleep(SEAT_VIEW_EVERY).await;
         // Wait for the game to move on; everything that came meanwhile is in the next view.
         tokio::select! {

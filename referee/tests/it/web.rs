@@ -72,10 +72,9 @@ impl Served {
         let out = child.stdout.take().expect("stdout piped");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
+            // Read to the end: the referee's account must not meet a closed pipe.
             for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
+                let _ = tx.send(line);
             }
         });
         let mut served = Served { child, seat_url: String::new(), watch_url: None };
