@@ -226,7 +226,7 @@ fn from_bot_decodes_as_the_derive() {
         (r#"["play",3,"3o",[],1]"#, "invalid length 4, expected 3 elements in sequence"),
         (
             r#"["hello"]"#,
-            "invalid length 0, expected struct variant FromBot::Hello with 6 elements",
+            "invalid length 0, expected struct variant FromBot::Hello with 7 elements",
         ),
         (r#"["dance",3]"#, "unknown variant `dance`"),
     ];

@@ -119,8 +119,7 @@ fn rerun_paused(
         .start_paused(true)
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let conv =
-        paused.block_on(rerun(&game, seat)).map_err(|e| format!("{shown}: {e}"))?;
+    let conv = paused.block_on(rerun(&game, seat)).map_err(|e| format!("{shown}: {e}"))?;
     Ok((game, conv))
 }
 

@@ -97,8 +97,9 @@ impl HumanSeat {
                     break;
                 }
             }
-            // Dropping the write half is the end of the seat's output: the referee sees the
-            // connection end.
+            // The seat's output ends: the referee sees the connection end (the pipe's other
+            // half is still being read, so dropping this one would not say it).
+            let _ = write.shutdown().await;
         });
         let pump = seat.clone();
         tokio::spawn(async move { pump.pump(BufReader::new(read)).await });
@@ -245,7 +246,10 @@ mod tests {
         let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
         referee.write_all(b"{\"type\":\"hello\",\"id\":1,\"protocol\":1,\"features\":[\"resume\"],\"time_ms\":10}\n").await.unwrap();
         assert!(next(&mut first).await.starts_with("{\"type\":\"hello\""));
-        seat.from_page(first.n, r#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#);
+        seat.from_page(
+            first.n,
+            r#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#,
+        );
         let mut buf = vec![0; 512];
         let n = referee.read(&mut buf).await.unwrap();
         assert!(buf[..n].ends_with(b"\"features\":[\"resume\"]}\n"));
@@ -262,7 +266,11 @@ mod tests {
         seat.from_page(first.n, r#"{"type":"opening","id":2}"#);
         seat.from_page(second.n, r#"{"type":"opening","id":2}"#);
         let n = referee.read(&mut buf).await.unwrap();
-        assert_eq!(&buf[..n], b"{\"type\":\"opening\",\"id\":2}\n", "only the seat's page is heard");
+        assert_eq!(
+            &buf[..n],
+            b"{\"type\":\"opening\",\"id\":2}\n",
+            "only the seat's page is heard"
+        );
 
         let seat = HumanSeat::new();
         let page = seat.attach().unwrap();

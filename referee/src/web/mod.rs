@@ -30,7 +30,6 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use watch::Feed;
 
-
 /// The server as the organiser sets it.
 #[derive(Clone, Debug)]
 pub(crate) struct WebConfig {

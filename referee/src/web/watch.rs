@@ -33,13 +33,8 @@ pub(crate) struct Feed {
 impl Feed {
     pub(crate) fn new() -> Arc<Feed> {
         let (tx, _) = broadcast::channel(BEHIND);
-        let game = Game {
-            lines: Vec::new(),
-            tx,
-            added: 0,
-            shown: Default::default(),
-            spectators: 0,
-        };
+        let game =
+            Game { lines: Vec::new(), tx, added: 0, shown: Default::default(), spectators: 0 };
         Arc::new(Feed { game: Mutex::new(game) })
     }
 

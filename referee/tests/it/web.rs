@@ -79,9 +79,12 @@ impl Served {
         });
         let mut served = Served { child, seat_url: String::new(), watch_url: None };
         let watching = args.contains(&"--watch");
-        let url = |line: &str| line.split_whitespace().find(|w| w.starts_with("http://")).map(str::to_string);
+        let url = |line: &str| {
+            line.split_whitespace().find(|w| w.starts_with("http://")).map(str::to_string)
+        };
         while served.seat_url.is_empty() || (watching && served.watch_url.is_none()) {
-            let line = rx.recv_timeout(Duration::from_secs(30)).expect("the referee prints its pages");
+            let line =
+                rx.recv_timeout(Duration::from_secs(30)).expect("the referee prints its pages");
             if line.starts_with("Player 0 (you): open ") {
                 served.seat_url = url(&line).expect("a seat URL");
             } else if line.starts_with("Watch live: ") {
@@ -126,9 +129,24 @@ fn screenshots() -> PathBuf {
 
 fn match_args<'a>(records: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
-        "match", "--bot", "human", "--bot", "builtin:heuristic", "--bot", "builtin:heuristic",
-        "--bot", "builtin:heuristic", "--deals", DEALS, "--seed", SEED, "--records", records,
-        "--discard", "keep-highest", "--no-pin",
+        "match",
+        "--bot",
+        "human",
+        "--bot",
+        "builtin:heuristic",
+        "--bot",
+        "builtin:heuristic",
+        "--bot",
+        "builtin:heuristic",
+        "--deals",
+        DEALS,
+        "--seed",
+        SEED,
+        "--records",
+        records,
+        "--discard",
+        "keep-highest",
+        "--no-pin",
     ];
     args.extend_from_slice(extra);
     args
@@ -183,7 +201,9 @@ fn known_by(lines: &[Value], seat: u64) -> Vec<BTreeSet<String>> {
     for l in lines {
         match l["type"].as_str() {
             Some("deal") => deals.push(cards(&l["hands"][seat as usize]).into_iter().collect()),
-            Some("receive") if l["seat"] == seat => deals.last_mut().unwrap().extend(cards(&l["cards"])),
+            Some("receive") if l["seat"] == seat => {
+                deals.last_mut().unwrap().extend(cards(&l["cards"]))
+            }
             Some("play") => {
                 deals.last_mut().unwrap().insert(l["card"].as_str().unwrap().to_string());
             }
@@ -240,7 +260,10 @@ fn spectators_follow_the_game_and_a_seat_view_shows_only_what_the_seat_knows() {
 #[test]
 fn the_pages_logic_passes_its_node_tests() {
     let test = browser_dir().join("game.test.js");
-    let out = run_limited(Command::new("node").arg("--test").arg(&test).current_dir(root()), BROWSER_LIMIT);
+    let out = run_limited(
+        Command::new("node").arg("--test").arg(&test).current_dir(root()),
+        BROWSER_LIMIT,
+    );
     let said = text(&out.stdout);
     assert!(out.status.success(), "{said}{}", text(&out.stderr));
     assert!(said.contains("# fail 0") && !said.contains("# pass 0"), "{said}");
@@ -266,7 +289,8 @@ fn the_web_server_checks_origin_token_and_serves_a_strict_policy() {
     let served = Served::start(&match_args(s(&records), &["--watch"]));
     let addr = served.seat_url.trim_start_matches("http://").split('/').next().unwrap().to_string();
     let token = served.seat_url.split("token=").nth(1).unwrap().to_string();
-    let watch_token = served.watch_url.as_ref().unwrap().split("token=").nth(1).unwrap().to_string();
+    let watch_token =
+        served.watch_url.as_ref().unwrap().split("token=").nth(1).unwrap().to_string();
     let page = request(&addr, &format!("GET /play HTTP/1.1\r\nHost: {addr}\r\n\r\n"));
     let csp = page
         .lines()
