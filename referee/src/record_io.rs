@@ -23,7 +23,10 @@ pub(crate) struct Recorder {
 /// Who also hears each record line as it is added (a live spectator's feed), before the lines
 /// reach the file at the next checkpoint.
 #[derive(Clone)]
-pub(crate) struct Tap(pub(crate) std::sync::Arc<dyn Fn(&[u8]) + Send + Sync>);
+pub(crate) struct Tap(pub(crate) std::sync::Arc<TapFn>);
+
+/// What a [`Tap`] calls with each line.
+pub(crate) type TapFn = dyn Fn(&[u8]) + Send + Sync;
 
 impl std::fmt::Debug for Tap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -66,7 +66,7 @@ impl Refused {
     }
 }
 
-/// A page's hold on the seat: the messages for it, and its number for [`HumanSeat::from_page`].
+/// A page's hold on the seat: the messages for it, and its number for [`HumanSeat::heard`].
 #[derive(Debug)]
 pub(crate) struct Attached {
     pub(crate) n: u64,
@@ -184,7 +184,7 @@ impl HumanSeat {
 
     /// A message from page `n`, sent on as one line. A page that is no longer the seat's is not
     /// heard.
-    pub(crate) fn from_page(&self, n: u64, text: &str) {
+    pub(crate) fn heard(&self, n: u64, text: &str) {
         let mut st = self.state();
         if st.page.as_ref().is_none_or(|p| p.n != n) {
             return;
@@ -246,7 +246,7 @@ mod tests {
         let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
         referee.write_all(b"{\"type\":\"hello\",\"id\":1,\"protocol\":1,\"features\":[\"resume\"],\"time_ms\":10}\n").await.unwrap();
         assert!(next(&mut first).await.starts_with("{\"type\":\"hello\""));
-        seat.from_page(
+        seat.heard(
             first.n,
             r#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#,
         );
@@ -263,8 +263,8 @@ mod tests {
         assert!(next(&mut second).await.starts_with("{\"type\":\"hello\""));
         assert_eq!(next(&mut second).await, r#"{"type":"chant","taken":false}"#);
         assert!(next(&mut second).await.starts_with("{\"type\":\"opening\",\"id\":2"));
-        seat.from_page(first.n, r#"{"type":"opening","id":2}"#);
-        seat.from_page(second.n, r#"{"type":"opening","id":2}"#);
+        seat.heard(first.n, r#"{"type":"opening","id":2}"#);
+        seat.heard(second.n, r#"{"type":"opening","id":2}"#);
         let n = referee.read(&mut buf).await.unwrap();
         assert_eq!(
             &buf[..n],

@@ -226,7 +226,7 @@ async fn play(mut socket: WebSocket, seat: Arc<HumanSeat>, max_line: usize) {
             msg = socket.recv() => match msg {
                 // A message is a line: one holding a line break would be several.
                 Some(Ok(Message::Text(text))) if !text.contains('\n') && text.len() <= max_line => {
-                    seat.from_page(page.n, text.as_str());
+                    seat.heard(page.n, text.as_str());
                 }
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
                 _ => break,

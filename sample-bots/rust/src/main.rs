@@ -206,6 +206,8 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
             | ToBot::Trick { .. }
             | ToBot::DealOver { .. }
             | ToBot::GameOver { .. }
+            // It lists no `resume`, so it is never sent one.
+            | ToBot::Resume { .. }
             | ToBot::Unknown => None,
         };
         if let Some(answer) = answer {
