@@ -38,9 +38,13 @@ pub(crate) struct Recorded {
 impl Recorded {
     pub(super) fn load(path: &Path) -> Result<Recorded, String> {
         let shown = path.display();
-        let bytes = std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
         // The rules check first: a conversation is only re-derived from a consistent record.
         let checked = replay::replay_file(path);
+        let bytes = match &checked {
+            // The check's error names the file and says why.
+            Err(ReplayError::Io(_)) => Vec::new(),
+            _ => std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?,
+        };
         Recorded::from_checked(checked, &String::from_utf8_lossy(&bytes), &shown.to_string())
     }
 
