@@ -1,6 +1,7 @@
-// Aluette's cards for every page the referee shows (the live pages of `referee match`): what a
-// card is called, how strong it is, and how it is drawn. Works as a browser script (the global
-// `AluetteCards`) and as a Node module (`require`), so its logic is tested under `node --test`.
+// Aluette's cards for every page the referee shows (`replay --html`, the live pages of
+// `referee match`): what a card is called, how strong it is, and how it is drawn. Works as a
+// browser script (the global `AluetteCards`) and as a Node module (`require`), so the logic
+// built on it is tested under `node --test`.
 "use strict";
 (function (root) {
   // Cards (spec/rules.md section 1).
@@ -62,6 +63,13 @@
       el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
     }
   }
+  function fill(id, children) {
+    const el = document.getElementById(id);
+    if (!el) return null;
+    el.replaceChildren();
+    append(el, children);
+    return el;
+  }
   // The suits' symbols, drawn from constants of this file (never from data).
   function installSuits() {
     if (document.getElementById("suit-o")) return;
@@ -100,7 +108,7 @@
 
   const api = {
     RANK_NAMES, SUIT_NAMES, TOP_NAMES, SIGNAL_CARDS,
-    level, canonical, sortCards, cardTitle, h, append, installSuits, pip, card, back,
+    level, canonical, sortCards, cardTitle, h, append, fill, installSuits, pip, card, back,
   };
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.AluetteCards = api;

@@ -7,13 +7,7 @@
   const { h } = C;
   const POSITIONS = ["bottom", "left", "top", "right"];
 
-  function fill(id, children) {
-    const el = document.getElementById(id);
-    if (!el) return null;
-    el.replaceChildren();
-    C.append(el, children);
-    return el;
-  }
+  const { fill } = C;
 
   function who(t, seat) {
     return "seat " + seat + " (" + t.players[seat] + ")" + (seat === t.me ? ", you" : "");
