@@ -225,7 +225,13 @@ pub(crate) async fn open_lobby(
             ));
         }
     }
-    // With --json, stdout carries only the result document.
+    announce(&text, quiet_stdout);
+    Ok(Some(lobby))
+}
+
+/// Says where bots and people connect: on stdout at once, or on stderr with --json (stdout then
+/// carries only the result document).
+fn announce(text: &str, quiet_stdout: bool) {
     if quiet_stdout {
         eprint!("{text}");
     } else {
@@ -233,7 +239,6 @@ pub(crate) async fn open_lobby(
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
     }
-    Ok(Some(lobby))
 }
 
 /// Starts the web server when some seat is a person's or spectators are wanted, and prints
@@ -261,13 +266,7 @@ async fn open_web(
     if let Some(url) = web.watch_url() {
         text.push_str(&format!("Watch live: {url}  (one seat's view: add &seat=S)\n"));
     }
-    if quiet_stdout {
-        eprint!("{text}");
-    } else {
-        print!("{text}");
-        use std::io::Write as _;
-        let _ = std::io::stdout().flush();
-    }
+    announce(&text, quiet_stdout);
     Ok(Some(web))
 }
 

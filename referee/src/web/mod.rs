@@ -55,8 +55,16 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("watch.js", "text/javascript", include_str!("assets/watch.js")),
     ("web.css", "text/css", include_str!("assets/web.css")),
 ];
-const PLAY_HTML: &str = include_str!("assets/play.html");
-const WATCH_HTML: &str = include_str!("assets/watch.html");
+const PAGE: &str = include_str!("assets/page.html");
+/// The panels only a seat's page has: its move, and the signals it may send.
+const SEAT_PANELS: &str = r#"    <div class="panel"><h2>Your move</h2><div id="ask" data-testid="ask"></div><div id="clock" class="clock" data-testid="clock"></div></div>
+    <div class="panel"><h2>Signals to send</h2><div id="signals-out" data-testid="signals-out"></div></div>
+"#;
+
+/// A page from the one template; nothing in it comes from a bot or a record.
+fn page(title: &str, panels: &str, script: &str) -> String {
+    PAGE.replace("{{TITLE}}", title).replace("{{PANELS}}", panels).replace("{{SCRIPT}}", script)
+}
 
 #[derive(Debug)]
 struct App {
@@ -64,6 +72,8 @@ struct App {
     seats: HashMap<String, Arc<HumanSeat>>,
     feed: Option<(String, Arc<Feed>)>,
     max_line: usize,
+    play: String,
+    watch: String,
 }
 
 /// The running server.
@@ -94,10 +104,12 @@ impl Web {
         let addr = listener.local_addr().map_err(|e| format!("cannot listen on {listen}: {e}"))?;
         let seats = tokens.iter().map(|t| (t.clone(), HumanSeat::new())).collect();
         let feed = cfg.watch.then(|| (crate::bot::tcp::new_token(), Feed::new()));
-        let app = Arc::new(App { addr, seats, feed, max_line });
+        let play = page("Aluette: your seat", SEAT_PANELS, "play.js");
+        let watch = page("Aluette: live", "", "watch.js");
+        let app = Arc::new(App { addr, seats, feed, max_line, play, watch });
         let router = axum::Router::new()
-            .route("/play", get(|| async { html(PLAY_HTML) }))
-            .route("/watch", get(|| async { html(WATCH_HTML) }))
+            .route("/play", get(|State(app): State<Arc<App>>| async move { html(&app.play) }))
+            .route("/watch", get(|State(app): State<Arc<App>>| async move { html(&app.watch) }))
             .route("/assets/{name}", get(asset))
             .route("/ws/seat", get(seat_socket))
             .route("/ws/watch", get(watch_socket))
@@ -152,7 +164,8 @@ fn secured(mut res: Response) -> Response {
     res
 }
 
-fn html(body: &'static str) -> Response {
+fn html(body: &str) -> Response {
+    let body = body.to_string();
     secured(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response())
 }
 
