@@ -34,8 +34,8 @@ struct State {
     /// What the seat was sent in the current game (from its `game` message; before any game,
     /// from the connection's start).
     history: Vec<String>,
-    /// The last line of `history` is a question the page has not answered.
-    open: bool,
+    /// The id of the question the last line of `history` asks, until the page answers it.
+    open: Option<u64>,
     /// The page's hello answer listed `resume`.
     resume: bool,
 }
@@ -86,7 +86,7 @@ impl HumanSeat {
                 page: None,
                 pages_so_far: 0,
                 history: Vec::new(),
-                open: false,
+                open: None,
                 resume: false,
             }),
             arrived: Notify::new(),
@@ -140,7 +140,7 @@ impl HumanSeat {
             if matches!(msg, Some(ToBot::Game { .. })) {
                 st.history.clear();
             }
-            st.open = msg.as_ref().is_some_and(|m| m.id().is_some());
+            st.open = msg.as_ref().and_then(ToBot::id);
             st.history.push(text.clone());
             if let Some(page) = &st.page {
                 let _ = page.out.send(text);
@@ -167,7 +167,7 @@ impl HumanSeat {
         }
         let (out, messages) = mpsc::unbounded_channel();
         if !first {
-            let replayed = st.history.len() - usize::from(st.open);
+            let replayed = st.history.len() - usize::from(st.open.is_some());
             let resume = ToBot::Resume { replay: replayed as u64 };
             let _ = out.send(protocol::encode_line(&resume).trim_end().to_string());
         }
@@ -193,7 +193,9 @@ impl HumanSeat {
             if let FromBot::Hello { features, .. } = &answer {
                 st.resume = features.iter().any(|f| f == "resume");
             }
-            st.open = false;
+            if st.open == Some(answer.id()) {
+                st.open = None;
+            }
         }
         if let Some(to) = &st.to_referee {
             let mut line = Vec::with_capacity(text.len() + 1);
@@ -276,6 +278,33 @@ mod tests {
         let page = seat.attach().unwrap();
         let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
         seat.detach(page.n);
+        assert_eq!(seat.attach().unwrap_err(), Refused::Gone);
+        let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
+        assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
+    }
+
+    /// A seat whose page listed `resume` waits [`GRACE`] for it: a page back in time keeps the
+    /// seat, and after a whole grace without one the referee sees the connection end.
+    #[tokio::test(start_paused = true)]
+    async fn a_seat_whose_page_listed_resume_is_given_up_after_the_grace_only() {
+        let seat = HumanSeat::new();
+        let first = seat.attach().unwrap();
+        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
+        seat.heard(
+            first.n,
+            r#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#,
+        );
+        let mut buf = vec![0; 512];
+        assert!(referee.read(&mut buf).await.unwrap() > 0);
+        seat.detach(first.n);
+        tokio::time::sleep(GRACE - Duration::from_secs(1)).await;
+        let back = seat.attach().expect("back within the grace");
+        seat.detach(back.n);
+        tokio::time::sleep(GRACE - Duration::from_secs(1)).await;
+        assert!(seat.attach().is_ok(), "a page that came back started the grace again");
+        let last = seat.state().pages_so_far;
+        seat.detach(last);
+        tokio::time::sleep(GRACE + Duration::from_secs(1)).await;
         assert_eq!(seat.attach().unwrap_err(), Refused::Gone);
         let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
         assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
