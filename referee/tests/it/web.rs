@@ -316,3 +316,54 @@ fn the_web_server_checks_origin_token_and_serves_a_strict_policy() {
     assert!(status(upgrade(&format!("/ws/watch?token={watch_token}"), &own)).contains(" 101 "));
     assert!(status(upgrade(&seat, &own)).contains(" 101 "));
 }
+
+/// A human seat waits for its page like a TCP seat for its bot (`--connect-wait-ms`); one whose
+/// page never came is recorded as not started, without its token, and the fallback plays it.
+/// `check-bot` and tournaments, which start their bots themselves, refuse a human seat.
+#[test]
+fn a_human_seat_whose_page_never_comes_is_not_started_and_other_commands_refuse_one() {
+    let sc = Scratch::new("web-absent");
+    let records = sc.records();
+    let served = Served::start(&[
+        "match",
+        "--bot",
+        "human",
+        "--bot",
+        "builtin:random",
+        "--deals",
+        "1",
+        "--seed",
+        "1",
+        "--connect-wait-ms",
+        "300",
+        "--records",
+        s(&records),
+        "--no-pin",
+    ]);
+    let token = served.seat_url.split("token=").nth(1).unwrap().to_string();
+    served.finish();
+    let path = records.join("game-000001.jsonl");
+    check_record(&path);
+    let text_of_record = std::fs::read_to_string(&path).unwrap();
+    assert!(!text_of_record.contains(&token), "the record names the seat's token");
+    let lines = jsonl(&path);
+    let fault = lines.iter().find(|l| l["type"] == "fault" && l["seat"] == 0).expect("a fault");
+    assert_eq!(fault["kind"], "no_start", "{fault}");
+    assert_eq!(fault["detail"], "no page opened this seat within 300 ms", "{fault}");
+
+    let out = referee(&["check-bot", "human"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("check-bot starts the bot itself"), "{}", text(&out.stderr));
+    let config = sc.write(
+        "t.toml",
+        "games = 1\n\n[[entrants]]\nname = \"me\"\ncommand = \"human\"\n\n\
+         [[entrants]]\nname = \"r\"\ncommand = \"builtin:random\"\n",
+    );
+    let out = referee(&["tournament", s(&config), "--out", s(&sc.join("t"))]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("a human seat plays in `referee match`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
