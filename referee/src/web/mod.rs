@@ -111,6 +111,11 @@ impl Web {
             .route("/play", get(|State(app): State<Arc<App>>| async move { html(&app.play) }))
             .route("/watch", get(|State(app): State<Arc<App>>| async move { html(&app.watch) }))
             .route("/assets/{name}", get(asset))
+            // Browsers ask for it on their own: nothing, rather than an error in the console.
+            .route(
+                "/favicon.ico",
+                get(|| async { secured(StatusCode::NO_CONTENT.into_response()) }),
+            )
             .route("/ws/seat", get(seat_socket))
             .route("/ws/watch", get(watch_socket))
             .with_state(app.clone());
