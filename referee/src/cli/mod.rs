@@ -254,7 +254,7 @@ impl Command {
 /// Players 0..3 from one, two or four `--bot` values.
 fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
     // Which `--bot` value each player takes; each player's value is parsed on its own, so a
-    // repeated plain `tcp` gets an independent random token per seat.
+    // repeated plain `tcp` or `human` gets an independent random token per seat.
     let defaults = ["builtin:heuristic".to_string(), "builtin:random".to_string()];
     let (values, pick): (&[String], [usize; 4]) = match bots.len() {
         0 => (&defaults, [0, 1, 0, 1]),
@@ -268,6 +268,7 @@ fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
         BotSpec::TcpSeat { .. } if values[i] == "tcp" => {
             BotSpec::TcpSeat { token: crate::bot::tcp::new_token() }
         }
+        BotSpec::Human { .. } => BotSpec::Human { token: crate::bot::tcp::new_token() },
         spec => spec.clone(),
     });
     Ok(distinct_tokens(players))
@@ -293,6 +294,22 @@ mod tests {
     use super::*;
     use clap::CommandFactory as _;
     use std::any::TypeId;
+
+    /// `--bot human` once is four people, each with a seat token of its own, and records say
+    /// `human`, never the token.
+    #[test]
+    fn human_seats_get_a_token_each() {
+        let players = lineup(&["human".to_string()]).unwrap();
+        let tokens: std::collections::BTreeSet<String> = players
+            .iter()
+            .map(|p| match p {
+                BotSpec::Human { token } => token.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(tokens.len(), 4);
+        assert_eq!(players[0].describe(), ["human"]);
+    }
 
     /// Issue 12: `--answer-ms -5` said "unexpected argument '-5' found". Every numeric flag of
     /// every command, present and future, takes the shared parsers: a negative value reaches
