@@ -31,9 +31,12 @@ pub const PROTOCOL_VERSION: u32 = 1;
 
 /// Optional features the referee may offer in `hello`. Additions go here, not into a new
 /// major version.
-pub const FEATURES: &[&str] = &["signals", "persistent", SURRENDER];
+pub const FEATURES: &[&str] = &["signals", "persistent", SURRENDER, RESUME];
 
 /// The feature of the pre-lead rounds (spec/protocol.md section 4.12): a bot that takes it up in
 /// its `hello` answer is asked the `offer`, `reply` and `announce` questions and told their
 /// answers; any other bot is not, and the fallback answers for it.
 pub const SURRENDER: &str = "surrender";
+
+/// The feature of taking a seat back on a new connection (spec/protocol.md section 9.2).
+pub const RESUME: &str = "resume";

@@ -329,6 +329,13 @@ tagged! {
             /// What the referee did instead.
             action: String,
         },
+        /// The first message of a connection that takes over a seat's earlier one (feature
+        /// `resume`): the next `replay` messages are the ones the seat was sent in the current
+        /// game, again, to be folded without answering; the open question follows them.
+        Resume = "resume" {
+            /// How many messages are sent again.
+            replay: u64,
+        },
         /// The connection ends; the bot should exit.
         Bye = "bye" {
             /// Why.
@@ -380,7 +387,8 @@ tagged! {
             protocol: Option<u32> = optional,
             /// The seat token, for bots that connect over TCP.
             token: Option<String> = optional,
-            /// The optional features the bot takes up, of those the referee offered.
+            /// The optional features the bot takes up, of those the referee offered (`surrender`,
+            /// `resume`).
             features: Vec<String> = optional,
         },
         /// Answer to `opening`.

@@ -284,6 +284,9 @@ object! {
         /// True when the referee measures this bot's CPU time: its answers carry `cpu_us`
         /// (bot programs, unless measuring is off; never TCP or built-in bots).
         pub cpu: bool = optional,
+        /// The seat's own clock, when it is not the game's (a human seat's, spec/protocol.md
+        /// section 9).
+        pub clock: Option<Clock> = optional,
     }
 }
 

@@ -12,7 +12,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Every `ToBot` variant a transcript must show. `error` is missing because well-behaved bots
-/// get none, and `unknown` because the referee never sends it.
+/// get none, `unknown` because the referee never sends it, and `resume` because it opens a
+/// second connection, which a transcript of one connection cannot hold (the web seat's unit
+/// test in `referee/src/web/human.rs` shows it).
 const TO_BOT_KINDS: &[&str] = &[
     "hello",
     "game",
@@ -65,6 +67,7 @@ fn to_bot_kind(m: &ToBot) -> &'static str {
         ToBot::Offered { .. } => "offered",
         ToBot::Replied { .. } => "replied",
         ToBot::Announced { .. } => "announced",
+        ToBot::Resume { .. } => "resume",
         ToBot::Unknown => "unknown",
     }
 }

@@ -19,8 +19,9 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 const TEMPLATE: &str = include_str!("html/viewer.html");
-const STYLE: &str = include_str!("html/viewer.css");
-const SCRIPT: &str = include_str!("html/viewer.js");
+// The cards' names, levels and drawing come first: shared with the live pages (`web`).
+const STYLE: &str = concat!(include_str!("html/cards.css"), include_str!("html/viewer.css"));
+const SCRIPT: &str = concat!(include_str!("html/cards.js"), include_str!("html/viewer.js"));
 
 /// The page to write: where, and whose view (`None`: the whole game).
 #[derive(Debug)]

@@ -24,6 +24,7 @@ mod seat_replay;
 mod shutdown;
 mod text;
 mod tournament;
+mod web;
 
 use clap::Parser as _;
 use std::process::ExitCode;

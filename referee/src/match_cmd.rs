@@ -9,6 +9,7 @@ use crate::game_runner::{draw_deck, first_dealer_draw, game_seed, run_game};
 use crate::record_io::{self, Recorder};
 use crate::shutdown::{self, Stage};
 use crate::text::{self, Shown};
+use crate::web::{Web, WebConfig};
 use protocol::options::Seating;
 use rules::{Card, Seat, Team, draw_seating};
 use serde_json::json;
@@ -32,6 +33,8 @@ pub(crate) struct MatchConfig {
     pub(crate) game: GameConfig,
     pub(crate) connect: ConnectConfig,
     pub(crate) net: NetConfig,
+    /// The web server of human seats and spectators.
+    pub(crate) web: WebConfig,
 }
 
 /// Where a match writes its records and its bots' stderr logs.
@@ -43,6 +46,9 @@ pub(crate) enum Records {
     BySeed,
     In(PathBuf),
 }
+
+/// How long a match waits, once over, for its spectators' pages to show its end.
+const WATCH_LINGER: Duration = Duration::from_secs(10);
 
 /// Where each player sits in game `game_no`, who deals first, and the draw's cards if drawn.
 pub(crate) fn seating(
@@ -101,7 +107,11 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
         lobby: lobby.as_ref(),
         connect_wait: args.net.connect_wait,
     };
+    let web = open_web(players, &args.web, connect, args.json).await?;
     let mut bots = connect_all(players, &place).await;
+    if let Some(web) = &web {
+        seat_humans(&mut bots, web, &args, args.net.connect_wait).await;
+    }
     // The first game's bots are the start-up check: a program that cannot play stops the match.
     let who: Vec<String> = (0..bots.len()).map(|p| format!("player {p}")).collect();
     if let Some(r) = preflight::refusal(who.iter().map(String::as_str).zip(&bots), dir.as_deref()) {
@@ -154,6 +164,9 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
                 break;
             }
         };
+        if let Some(tap) = web.as_ref().and_then(Web::tap) {
+            rec.set_tap(tap);
+        }
         let summary = {
             let seated = seat_bots(&mut bots, player_at);
             run_game(seated, &setup, cfg, &mut rec, shutdown.clone()).await
@@ -174,6 +187,9 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     let closing: Vec<_> = bots.into_iter().map(|b| b.close("match over", BYE_GRACE)).collect();
     for c in closing {
         c.await;
+    }
+    if let Some(web) = &web {
+        web.linger(WATCH_LINGER).await;
     }
     match json_out {
         Some(out) => println!("{}", out.finish(seed, players)),
@@ -216,7 +232,13 @@ pub(crate) async fn open_lobby(
             ));
         }
     }
-    // With --json, stdout carries only the result document.
+    announce(&text, quiet_stdout);
+    Ok(Some(lobby))
+}
+
+/// Says where bots and people connect: on stdout at once, or on stderr with --json (stdout then
+/// carries only the result document).
+fn announce(text: &str, quiet_stdout: bool) {
     if quiet_stdout {
         eprint!("{text}");
     } else {
@@ -224,7 +246,66 @@ pub(crate) async fn open_lobby(
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
     }
-    Ok(Some(lobby))
+}
+
+/// Starts the web server when some seat is a person's or spectators are wanted, and prints
+/// the pages' addresses as the lobby prints its tokens.
+async fn open_web(
+    players: &[BotSpec; 4],
+    cfg: &WebConfig,
+    connect: &ConnectConfig,
+    quiet_stdout: bool,
+) -> Result<Option<Web>, String> {
+    let tokens: Vec<String> = players
+        .iter()
+        .filter_map(|p| if let BotSpec::Human { token } = p { Some(token.clone()) } else { None })
+        .collect();
+    if tokens.is_empty() && !cfg.watch {
+        return Ok(None);
+    }
+    let web = Web::bind(cfg, &tokens, connect.max_line).await?;
+    let mut text = String::new();
+    for (p, spec) in players.iter().enumerate() {
+        if let BotSpec::Human { token } = spec {
+            text.push_str(&format!("Player {p} (you): open {}\n", web.seat_url(token)));
+        }
+    }
+    if let Some(url) = web.watch_url() {
+        text.push_str(&format!("Watch live: {url}  (one seat's view: add &seat=S)\n"));
+    }
+    announce(&text, quiet_stdout);
+    Ok(Some(web))
+}
+
+/// Human seats take the stream of the page that opened them (waiting at most `wait` for it),
+/// on a person's clock; a seat whose page never came is recorded as not started.
+async fn seat_humans(bots: &mut [Bot], web: &Web, args: &MatchConfig, wait: Duration) {
+    let deadline = tokio::time::Instant::now() + wait;
+    let clock = protocol::msg::Clock {
+        handshake_ms: args.game.clock.handshake_ms,
+        answer_ms: args.web.human_answer_ms,
+        bank_ms: args.web.human_bank_ms,
+        // A person is timed by the wall: a page has no CPU time to charge.
+        mode: None,
+        wall_cap: None,
+    };
+    for bot in bots.iter_mut() {
+        let BotSpec::Human { token } = &bot.spec else { continue };
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match web.take(&token.clone(), left).await {
+            Some((r, w)) => {
+                let spec = bot.spec.clone();
+                bot.replace_with(Bot::attach(spec, r, w, &args.connect).await);
+            }
+            None => {
+                let ms = wait.as_millis();
+                let detail = format!("no page opened this seat within {ms} ms");
+                let fault = crate::fault::Fault::new(protocol::record::FaultKind::NoStart, detail);
+                bot.set_unavailable(fault, true);
+            }
+        }
+        bot.clock = Some(clock);
+    }
 }
 
 /// Starts the four players' bots at once (handshakes overlap; TCP seats wait for their bots).

@@ -17,6 +17,21 @@ pub(crate) struct Recorder {
     path: Option<PathBuf>,
     buf: Vec<u8>,
     error: Option<String>,
+    tap: Option<Tap>,
+}
+
+/// Who also hears each record line as it is added (a live spectator's feed), before the lines
+/// reach the file at the next checkpoint.
+#[derive(Clone)]
+pub(crate) struct Tap(pub(crate) std::sync::Arc<TapFn>);
+
+/// What a [`Tap`] calls with each line.
+pub(crate) type TapFn = dyn Fn(&[u8]) + Send + Sync;
+
+impl std::fmt::Debug for Tap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tap")
+    }
 }
 
 impl Recorder {
@@ -36,7 +51,13 @@ impl Recorder {
             path: path.map(Path::to_path_buf),
             buf: Vec::with_capacity(64 * 1024),
             error: None,
+            tap: None,
         })
+    }
+
+    /// Hands every line added from now on to `tap` too (one whole line, `\n` included).
+    pub(crate) fn set_tap(&mut self, tap: Tap) {
+        self.tap = Some(tap);
     }
 
     /// The record file, if any.
@@ -46,8 +67,15 @@ impl Recorder {
 
     /// Adds one line.
     pub(crate) fn line(&mut self, line: &RecordLine) {
-        if self.file.is_some() {
+        if self.file.is_some() || self.tap.is_some() {
+            let start = self.buf.len();
             line.encode_into(&mut self.buf);
+            if let Some(Tap(tap)) = &self.tap {
+                tap(&self.buf[start..]);
+            }
+            if self.file.is_none() {
+                self.buf.truncate(start);
+            }
         }
     }
 

@@ -37,11 +37,20 @@ pub(crate) enum BotSpec {
     },
     /// A bot that listens at this address; the referee connects to it.
     TcpConnect(String),
+    /// A person, whose page in a browser claims the seat with this token over the referee's
+    /// web server (`web`); to the referee a byte stream like any other.
+    Human {
+        /// The seat's token, in the page's URL.
+        token: String,
+    },
 }
 
 impl BotSpec {
-    /// Parses `builtin:NAME`, `tcp`, `tcp:TOKEN`, `tcp://HOST:PORT` or a command line.
+    /// Parses `builtin:NAME`, `tcp`, `tcp:TOKEN`, `tcp://HOST:PORT`, `human` or a command line.
     pub(crate) fn parse(text: &str) -> Result<BotSpec, String> {
+        if text == "human" {
+            return Ok(BotSpec::Human { token: tcp::new_token() });
+        }
         if let Some(addr) = text.strip_prefix("tcp://") {
             if addr.is_empty() || !addr.contains(':') {
                 return Err(format!("{text:?}: a bot that listens is given as tcp://HOST:PORT"));
@@ -78,12 +87,14 @@ impl BotSpec {
             // The token is a credential: records name the seat kind, never the token.
             BotSpec::TcpSeat { .. } => vec!["tcp".into()],
             BotSpec::TcpConnect(addr) => vec![format!("tcp://{addr}")],
+            BotSpec::Human { .. } => vec!["human".into()],
         }
     }
 
-    /// True for bots reached over the network.
+    /// True for bots reached over the network (a person's page too): a connection that ends is
+    /// `disconnected`, and no process is there to start.
     pub(crate) fn is_tcp(&self) -> bool {
-        matches!(self, BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_))
+        matches!(self, BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_) | BotSpec::Human { .. })
     }
 
     /// A short name before the handshake tells the real one.
@@ -101,6 +112,7 @@ impl BotSpec {
             BotSpec::Builtin(b) => b.name().to_string(),
             BotSpec::TcpSeat { .. } => "tcp-seat".into(),
             BotSpec::TcpConnect(addr) => format!("tcp://{addr}"),
+            BotSpec::Human { .. } => "human".into(),
         }
     }
 }
@@ -182,6 +194,8 @@ pub(crate) struct Bot {
     /// A replay's stand-in for the CPU clock: the recorded `cpu_us` of the seat's answers, in
     /// order, charged instead of a measurement.
     recorded_cpu: Option<std::collections::VecDeque<u64>>,
+    /// The seat's own clock instead of the game's (a person's), recorded in the header.
+    pub(crate) clock: Option<protocol::msg::Clock>,
 }
 
 /// A callback run once when a bot dies.
@@ -218,6 +232,7 @@ impl Bot {
             hello_raw: None,
             on_death: None,
             recorded_cpu: None,
+            clock: None,
         };
         bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
         bot
@@ -259,6 +274,7 @@ impl Bot {
             hello_raw: None,
             on_death: None,
             recorded_cpu: None,
+            clock: None,
         };
         if handshake && let Err(detail) = bot.handshake(cfg.handshake).await {
             bot.refuse(detail).await;
@@ -335,8 +351,9 @@ impl Bot {
                     return;
                 }
             },
-            BotSpec::TcpSeat { .. } => {
-                // Seats filled by connecting bots are (re)filled by the lobby, not started.
+            BotSpec::TcpSeat { .. } | BotSpec::Human { .. } => {
+                // Seats filled by connecting bots are (re)filled by the lobby or the web
+                // server, not started.
                 let fault = Fault::new(FaultKind::Disconnected, "no bot is connected to this seat");
                 self.set_unavailable(fault, false);
                 return;

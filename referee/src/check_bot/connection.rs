@@ -38,8 +38,8 @@ impl Checker {
                 self.wire = Some(LineConn::new(Box::new(r), Box::new(w), self.max_line));
                 self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, self.max_line)));
             }
-            BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_) => {
-                return Err("check-bot cannot start a TCP bot".into());
+            BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_) | BotSpec::Human { .. } => {
+                return Err("check-bot cannot start a TCP bot or a human seat".into());
             }
         }
         Ok(())

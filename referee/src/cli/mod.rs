@@ -20,7 +20,7 @@ use crate::tournament::{Shard, StandingsConfig, TournamentConfig};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
-use table::{NetArgs, TableArgs};
+use table::{NetArgs, TableArgs, WebArgs};
 use values::{MAX_MS, line_limit, whole};
 
 /// Referee and bot arena for Aluette.
@@ -53,7 +53,8 @@ pub(crate) enum Command {
 pub(crate) struct MatchArgs {
     /// A bot: a command line (split like a shell, never run by one); builtin:heuristic or
     /// builtin:random; tcp or tcp:TOKEN (a bot that connects to --listen with that token; a
-    /// token is generated and printed when not given); tcp://HOST:PORT (a bot that listens).
+    /// token is generated and printed when not given); tcp://HOST:PORT (a bot that listens); human (a person, in the browser page whose address is
+    /// printed).
     /// Once: all four seats; twice: seats 0+2 then 1+3; four times: seats 0..3. None:
     /// builtin:heuristic (seats 0+2) against builtin:random (seats 1+3).
     #[arg(long = "bot", value_name = "CMD")]
@@ -78,6 +79,8 @@ pub(crate) struct MatchArgs {
     no_pin: bool,
     #[command(flatten)]
     net: NetArgs,
+    #[command(flatten)]
+    web: WebArgs,
     #[command(flatten)]
     table: TableArgs,
 }
@@ -200,6 +203,7 @@ impl Command {
                 game: a.table.game_config()?,
                 connect: a.table.connect_config(),
                 net: a.net.net_config(),
+                web: a.web.web_config(),
             })),
             // Which of the two replays runs is the one decision taken on the arguments here.
             Command::Replay(a) => match (a.seat, a.html) {
@@ -250,7 +254,7 @@ impl Command {
 /// Players 0..3 from one, two or four `--bot` values.
 fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
     // Which `--bot` value each player takes; each player's value is parsed on its own, so a
-    // repeated plain `tcp` gets an independent random token per seat.
+    // repeated plain `tcp` or `human` gets an independent random token per seat.
     let defaults = ["builtin:heuristic".to_string(), "builtin:random".to_string()];
     let (values, pick): (&[String], [usize; 4]) = match bots.len() {
         0 => (&defaults, [0, 1, 0, 1]),
@@ -264,6 +268,7 @@ fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
         BotSpec::TcpSeat { .. } if values[i] == "tcp" => {
             BotSpec::TcpSeat { token: crate::bot::tcp::new_token() }
         }
+        BotSpec::Human { .. } => BotSpec::Human { token: crate::bot::tcp::new_token() },
         spec => spec.clone(),
     });
     Ok(distinct_tokens(players))
@@ -289,6 +294,22 @@ mod tests {
     use super::*;
     use clap::CommandFactory as _;
     use std::any::TypeId;
+
+    /// `--bot human` once is four people, each with a seat token of its own, and records say
+    /// `human`, never the token.
+    #[test]
+    fn human_seats_get_a_token_each() {
+        let players = lineup(&["human".to_string()]).unwrap();
+        let tokens: std::collections::BTreeSet<String> = players
+            .iter()
+            .map(|p| match p {
+                BotSpec::Human { token } => token.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(tokens.len(), 4);
+        assert_eq!(players[0].describe(), ["human"]);
+    }
 
     /// Issue 12: `--answer-ms -5` said "unexpected argument '-5' found". Every numeric flag of
     /// every command, present and future, takes the shared parsers: a negative value reaches

@@ -11,6 +11,7 @@ use crate::bot::tcp::{NetConfig, PendingLimits};
 use crate::convert;
 use crate::game_runner::GameConfig;
 use crate::policy::Policy;
+use crate::web::WebConfig;
 use clap::Args;
 use protocol::RulesWire;
 use protocol::msg::Clock;
@@ -26,6 +27,7 @@ pub(super) const CLOCK: &str = "Clock";
 pub(super) const FAULTS: &str = "Faults";
 pub(super) const LIMITS: &str = "Limits";
 pub(super) const NET: &str = "Bots over TCP";
+pub(super) const WEB: &str = "Human seats and spectators (web)";
 
 /// Everything that shapes a game: rules, clocks, fault policy, limits.
 #[derive(Debug, Args, Clone)]
@@ -91,6 +93,36 @@ pub(super) struct NetArgs {
     /// (an IPv6 address counts by its /64).
     #[arg(long, default_value_t = 4, allow_negative_numbers = true, value_parser = whole::<usize>(1, 10_000))]
     max_pending_per_addr: usize,
+}
+
+/// The web server of `--bot human` seats and `--watch` (spec/protocol.md section 9).
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = WEB)]
+pub(super) struct WebArgs {
+    /// Address of the web server for human seats and spectators. Use 0.0.0.0:PORT to serve
+    /// other machines.
+    #[arg(long = "web", default_value = "127.0.0.1:0", value_name = "ADDR")]
+    web: String,
+    /// Serve a live spectator page (its address, with its own token, is printed).
+    #[arg(long)]
+    watch: bool,
+    /// Time for each answer of a human seat, in milliseconds.
+    #[arg(long, default_value_t = 120_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
+    human_answer_ms: u64,
+    /// Bank per game of a human seat, in milliseconds.
+    #[arg(long, default_value_t = 600_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
+    human_bank_ms: u64,
+}
+
+impl WebArgs {
+    pub(super) fn web_config(&self) -> WebConfig {
+        WebConfig {
+            listen: self.web.clone(),
+            watch: self.watch,
+            human_answer_ms: self.human_answer_ms,
+            human_bank_ms: self.human_bank_ms,
+        }
+    }
 }
 
 /// The rule options of spec/rules.md, with its names and defaults. Their values are the wire's

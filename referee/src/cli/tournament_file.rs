@@ -179,6 +179,11 @@ fn validate(raw: RawConfig) -> Result<tournament::Config, String> {
             return Err(format!("entrant names must differ: {name:?} appears twice"));
         }
         let spec = BotSpec::parse(&e.command).map_err(|m| format!("entrant {name:?}: {m}"))?;
+        if matches!(spec, BotSpec::Human { .. }) {
+            return Err(format!(
+                "entrant {name:?}: a human seat plays in `referee match`, not in a tournament"
+            ));
+        }
         if matches!(spec, BotSpec::TcpConnect(_)) {
             return Err(format!(
                 "entrant {name:?}: tcp://HOST:PORT is one bot, but an entrant needs a bot per seat; use tcp:TOKEN"

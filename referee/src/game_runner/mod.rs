@@ -233,6 +233,11 @@ pub(crate) async fn run_game_with_decks(
 }
 
 impl Table<'_> {
+    /// The clock of the seat at `i`: its bot's own (recorded in the header), or the game's.
+    fn clock(&self, i: usize) -> Clock {
+        self.bots[i].clock.unwrap_or(self.cfg.clock)
+    }
+
     fn start(&mut self, setup: &GameSetup, seed: u64) {
         let header = Header {
             format: RECORD_FORMAT.into(),
@@ -261,6 +266,7 @@ impl Table<'_> {
                     hello: b.take_hello(),
                     features: b.identity.features.clone(),
                     cpu: b.cpu_measured(),
+                    clock: b.clock,
                 })
                 .collect(),
             first_dealer: seat_no(setup.first_dealer),
@@ -273,7 +279,8 @@ impl Table<'_> {
         let players: Vec<String> = self.bots.iter().map(|b| b.identity.name.clone()).collect();
         let rules = convert::rules_wire(&self.cfg.rules, self.cfg.seating);
         for seat in Seat::ALL {
-            self.seats[seat.index()].bank_us = self.cfg.clock.bank_ms * 1000;
+            let clock = self.clock(seat.index());
+            self.seats[seat.index()].bank_us = clock.bank_ms * 1000;
             let bot = &mut self.bots[seat.index()];
             if bot.cpu_measured() {
                 bot.restart_cpu();
@@ -301,7 +308,7 @@ impl Table<'_> {
                 partner: seat_no(seat.partner()),
                 players: players.clone(),
                 rules: rules.clone(),
-                clock: self.cfg.clock,
+                clock,
             });
         }
         self.rec.checkpoint();
@@ -375,7 +382,7 @@ impl Table<'_> {
         if self.seats[i].replaced || !self.bots[i].is_alive() {
             return None;
         }
-        let answer_ms = self.cfg.clock.answer_ms;
+        let answer_ms = self.clock(i).answer_ms;
         let answer_us = answer_ms * 1000;
         let bank_us = self.seats[i].bank_us;
         let allowed = Duration::from_micros(answer_us + bank_us);

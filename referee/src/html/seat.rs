@@ -193,7 +193,8 @@ fn build(
             own.settle(&mut steps)?;
         }
         match msg {
-            ToBot::Hello { .. } => {}
+            // A seat's re-derived conversation is of one connection: it resumes nothing.
+            ToBot::Hello { .. } | ToBot::Resume { .. } => {}
             ToBot::Game { game, players, rules, clock, .. } => {
                 own.delivery = Some(convert::rules_from_wire(&rules)?.0.signals);
                 let seats: Vec<Value> =

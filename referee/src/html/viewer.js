@@ -14,89 +14,18 @@
   const VIEW = DATA.view; // null: the whole game; a seat number: what that seat could know
   const LAST = EVENTS.length;
 
-  // Cards (spec/rules.md section 1).
-  const RANK_ORDER = "A23456789JCK";
-  const SUIT_ORDER = "ocsb";
-  const RANK_NAMES = {
-    A: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
-    8: "eight", 9: "nine", J: "jack", C: "cavalier", K: "king",
-  };
-  const SUIT_NAMES = { o: "coins", c: "cups", s: "swords", b: "batons" };
-  const TOP_NAMES = {
-    "3o": "Monsieur", "3c": "Madame", "2o": "le Borgne", "2c": "la Vache",
-    "9c": "Grand-neuf", "9o": "Petit-neuf", "2b": "Deux de chêne", "2s": "Deux d'écrit",
-  };
-  const PLAIN_LEVELS = { A: 9, 4: 18, 5: 17, 6: 16, 7: 15, 8: 14, J: 12, C: 11, K: 10 };
-  const SPECIAL_LEVELS = {
-    "2o": 3, "2c": 4, "2s": 8, "2b": 7, "3o": 1, "3c": 2, "3s": 19, "3b": 19,
-    "9o": 6, "9c": 5, "9s": 13, "9b": 13,
-  };
-  const SIGNAL_CARDS = {
-    monsieur: "3o", madame: "3c", borgne: "2o", vache: "2c",
-    "grand-neuf": "9c", "petit-neuf": "9o", "deux-de-chene": "2b", "deux-d-ecrit": "2s",
-  };
+  // Cards: their names, levels and drawing, shared with the referee's live pages (cards.js).
+  const {
+    TOP_NAMES, SIGNAL_CARDS, level, sortCards, cardTitle, h, card, back, fill, installSuits,
+  } = window.AluetteCards;
+  installSuits();
   const POSITIONS = ["bottom", "left", "top", "right"];
 
-  const level = (code) => SPECIAL_LEVELS[code] || PLAIN_LEVELS[code[0]];
-  const canonical = (code) => 12 * SUIT_ORDER.indexOf(code[1]) + RANK_ORDER.indexOf(code[0]);
-  const sortCards = (cards) => cards.slice().sort((a, b) => canonical(a) - canonical(b));
   const teamOf = (seat) => seat % 2;
   const nameOf = (seat) => (HEADER.seats[seat] || {}).name || "seat " + seat;
   const base = VIEW === null ? 0 : VIEW; // the seat drawn at the bottom
   const positionOf = (seat) => POSITIONS[(seat - base + 4) % 4];
 
-  function cardTitle(code) {
-    const top = TOP_NAMES[code] ? TOP_NAMES[code] + " · " : "";
-    return code + " · " + top + RANK_NAMES[code[0]] + " of " + SUIT_NAMES[code[1]] +
-      " · level " + level(code);
-  }
-
-  // ---- DOM helpers: every text goes in as a text node, so names from bots are never markup.
-  function h(tag, attrs, children) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v !== null && v !== undefined && v !== false) el.setAttribute(k, v);
-    }
-    append(el, children);
-    return el;
-  }
-  function append(el, children) {
-    if (children === null || children === undefined) return;
-    if (!Array.isArray(children)) children = [children];
-    for (const c of children) {
-      if (c === null || c === undefined || c === false) continue;
-      el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
-    }
-  }
-  function fill(id, children) {
-    const el = document.getElementById(id);
-    el.replaceChildren();
-    append(el, children);
-    return el;
-  }
-  function pip(suit) {
-    const ns = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("class", "pip");
-    svg.setAttribute("aria-hidden", "true");
-    const use = document.createElementNS(ns, "use");
-    use.setAttribute("href", "#suit-" + suit);
-    svg.appendChild(use);
-    return svg;
-  }
-  function card(code, mini) {
-    const classes = ["card", "s-" + code[1]];
-    if (TOP_NAMES[code]) classes.push("top");
-    if (mini) classes.push("mini");
-    // The corner (rank over a small pip) stays visible when cards overlap.
-    return h("span", { class: classes.join(" "), "data-card": code, title: cardTitle(code) }, [
-      h("span", { class: "corner-mark" }, [h("span", { class: "rank" }, code[0]), pip(code[1])]),
-      pip(code[1]), h("span", { class: "code" }, code),
-    ]);
-  }
-  function back() {
-    return h("span", { class: "back", title: "face down" });
-  }
   function cardText(code) {
     return h("span", { class: "code-inline s-" + code[1], title: cardTitle(code), "data-card": code }, code);
   }

@@ -15,7 +15,7 @@ mod rules_line;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use read::{Replay, ReplayError, replay_file};
+pub(crate) use read::{Replay, ReplayError, replay_file, replay_str};
 
 use crate::convert;
 use crate::text::Shown;

@@ -164,6 +164,7 @@ fn header(rules: &Rules, seed: u64, first_dealer: SeatNo) -> RecordLine {
         hello: None,
         features: Vec::new(),
         cpu: false,
+        clock: None,
     };
     RecordLine::Header(Box::new(Header {
         format: RECORD_FORMAT.into(),

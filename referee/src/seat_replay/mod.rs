@@ -96,14 +96,30 @@ pub(crate) fn run(args: SeatReplayConfig) -> Result<(), String> {
 /// again on a paused clock, with the record it comes from: what `replay --seat` prints, and
 /// what a seat's page (`html`) is built from.
 pub(crate) fn rederive(path: &Path, seat: usize) -> Result<(Recorded, Conversation), String> {
-    let game = Recorded::load(path)?;
+    rerun_paused(Recorded::load(path)?, seat, &path.display().to_string())
+}
+
+/// [`rederive`] for a record held in memory: the live spectator's seat view (`web`) of a game
+/// as far as it has been played, named `shown` in errors.
+pub(crate) fn rederive_text(
+    text: &str,
+    seat: usize,
+    shown: &str,
+) -> Result<(Recorded, Conversation), String> {
+    rerun_paused(Recorded::from_text(text, shown)?, seat, shown)
+}
+
+fn rerun_paused(
+    game: Recorded,
+    seat: usize,
+    shown: &str,
+) -> Result<(Recorded, Conversation), String> {
     let paused = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .start_paused(true)
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let conv =
-        paused.block_on(rerun(&game, seat)).map_err(|e| format!("{}: {e}", path.display()))?;
+    let conv = paused.block_on(rerun(&game, seat)).map_err(|e| format!("{shown}: {e}"))?;
     Ok((game, conv))
 }
 

@@ -39,7 +39,27 @@ impl Recorded {
     pub(super) fn load(path: &Path) -> Result<Recorded, String> {
         let shown = path.display();
         // The rules check first: a conversation is only re-derived from a consistent record.
-        let end = match replay::replay_file(path) {
+        let checked = replay::replay_file(path);
+        let bytes = match &checked {
+            // The check's error names the file and says why.
+            Err(ReplayError::Io(_)) => Vec::new(),
+            _ => std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?,
+        };
+        Recorded::from_checked(checked, &String::from_utf8_lossy(&bytes), &shown.to_string())
+    }
+
+    /// A record held in memory (a game still being played, as far as it went), named `shown`
+    /// in errors.
+    pub(super) fn from_text(text: &str, shown: &str) -> Result<Recorded, String> {
+        Recorded::from_checked(replay::replay_str(text), text, shown)
+    }
+
+    fn from_checked(
+        checked: Result<replay::Replay, ReplayError>,
+        text: &str,
+        shown: &str,
+    ) -> Result<Recorded, String> {
+        let end = match checked {
             Ok(r) if r.footer.as_ref().is_some_and(|f| f.status == GameStatus::Aborted) => {
                 End::Aborted
             }
@@ -49,8 +69,6 @@ impl Recorded {
             Err(e @ ReplayError::Io(_)) => return Err(e.to_string()),
             Err(e) => return Err(format!("{shown}: {e}")),
         };
-        let bytes = std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-        let text = String::from_utf8_lossy(&bytes);
         let mut lines = Vec::new();
         for (n, segment) in text.split_inclusive('\n').enumerate() {
             // Only a cut-short record can end in a half-written line, and the check above has

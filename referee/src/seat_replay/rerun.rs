@@ -225,6 +225,8 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         if info.cpu {
             bot.replay_cpu(recorded_cpu(game, i));
         }
+        // A seat's own clock (a person's) times the re-run as it timed the game.
+        bot.clock = info.clock;
         bots.push(bot);
     }
     let mut bots: [Bot; 4] = match bots.try_into() {

@@ -33,4 +33,5 @@ mod tcp;
 mod tidy;
 mod tournament;
 mod tournament_schema;
+mod web;
 mod wire;

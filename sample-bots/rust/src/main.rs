@@ -218,6 +218,8 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
             | ToBot::Offered { .. }
             | ToBot::Replied { .. }
             | ToBot::Announced { .. }
+            // It lists no `resume`, so it is never sent one.
+            | ToBot::Resume { .. }
             | ToBot::Unknown => None,
         };
         if let Some(answer) = answer {

@@ -1,0 +1,171 @@
+// What a live page knows of the table, folded from messages: a seat's conversation (the
+// protocol's messages to one seat, spec/protocol.md) or the record's lines (the organiser's
+// view). Also the rules a person's page enforces before it answers: legal discards under
+// `keep-highest`, the signals allowed now, and the clock. No DOM here: `node --test` runs it.
+"use strict";
+(function (root) {
+  const C = typeof module === "object" && module.exports ? require("../../html/cards.js") : root.AluetteCards;
+
+  const ALL_SIGNALS = [
+    "monsieur", "madame", "borgne", "vache", "grand-neuf", "petit-neuf", "deux-de-chene",
+    "deux-d-ecrit", "aces:0", "aces:1", "aces:2", "aces:3", "aces:4", "bad-hand", "mordienne",
+  ];
+
+  function newTable() {
+    return {
+      me: null, players: ["seat 0", "seat 1", "seat 2", "seat 3"], rules: {}, clock: null,
+      game: null, deal: null, dealer: null, hands: [null, null, null, null], counts: [0, 0, 0, 0],
+      received: [], votes: [], chant: null, leader: null, trickNo: 1, table: [], tricks: [],
+      won: [0, 0, 0, 0], score: [0, 0], signals: [], errors: [], summaries: [], result: null,
+      question: null, log: [],
+    };
+  }
+
+  function startDeal(t, deal, dealer) {
+    Object.assign(t, {
+      deal, dealer, votes: [], chant: null, received: [], table: [], tricks: [], trickNo: 1,
+      won: [0, 0, 0, 0], leader: (dealer + 1) % 4, counts: [9, 9, 9, 9], signals: [],
+    });
+  }
+
+  function playCard(t, seat, card) {
+    if (t.table.some((p) => p.seat === seat)) return; // already shown (the page's own card)
+    if (t.table.length === 0) t.leader = seat;
+    t.table.push({ seat, card });
+    if (t.hands[seat]) t.hands[seat] = t.hands[seat].filter((c) => c !== card);
+    t.counts[seat] = Math.max(0, t.counts[seat] - 1);
+  }
+
+  function endTrick(t, trick, leader, cards, winner) {
+    t.tricks.push({ trick, leader, cards, winner });
+    if (winner !== null && winner !== undefined) t.won[winner] += 1;
+    t.table = [];
+    t.trickNo = trick + 1;
+  }
+
+  // One message to seat `t.me` (or, before `game`, to the page).
+  function applyToSeat(t, m) {
+    t.question = null;
+    switch (m.type) {
+      case "game":
+        Object.assign(t, newTable(), {
+          me: m.seat, players: m.players, rules: m.rules, clock: m.clock, game: m.game,
+        });
+        break;
+      case "deal":
+        startDeal(t, m.deal, m.dealer);
+        t.hands = [null, null, null, null];
+        t.hands[t.me] = C.sortCards(m.hand);
+        break;
+      case "opening":
+        t.hands[t.me] = m.hand; t.votes = m.votes; t.question = m;
+        break;
+      case "vote": t.votes.push({ seat: m.seat, accept: m.accept }); break;
+      case "chant": t.chant = m.taken; break;
+      case "discard":
+        t.hands[t.me] = m.hand; t.received = m.received; t.question = m;
+        break;
+      case "play":
+        t.hands[t.me] = m.hand; t.trickNo = m.trick; t.leader = m.leader; t.won = m.won.slice();
+        t.score = m.score; t.question = m;
+        for (const p of m.table) playCard(t, p.seat, p.card);
+        break;
+      case "played": playCard(t, m.seat, m.card); break;
+      case "trick":
+        // The question's `won` already counts the tricks before it.
+        endTrick(t, m.trick, m.leader, m.cards, m.winner);
+        break;
+      case "deal_over": t.score = m.score; t.summaries.push(m); break;
+      case "game_over": t.result = m; t.score = m.score; break;
+      case "signal": t.signals.push({ from: m.from, signal: m.signal }); break;
+      case "error": t.errors.push(m); break;
+      case "hello": t.question = m; break;
+      default: break; // bots ignore what they do not know (spec/protocol.md section 2)
+    }
+    return t;
+  }
+
+  // One record line (spec/records.md): everything, every hand.
+  function applyRecord(t, l) {
+    switch (l.type) {
+      case "header":
+        Object.assign(t, newTable(), {
+          players: l.seats.map((s) => s.name), rules: l.rules, clock: l.clock, game: l.game,
+        });
+        break;
+      case "deal":
+        startDeal(t, l.deal, l.dealer);
+        t.hands = l.hands.map(C.sortCards);
+        break;
+      case "vote": t.votes.push({ seat: l.seat, accept: l.accept }); break;
+      case "chant": t.chant = l.taken; break;
+      case "receive":
+        t.hands[l.seat] = C.sortCards(t.hands[l.seat].concat(l.cards));
+        break;
+      case "discard":
+        t.hands[l.seat] = t.hands[l.seat].filter((c) => !l.cards.includes(c));
+        break;
+      case "play": playCard(t, l.seat, l.card); break;
+      case "trick": endTrick(t, l.trick, l.leader, l.cards, l.winner); break;
+      case "deal_over": t.score = l.score; t.summaries.push(l); break;
+      case "signal": t.signals.push({ from: l.from, signal: l.signal, seen_by: l.seen_by }); break;
+      case "fault": t.errors.push({ fault: l.kind, seat: l.seat, message: l.detail || "" }); break;
+      case "footer": t.result = l; t.score = l.score; break;
+      default: break;
+    }
+    return t;
+  }
+
+  // Whether discarding `chosen` (6 cards of `hand`) obeys `rule`; a reason when it does not.
+  function discardProblem(hand, chosen, rule) {
+    if (chosen.length !== 6) return "choose exactly 6 cards (" + chosen.length + " chosen)";
+    if (!chosen.every((c) => hand.includes(c))) return "a chosen card is not in your hand";
+    if (rule === "keep-highest") {
+      const kept = hand.filter((c) => !chosen.includes(c));
+      const weakestKept = Math.max(...kept.map(C.level));
+      const strongest = chosen.find((c) => C.level(c) < weakestKept);
+      if (strongest) {
+        return "keep-highest: " + strongest + " is stronger than a card you keep; discard your weakest cards";
+      }
+    }
+    return null;
+  }
+
+  // The 6 weakest cards: a legal discard under either rule, offered as the default choice.
+  function weakestSix(hand) {
+    return hand.slice().sort((a, b) => C.level(b) - C.level(a)).slice(0, 6);
+  }
+
+  // The signals the rules allow now with `hand` (spec/rules.md section 9.4).
+  function allowedSignals(hand, rules) {
+    if (!rules || rules.signals === "off") return [];
+    if (rules["signal-truth"] === "free") return ALL_SIGNALS.slice();
+    const aces = hand.filter((c) => c[0] === "A").length;
+    return ALL_SIGNALS.filter((s) => {
+      if (C.SIGNAL_CARDS[s]) return hand.includes(C.SIGNAL_CARDS[s]);
+      if (s.startsWith("aces:")) return Number(s.slice(5)) === aces;
+      return true;
+    });
+  }
+
+  // The clock of a question `elapsed` ms after it came: time left for the answer, then bank.
+  function clockLeft(question, elapsed) {
+    const time = Math.max(0, question.time_ms - elapsed);
+    const over = Math.max(0, elapsed - question.time_ms);
+    const bank = question.bank_ms === undefined ? 0 : Math.max(0, question.bank_ms - over);
+    return { time, bank };
+  }
+
+  // Milliseconds as people read a clock: "1:05", "0:09".
+  function clockText(ms) {
+    const s = Math.ceil(Math.max(0, ms) / 1000);
+    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+  }
+
+  const api = {
+    ALL_SIGNALS, newTable, applyToSeat, applyRecord, discardProblem, weakestSix,
+    allowedSignals, clockLeft, clockText,
+  };
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else root.AluetteGame = api;
+})(this);

@@ -1,0 +1,122 @@
+//! The live spectators' feed: every record line as the game adds it (`record_io::Tap`), kept for
+//! the game in progress and broadcast with a bounded buffer per spectator, so a slow spectator
+//! falls behind and is dropped, never the table. A seat's view is that seat's conversation,
+//! re-derived from the record so far by `seat_replay` (the code of `replay --seat`).
+
+use crate::record_io::Tap;
+use crate::seat_replay;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::sync::broadcast;
+
+/// Lines a spectator may fall behind by before it is dropped (its page connects again and is
+/// sent the game afresh).
+pub(super) const BEHIND: usize = 4096;
+
+#[derive(Debug)]
+struct Game {
+    /// The current game's record lines so far, the header first.
+    lines: Vec<Arc<str>>,
+    tx: broadcast::Sender<Arc<str>>,
+    /// Lines added since the match began.
+    added: u64,
+    /// For each spectator, how many of those its page has been shown.
+    shown: std::collections::HashMap<u64, u64>,
+    spectators: u64,
+}
+
+/// The record lines of the game being played, for spectators.
+#[derive(Debug)]
+pub(crate) struct Feed {
+    game: Mutex<Game>,
+}
+
+impl Feed {
+    pub(crate) fn new() -> Arc<Feed> {
+        let (tx, _) = broadcast::channel(BEHIND);
+        let game =
+            Game { lines: Vec::new(), tx, added: 0, shown: Default::default(), spectators: 0 };
+        Arc::new(Feed { game: Mutex::new(game) })
+    }
+
+    fn game(&self) -> MutexGuard<'_, Game> {
+        self.game.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The recorder's tap that feeds this.
+    pub(crate) fn tap(self: &Arc<Self>) -> Tap {
+        let feed = self.clone();
+        Tap(Arc::new(move |bytes: &[u8]| feed.push(bytes)))
+    }
+
+    fn push(&self, bytes: &[u8]) {
+        // The referee's own encoding: UTF-8, one line, the tag first.
+        let Ok(text) = std::str::from_utf8(bytes) else { return };
+        let line: Arc<str> = Arc::from(text.trim_end_matches('\n'));
+        let mut game = self.game();
+        if line.starts_with("{\"type\":\"header\"") {
+            game.lines.clear();
+        }
+        game.lines.push(line.clone());
+        game.added += 1;
+        // No receiver is no error: nobody watches.
+        let _ = game.tx.send(line);
+    }
+
+    /// A new spectator's number, the game so far, the count of lines added so far, and the
+    /// lines that follow, with nothing lost or repeated between.
+    pub(super) fn subscribe(&self) -> (u64, Vec<Arc<str>>, u64, broadcast::Receiver<Arc<str>>) {
+        let mut game = self.game();
+        game.spectators += 1;
+        let n = game.spectators;
+        game.shown.insert(n, 0);
+        (n, game.lines.clone(), game.added, game.tx.subscribe())
+    }
+
+    /// Spectator `n` has been shown the first `lines` lines added.
+    pub(super) fn shown(&self, n: u64, lines: u64) {
+        self.game().shown.insert(n, lines);
+    }
+
+    /// Spectator `n` left.
+    pub(super) fn gone(&self, n: u64) {
+        self.game().shown.remove(&n);
+    }
+
+    /// True when every spectator has been shown every line.
+    pub(super) fn caught_up(&self) -> bool {
+        let game = self.game();
+        game.shown.values().all(|&n| n == game.added)
+    }
+
+    /// The game so far as one record text, and the count of lines added up to it.
+    pub(super) fn text(&self) -> (String, u64) {
+        let game = self.game();
+        let mut text = String::new();
+        for l in &game.lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+        (text, game.added)
+    }
+}
+
+/// Seat `seat`'s conversation in the game so far (the lines it was sent, as JSON texts), or why
+/// it cannot be shown yet, with the count of record lines it comes from. Blocking: the game is
+/// played again on a paused clock.
+pub(super) fn seat_view(feed: &Feed, seat: usize) -> (Result<Vec<String>, String>, u64) {
+    let (text, added) = feed.text();
+    (conversation(&text, seat), added)
+}
+
+fn conversation(text: &str, seat: usize) -> Result<Vec<String>, String> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (_, conv) = seat_replay::rederive_text(text, seat, "the game in progress")?;
+    Ok(conv
+        .lines
+        .iter()
+        .filter(|l| l.dir == seat_replay::Dir::ToBot)
+        .map(|l| String::from_utf8_lossy(&l.text).trim_end().to_string())
+        .collect())
+}

@@ -1,0 +1,129 @@
+// Plays a human seat of `referee match` in the system Chromium, by clicking, through the
+// DevTools protocol (puppeteer-core); run by referee/tests/it/web.rs, never by hand.
+//   node drive.js SEAT_URL OUT_DIR [WATCH_URL]
+// Plays the whole game (accepting every chant, sending a signal at the first chance, taking the
+// preselected weakest six when asked to discard, playing the first card offered), reloads the
+// page once in the middle of the second deal and plays on. With WATCH_URL it also keeps the
+// spectator's omniscient page and seat 1's view open, and notes which cards they show.
+// Prints one JSON report on stdout; screenshots go to OUT_DIR.
+"use strict";
+const path = require("path");
+let puppeteer;
+try {
+  puppeteer = require("puppeteer-core");
+} catch (e) {
+  console.error("puppeteer-core is missing: run `npm ci --prefix referee/tests/browser` (.ci/run does it)");
+  process.exit(2);
+}
+
+const [seatUrl, outDir, watchUrl] = process.argv.slice(2);
+const FLAGS = [
+  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--disable-dev-shm-usage",
+  // Several pages play at once: none may be throttled or frozen for being in the background.
+  "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
+  "--disable-renderer-backgrounding",
+];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function cardsShown(page) {
+  return page.$$eval("[data-card]", (els) => [...new Set(els.map((e) => e.dataset.card))]);
+}
+
+async function main() {
+  const browser = await puppeteer.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
+  const report = { plays: 0, votes: 0, discards: 0, openings: 0, signals: [], reloaded: false,
+    errors: [], result: null, watch: [], omniscientCards: 0, omniscientTricks: 0, omniscientResult: null, seatResult: null };
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 860 });
+    page.on("pageerror", (e) => report.errors.push(String(e)));
+    page.on("console", (m) => { if (m.type() === "error") report.errors.push(m.text()); });
+    await page.goto(seatUrl);
+    let all = null;
+    let seat1 = null;
+    if (watchUrl) {
+      all = await browser.newPage();
+      await all.setViewport({ width: 1280, height: 860 });
+      await all.goto(watchUrl);
+      seat1 = await browser.newPage();
+      await seat1.goto(watchUrl + "&seat=1");
+      for (const p of [all, seat1]) p.on("pageerror", (e) => report.errors.push(String(e)));
+      // Clicks wait for an animation frame, which only the page in front gets.
+      await page.bringToFront();
+    }
+    const deadline = Date.now() + 240000;
+    while (Date.now() < deadline) {
+      const result = await page.$("[data-testid=game-result]");
+      if (result) {
+        report.result = await result.evaluate((e) => e.textContent);
+        break;
+      }
+      const vote = await page.$("[data-testid=vote-accept]");
+      const go = await page.$("[data-testid=opening-go]");
+      const discard = await page.$("[data-testid=discard-go]");
+      const card = await page.$("#seat-bottom button[data-card]");
+      const action = vote || go || discard || card;
+      if (!action) {
+        await sleep(30);
+        continue;
+      }
+      if (report.signals.length === 0) {
+        const box = await page.$("[data-testid=signal-bad-hand]");
+        if (box) {
+          await box.click();
+          report.signals.push("bad-hand");
+        }
+      }
+      if (card && !vote && !go && !discard) {
+        const deal = await page.$eval("[data-testid=deal-info]", (e) => e.textContent);
+        if (!report.reloaded && deal.includes("deal 2") && report.plays >= 13) {
+          await page.screenshot({ path: path.join(outDir, "human-seat-mid-trick.png") });
+          if (all) {
+            await all.bringToFront();
+            await all.screenshot({ path: path.join(outDir, "spectator.png") });
+            await page.bringToFront();
+          }
+          await page.reload();
+          report.reloaded = true;
+          continue;
+        }
+      }
+      await action.click();
+      if (action === vote) report.votes += 1;
+      else if (action === go) report.openings += 1;
+      else if (action === discard) report.discards += 1;
+      else report.plays += 1;
+      if (seat1 && action === card) {
+        const deal = await seat1.$eval("[data-testid=deal-info]", (e) => e.textContent);
+        report.watch.push({ deal, cards: await cardsShown(seat1) });
+        report.omniscientCards = Math.max(report.omniscientCards, (await cardsShown(all)).length);
+      }
+      // The page has answered: wait until it no longer offers the same action.
+      const t0 = Date.now();
+      while (Date.now() - t0 < 5000 && (await action.evaluate((e) => e.isConnected))) await sleep(10);
+    }
+    if (all) {
+      // The spectators follow: both show the end of the game.
+      const t0 = Date.now();
+      while (Date.now() - t0 < 20000) {
+        report.omniscientResult = await all.$eval("#result", (e) => e.textContent).catch(() => null);
+        report.seatResult = await seat1.$eval("#result", (e) => e.textContent).catch(() => null);
+        if (report.omniscientResult && report.seatResult) break;
+        await sleep(100);
+      }
+      report.omniscientTricks = await all.$$eval("[data-testid^=trick-]", (e) => e.length);
+      const deal = await seat1.$eval("[data-testid=deal-info]", (e) => e.textContent);
+      report.watch.push({ deal, cards: await cardsShown(seat1) });
+    }
+  } finally {
+    await browser.close();
+  }
+  console.log(JSON.stringify(report));
+}
+
+main().catch((e) => {
+  console.error(String(e && e.stack || e));
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+// Unit tests of the live pages' logic (referee/src/web/assets/game.js), under Node's built-in
+// test runner; referee/tests/it/web.rs runs them with the referee's tests.
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const G = require("../../src/web/assets/game.js");
+
+const FIFTEEN = ["3o", "Ao", "4o", "2c", "9c", "Kc", "Jc", "5s", "6s", "7s", "8b", "4b", "5b", "6b", "7b"];
+
+test("keep-highest refuses a discard holding a card stronger than one kept", () => {
+  const weakest = G.weakestSix(FIFTEEN);
+  assert.equal(G.discardProblem(FIFTEEN, weakest, "keep-highest"), null);
+  assert.deepEqual(weakest.slice().sort(), ["4b", "4o", "5b", "5s", "6b", "6s"].sort());
+  const withMonsieur = ["3o"].concat(weakest.slice(1));
+  assert.match(G.discardProblem(FIFTEEN, withMonsieur, "keep-highest"), /keep-highest: 3o is stronger/);
+  assert.equal(G.discardProblem(FIFTEEN, withMonsieur, "free"), null, "free takes any six");
+});
+
+test("a discard is six cards of the hand", () => {
+  assert.match(G.discardProblem(FIFTEEN, FIFTEEN.slice(0, 5), "free"), /exactly 6/);
+  assert.match(G.discardProblem(FIFTEEN, ["Ab", "3o", "Ao", "4o", "2c", "9c"], "free"), /not in your hand/);
+});
+
+test("keep-highest lets any of several cards at the boundary level go", () => {
+  // 6s and 6b share level 16; 7s and 7b level 15: with five weaker cards, either 7 may go.
+  const hand = ["3o", "3c", "2o", "2c", "9c", "9o", "2b", "2s", "Ao", "4o", "4b", "5b", "5s", "7s", "7b"];
+  const base = ["4o", "4b", "5b", "5s"];
+  assert.equal(G.discardProblem(hand, base.concat(["7s", "7b"]), "keep-highest"), null);
+  assert.notEqual(G.discardProblem(hand, base.concat(["7s", "Ao"]), "keep-highest"), null);
+});
+
+test("truthful signals are the true ones; free allows all; off none", () => {
+  const hand = ["3o", "Ao", "Ab", "9c", "Kc", "Jc", "5s", "6s", "7s"];
+  const truthful = G.allowedSignals(hand, { signals: "partner", "signal-truth": "truthful" });
+  assert.deepEqual(truthful, ["monsieur", "grand-neuf", "aces:2", "bad-hand", "mordienne"]);
+  assert.equal(G.allowedSignals(hand, { signals: "public", "signal-truth": "free" }).length, 15);
+  assert.deepEqual(G.allowedSignals(hand, { signals: "off", "signal-truth": "free" }), []);
+});
+
+test("the clock runs down the answer time, then the bank", () => {
+  const q = { time_ms: 10000, bank_ms: 60000 };
+  assert.deepEqual(G.clockLeft(q, 4000), { time: 6000, bank: 60000 });
+  assert.deepEqual(G.clockLeft(q, 25000), { time: 0, bank: 45000 });
+  assert.deepEqual(G.clockLeft(q, 100000), { time: 0, bank: 0 });
+  assert.equal(G.clockText(65000), "1:05");
+  assert.equal(G.clockText(9001), "0:10", "a started second is shown");
+  assert.equal(G.clockText(-5), "0:00");
+});
+
+test("a seat's conversation folds into its table", () => {
+  const t = G.newTable();
+  const msgs = [
+    { type: "game", game: 1, seat: 2, partner: 0, players: ["a", "b", "c", "d"], rules: {}, clock: {} },
+    { type: "deal", deal: 1, dealer: 1, hand: ["Kc", "3o", "Ab"] },
+    { type: "play", id: 5, deal: 1, trick: 1, leader: 2, table: [], hand: ["3o", "Kc", "Ab"], won: [0, 0, 0, 0], score: [0, 0], time_ms: 1, bank_ms: 1 },
+    { type: "played", seat: 2, card: "3o", trick: 1 },
+    { type: "played", seat: 3, card: "4b", trick: 1 },
+    { type: "trick", trick: 1, leader: 2, cards: [{ seat: 2, card: "3o" }, { seat: 3, card: "4b" }], winner: 2, next: 2 },
+  ];
+  for (const m of msgs) G.applyToSeat(t, m);
+  assert.equal(t.me, 2);
+  assert.deepEqual(t.hands[2], ["Kc", "Ab"]);
+  assert.equal(t.hands[3], null, "another seat's hand is unknown");
+  assert.deepEqual(t.won, [0, 0, 1, 0]);
+  assert.deepEqual(t.tricks.map((k) => k.winner), [2]);
+  assert.equal(t.table.length, 0);
+});

@@ -1,0 +1,369 @@
+//! `referee match --bot human` and `--watch` (spec/protocol.md section 9), end to end: the real
+//! referee binary, its web server on 127.0.0.1, and the system Chromium driven through the
+//! DevTools protocol by puppeteer-core (`referee/tests/browser/drive.js`), clicking as a person
+//! would. Also the pages' own logic under `node --test`, and the server's checks (token,
+//! `Origin`, content security policy) with plain sockets.
+//!
+//! puppeteer-core comes from npm (`referee/tests/browser/package.json`), installed by `.ci/run`
+//! with `npm ci`; Chromium is Debian's package. A test never installs anything: without them it
+//! fails in one line saying how to get them.
+
+use crate::harness::{Scratch, check_record, jsonl, referee, root, run_limited, s, text};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A browser game takes seconds; past this the run is hung.
+const BROWSER_LIMIT: Duration = Duration::from_secs(300);
+/// Deals in the browser games: 4 deals are the human seat's 36 cards.
+const DEALS: &str = "4";
+/// With the heuristic bots, this seed's chant is taken in a deal where seat 0 receives the
+/// talon, so the person is asked to discard (the bots' votes depend on their hands only).
+const SEED: &str = "30";
+
+fn browser_dir() -> PathBuf {
+    root().join("referee/tests/browser")
+}
+
+/// Fails in one line when the browser test's tools are missing.
+fn ensure_tools() {
+    let modules = browser_dir().join("node_modules/puppeteer-core");
+    assert!(
+        modules.exists(),
+        "{} is missing: run `npm ci --prefix referee/tests/browser` (.ci/run does it)",
+        modules.display()
+    );
+    assert!(
+        Path::new("/usr/bin/chromium").exists(),
+        "/usr/bin/chromium is missing: apt-get install chromium (.ci/run does it)"
+    );
+}
+
+/// A running match whose web pages are open.
+struct Served {
+    child: Child,
+    seat_url: String,
+    watch_url: Option<String>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Served {
+    /// Starts `referee match` with these arguments and reads the pages' addresses it prints.
+    fn start(args: &[&str]) -> Served {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
+            .args(args)
+            .current_dir(root())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the referee starts");
+        let out = child.stdout.take().expect("stdout piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            // Read to the end: the referee's account must not meet a closed pipe.
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut served = Served { child, seat_url: String::new(), watch_url: None };
+        let watching = args.contains(&"--watch");
+        let url = |line: &str| {
+            line.split_whitespace().find(|w| w.starts_with("http://")).map(str::to_string)
+        };
+        while served.seat_url.is_empty() || (watching && served.watch_url.is_none()) {
+            let line =
+                rx.recv_timeout(Duration::from_secs(30)).expect("the referee prints its pages");
+            if line.starts_with("Player 0 (you): open ") {
+                served.seat_url = url(&line).expect("a seat URL");
+            } else if line.starts_with("Watch live: ") {
+                served.watch_url = url(&line);
+            }
+        }
+        served
+    }
+
+    /// Waits for the match to end by itself, successfully.
+    fn finish(mut self) {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the referee") {
+                assert!(status.success(), "the referee failed: {status}");
+                return;
+            }
+            assert!(start.elapsed() < Duration::from_secs(30), "the match did not end");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Plays the human seat in Chromium; the driver's report.
+fn drive(seat_url: &str, out: &Path, watch_url: Option<&str>) -> Value {
+    let mut cmd = Command::new("node");
+    cmd.arg(browser_dir().join("drive.js")).arg(seat_url).arg(out);
+    if let Some(w) = watch_url {
+        cmd.arg(w);
+    }
+    let done = run_limited(cmd.current_dir(root()).stdin(Stdio::null()), BROWSER_LIMIT);
+    assert!(done.status.success(), "the browser driver failed: {}", text(&done.stderr));
+    serde_json::from_slice(&done.stdout).expect("the driver's report is JSON")
+}
+
+/// Screenshots are kept where people look for build output.
+fn screenshots() -> PathBuf {
+    let dir = root().join("target/web-screenshots");
+    std::fs::create_dir_all(&dir).expect("create target/web-screenshots");
+    dir
+}
+
+fn match_args<'a>(records: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "match",
+        "--bot",
+        "human",
+        "--bot",
+        "builtin:heuristic",
+        "--bot",
+        "builtin:heuristic",
+        "--bot",
+        "builtin:heuristic",
+        "--deals",
+        DEALS,
+        "--seed",
+        SEED,
+        "--records",
+        records,
+        "--discard",
+        "keep-highest",
+        "--no-pin",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// Issue 14: a person plays a whole game by clicking (chant votes, a discard under
+/// keep-highest, 36 cards, a signal), reloads the page in the middle of a deal and goes on; the
+/// record then replays, with every one of the person's moves their own (no fallback, no fault)
+/// and the seat's own clock in its header.
+#[test]
+fn a_person_plays_a_whole_game_by_clicking_and_a_reload_loses_nothing() {
+    ensure_tools();
+    let sc = Scratch::new("web-play");
+    let records = sc.records();
+    let served = Served::start(&match_args(s(&records), &["--human-answer-ms", "90000"]));
+    let report = drive(&served.seat_url.clone(), &screenshots(), None);
+    served.finish();
+    assert_eq!(report["plays"], 36, "{report}");
+    assert_eq!(report["reloaded"], true, "{report}");
+    assert!(report["votes"].as_u64() >= Some(1), "{report}");
+    assert!(report["discards"].as_u64() >= Some(1), "{report}");
+    assert_eq!(report["signals"].as_array().map(Vec::len), Some(1), "{report}");
+    assert_eq!(report["errors"], serde_json::json!([]), "the page's console: {report}");
+    assert!(report["result"].as_str().unwrap_or("").starts_with("game over"), "{report}");
+
+    let path = records.join("game-000001.jsonl");
+    check_record(&path);
+    let lines = jsonl(&path);
+    let seat0 = &lines[0]["seats"][0];
+    assert_eq!(seat0["command"], serde_json::json!(["human"]), "never the token: {seat0}");
+    assert_eq!(seat0["clock"]["answer_ms"], 90000, "{seat0}");
+    let mine = |t: &'static str| lines.iter().filter(move |l| l["type"] == t && l["seat"] == 0);
+    assert_eq!(mine("play").count(), 36);
+    assert!(mine("play").chain(mine("discard")).chain(mine("vote")).all(|l| l["auto"].is_null()));
+    assert_eq!(mine("fault").count(), 0, "{:?}", mine("fault").collect::<Vec<_>>());
+    assert!(lines.iter().any(|l| l["type"] == "signal" && l["from"] == 0));
+    // The re-derived conversation of the seat is its conversation: one connection, resumed or
+    // not, with the seat's own clock.
+    let seat = referee(&["replay", s(&path), "--seat", "0"]);
+    assert!(seat.status.success(), "{}", text(&seat.stderr));
+    assert!(text(&seat.stdout).contains("\"time_ms\":90000"), "{}", text(&seat.stdout));
+}
+
+/// The cards seat `seat` may know in each deal of a record: its hand, the talon it received and
+/// every card played.
+fn known_by(lines: &[Value], seat: u64) -> Vec<BTreeSet<String>> {
+    let mut deals: Vec<BTreeSet<String>> = Vec::new();
+    let cards = |v: &Value| -> Vec<String> {
+        v.as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect()
+    };
+    for l in lines {
+        match l["type"].as_str() {
+            Some("deal") => deals.push(cards(&l["hands"][seat as usize]).into_iter().collect()),
+            Some("receive") if l["seat"] == seat => {
+                deals.last_mut().unwrap().extend(cards(&l["cards"]))
+            }
+            Some("play") => {
+                deals.last_mut().unwrap().insert(l["card"].as_str().unwrap().to_string());
+            }
+            _ => {}
+        }
+    }
+    deals
+}
+
+/// Issue 14: the spectator pages, open while a match is played, follow it to its end; the
+/// organiser's view shows every hand, and seat 1's view never a card seat 1 may not know.
+#[test]
+fn spectators_follow_the_game_and_a_seat_view_shows_only_what_the_seat_knows() {
+    ensure_tools();
+    let sc = Scratch::new("web-watch");
+    let records = sc.records();
+    let served = Served::start(&match_args(s(&records), &["--watch"]));
+    let watch = served.watch_url.clone().expect("a spectator URL");
+    let report = drive(&served.seat_url.clone(), &screenshots(), Some(&watch));
+    served.finish();
+    assert_eq!(report["plays"], 36, "{report}");
+    assert_eq!(report["errors"], serde_json::json!([]), "the pages' consoles: {report}");
+    let path = records.join("game-000001.jsonl");
+    check_record(&path);
+    let lines = jsonl(&path);
+    let footer = lines.last().unwrap();
+    let score = format!("{}–{}", footer["score"][0], footer["score"][1]);
+    for view in ["omniscientResult", "seatResult"] {
+        let shown = report[view].as_str().unwrap_or("");
+        assert!(shown.contains(&score), "{view} did not follow the game to {score}: {report}");
+    }
+    assert_eq!(report["omniscientTricks"], 9, "the last deal's tricks: {report}");
+    assert!(report["omniscientCards"].as_u64() > Some(27), "every hand is shown: {report}");
+    let known = known_by(&lines, 1);
+    let snapshots = report["watch"].as_array().unwrap();
+    assert!(snapshots.len() > 30, "{report}");
+    let mut own_seen = 0;
+    for snap in snapshots {
+        let label = snap["deal"].as_str().unwrap();
+        let Some(deal) = label.split("deal ").nth(1).and_then(|d| d.split(' ').next()) else {
+            continue;
+        };
+        let deal: usize = deal.parse().unwrap();
+        for card in snap["cards"].as_array().unwrap() {
+            let card = card.as_str().unwrap();
+            assert!(known[deal - 1].contains(card), "seat 1's view shows {card} in deal {deal}");
+        }
+        own_seen += usize::from(!snap["cards"].as_array().unwrap().is_empty());
+    }
+    assert!(own_seen > 30, "seat 1's view showed its cards: {report}");
+}
+
+/// The pages' logic (legal discards, signal truth, the clock, the fold of a conversation)
+/// passes its unit tests under Node's test runner.
+#[test]
+fn the_pages_logic_passes_its_node_tests() {
+    let test = browser_dir().join("game.test.js");
+    let out = run_limited(
+        Command::new("node").arg("--test").arg(&test).current_dir(root()),
+        BROWSER_LIMIT,
+    );
+    let said = text(&out.stdout);
+    assert!(out.status.success(), "{said}{}", text(&out.stderr));
+    assert!(said.contains("# fail 0") && !said.contains("# pass 0"), "{said}");
+}
+
+/// One HTTP request to the server; the response head.
+fn request(addr: &str, head: &str) -> String {
+    let mut stream = TcpStream::connect(addr).expect("connect to the web server");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut buf = vec![0; 4096];
+    let n = stream.read(&mut buf).unwrap_or(0);
+    String::from_utf8_lossy(&buf[..n]).to_string()
+}
+
+/// The server's checks: pages carry a strict content security policy (no inline script); a
+/// WebSocket from another site's page, or with a wrong token, is refused; the right token from
+/// the server's own page is upgraded. The spectators' token is not a seat's, nor the reverse.
+#[test]
+fn the_web_server_checks_origin_token_and_serves_a_strict_policy() {
+    let sc = Scratch::new("web-checks");
+    let records = sc.records();
+    let served = Served::start(&match_args(s(&records), &["--watch"]));
+    let addr = served.seat_url.trim_start_matches("http://").split('/').next().unwrap().to_string();
+    let token = served.seat_url.split("token=").nth(1).unwrap().to_string();
+    let watch_token =
+        served.watch_url.as_ref().unwrap().split("token=").nth(1).unwrap().to_string();
+    let page = request(&addr, &format!("GET /play HTTP/1.1\r\nHost: {addr}\r\n\r\n"));
+    let csp = page
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("content-security-policy:"))
+        .unwrap_or_else(|| panic!("no policy: {page}"));
+    assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"), "{csp}");
+    let upgrade = |path: &str, origin: &str| {
+        request(
+            &addr,
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nConnection: Upgrade\r\n\
+                 Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+                 Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+            ),
+        )
+    };
+    let own = format!("http://{addr}");
+    let status = |r: String| r.lines().next().unwrap_or("").to_string();
+    let seat = format!("/ws/seat?token={token}");
+    assert!(status(upgrade(&seat, "http://evil.example")).contains(" 403 "));
+    assert!(status(upgrade(&format!("/ws/seat?token={watch_token}"), &own)).contains(" 403 "));
+    assert!(status(upgrade(&format!("/ws/watch?token={token}"), &own)).contains(" 403 "));
+    assert!(status(upgrade(&format!("/ws/watch?token={watch_token}"), &own)).contains(" 101 "));
+    assert!(status(upgrade(&seat, &own)).contains(" 101 "));
+}
+
+/// A human seat waits for its page like a TCP seat for its bot (`--connect-wait-ms`); one whose
+/// page never came is recorded as not started, without its token, and the fallback plays it.
+/// `check-bot` and tournaments, which start their bots themselves, refuse a human seat.
+#[test]
+fn a_human_seat_whose_page_never_comes_is_not_started_and_other_commands_refuse_one() {
+    let sc = Scratch::new("web-absent");
+    let records = sc.records();
+    let served = Served::start(&[
+        "match",
+        "--bot",
+        "human",
+        "--bot",
+        "builtin:random",
+        "--deals",
+        "1",
+        "--seed",
+        "1",
+        "--connect-wait-ms",
+        "300",
+        "--records",
+        s(&records),
+        "--no-pin",
+    ]);
+    let token = served.seat_url.split("token=").nth(1).unwrap().to_string();
+    served.finish();
+    let path = records.join("game-000001.jsonl");
+    check_record(&path);
+    let text_of_record = std::fs::read_to_string(&path).unwrap();
+    assert!(!text_of_record.contains(&token), "the record names the seat's token");
+    let lines = jsonl(&path);
+    let fault = lines.iter().find(|l| l["type"] == "fault" && l["seat"] == 0).expect("a fault");
+    assert_eq!(fault["kind"], "no_start", "{fault}");
+    assert_eq!(fault["detail"], "no page opened this seat within 300 ms", "{fault}");
+
+    let out = referee(&["check-bot", "human"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("check-bot starts the bot itself"), "{}", text(&out.stderr));
+    let config = sc.write(
+        "t.toml",
+        "games = 1\n\n[[entrants]]\nname = \"me\"\ncommand = \"human\"\n\n\
+         [[entrants]]\nname = \"r\"\ncommand = \"builtin:random\"\n",
+    );
+    let out = referee(&["tournament", s(&config), "--out", s(&sc.join("t"))]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("a human seat plays in `referee match`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
