@@ -331,23 +331,66 @@ impl Knowledge {
             let j = n_aces + rng.below((k - n_aces) as u64 + 1) as usize;
             rest.swap(k, j);
         }
+        // A seat whose ace count over its whole pool is stated gets exactly that many; the
+        // other aces go where there is room, each pool by its free room.
+        let mut need: [Option<usize>; 5] = [None; 5];
+        if pin {
+            for seen in self.binding() {
+                let i = seen.from.index();
+                let whole_pool = disc_n[i] == 0 || self.stage(seen) == Stage::BeforeDiscard;
+                if let Signal::Aces(n) = seen.signal
+                    && whole_pool
+                    && self.stage(seen) != Stage::BeforeTalon
+                {
+                    let gone = aces(self.played[i].difference(seen.played_before));
+                    need[i] = Some(usize::from(n).saturating_sub(gone));
+                }
+            }
+        }
+        let mut ace_zone = [4usize; 4];
+        let mut placed = [0usize; 5];
+        let mut a = 0;
+        for z in 0..4 {
+            while need[z].is_some_and(|n| placed[z] < n)
+                && a < n_aces
+                && placed[z] < cap[z] - pool[z].len()
+            {
+                ace_zone[a] = z;
+                placed[z] += 1;
+                a += 1;
+            }
+        }
+        while a < n_aces {
+            let room = |z: usize| {
+                if need[z].is_some() {
+                    0
+                } else {
+                    (cap[z] - pool[z].len()).saturating_sub(placed[z])
+                }
+            };
+            let total: usize = (0..5).map(room).sum();
+            if total == 0 {
+                break;
+            }
+            let mut pick = rng.below(total as u64) as usize;
+            let z = (0..5)
+                .find(|&z| {
+                    if pick < room(z) {
+                        true
+                    } else {
+                        pick -= room(z);
+                        false
+                    }
+                })
+                .unwrap_or(4);
+            ace_zone[a] = z;
+            placed[z] += 1;
+            a += 1;
+        }
         let mut next = 0;
         for (k, card) in rest.into_iter().enumerate() {
-            let z = if k < n_aces {
-                // An ace goes to a pool with the chance its free room gives it.
-                let total: usize = (0..5).map(|z| cap[z] - pool[z].len()).sum();
-                let mut pick = rng.below(total.max(1) as u64) as usize;
-                (0..5)
-                    .find(|&z| {
-                        let r = cap[z] - pool[z].len();
-                        if pick < r {
-                            true
-                        } else {
-                            pick -= r;
-                            false
-                        }
-                    })
-                    .unwrap_or(4)
+            let z = if k < a {
+                ace_zone[k]
             } else {
                 // The others are shuffled: filling the pools in turn deals them at random.
                 while next < 4 && pool[next].len() >= cap[next] {

@@ -140,7 +140,7 @@ impl Player {
                 None
             }
             ToBot::Opening { id, vote, hand, time_ms, bank_ms, .. } => {
-                let k = self.knowledge(|k| k.hand = set(hand));
+                let k = self.know(|k| k.hand = set(hand));
                 let accept = vote.then(|| {
                     let mut rng = self.rng(VOTE, &k);
                     decide::vote(&k, &mut self.budget(*time_ms, *bank_ms, elapsed_us), &mut rng)
@@ -160,7 +160,7 @@ impl Player {
                 None
             }
             ToBot::Discard { id, hand, received, time_ms, bank_ms, .. } => {
-                let k = self.knowledge(|k| k.on_received(set(hand), set(received)));
+                let k = self.know(|k| k.on_received(set(hand), set(received)));
                 let mut rng = self.rng(DISCARD, &k);
                 let cards =
                     decide::discard(&k, &mut self.budget(*time_ms, *bank_ms, elapsed_us), &mut rng);
@@ -173,7 +173,7 @@ impl Player {
                 })
             }
             ToBot::Play { id, hand, table, leader, time_ms, bank_ms, .. } => {
-                let k = self.knowledge(|k| {
+                let k = self.know(|k| {
                     k.playing = true;
                     k.hand = set(hand);
                     k.leader = seat(*leader);
@@ -203,9 +203,14 @@ impl Player {
         }
     }
 
+    /// What this seat knows of the current deal, once a deal has started.
+    pub fn knowledge(&self) -> Option<&Knowledge> {
+        self.k.as_ref()
+    }
+
     /// The deal's knowledge after `change`, kept and returned (a fresh one if a question
     /// comes without its `deal` notice).
-    fn knowledge(&mut self, change: impl FnOnce(&mut Knowledge)) -> Knowledge {
+    fn know(&mut self, change: impl FnOnce(&mut Knowledge)) -> Knowledge {
         let k = self.k.get_or_insert_with(|| {
             Knowledge::new(self.rules, self.seat, Seat::ALL[0], CardSet::EMPTY)
         });

@@ -55,11 +55,11 @@ const LEVEL: [u8; 48] = {
     lv
 };
 
-/// `BELOW[l]`: the positions of every card strictly stronger than level `l` (1..=20).
-const BELOW: [u64; 21] = {
-    let mut t = [0u64; 21];
+/// `BELOW[l]`: the positions of every card strictly stronger than level `l` (1..=21).
+const BELOW: [u64; 22] = {
+    let mut t = [0u64; 22];
     let mut l = 1;
-    while l <= 20 {
+    while l <= 21 {
         let mut p = 0;
         while p < 48 {
             if LEVEL[p] < l as u8 {
@@ -77,7 +77,7 @@ const AT: [u64; 21] = {
     let mut t = [0u64; 21];
     let mut l = 1;
     while l <= 20 {
-        t[l] = BELOW[l] & !BELOW[l - 1];
+        t[l] = BELOW[l + 1] & !BELOW[l];
         l += 1;
     }
     t
