@@ -165,14 +165,14 @@ pub(crate) struct Sim {
 
 impl Sim {
     /// The seat to play.
-    pub(crate) fn to_play(&self) -> u8 {
+    pub(crate) fn next_seat(&self) -> u8 {
         (self.leader + self.n_table) & 3
     }
 
     /// Plays the card at strength position `p` for the seat to play, closing the trick when it
     /// is the fourth.
     pub(crate) fn play(&mut self, p: u32) {
-        let seat = self.to_play();
+        let seat = self.next_seat();
         self.hands[seat as usize] &= !(1u64 << p);
         self.table[self.n_table as usize] = p as u8;
         self.n_table += 1;
@@ -217,7 +217,7 @@ impl Sim {
     /// otherwise throw the weakest card. A few moves in a hundred are random, so the playouts
     /// of one determinization do not all follow one line.
     fn policy(&self, rng: &mut SplitMix64) -> u32 {
-        let seat = self.to_play();
+        let seat = self.next_seat();
         let hand = self.hands[seat as usize];
         if hand.count_ones() == 1 {
             return hand.trailing_zeros();
@@ -321,13 +321,13 @@ mod tests {
             tricks_done: 0,
         };
         for s in ["4o", "Ko", "Ao", "5c"] {
-            sim.hands[sim.to_play() as usize] |= 1 << c(s);
+            sim.hands[sim.next_seat() as usize] |= 1 << c(s);
             sim.play(c(s));
         }
         assert_eq!(sim.winners[0], Seat::new(3));
         assert_eq!(sim.leader, 3);
         for s in ["Ab", "Ac", "Kb", "4c"] {
-            sim.hands[sim.to_play() as usize] |= 1 << c(s);
+            sim.hands[sim.next_seat() as usize] |= 1 << c(s);
             sim.play(c(s));
         }
         assert_eq!(sim.winners[1], None);
