@@ -121,11 +121,6 @@ fn weakest(mask: u64) -> u64 {
     1 << (63 - mask.leading_zeros())
 }
 
-/// The strongest card of a non-empty mask, as a one-bit mask.
-fn strongest(mask: u64) -> u64 {
-    mask & mask.wrapping_neg()
-}
-
 /// The `keep` strongest cards of a mask.
 pub(crate) fn keep_strongest(mut mask: u64, keep: u32) -> u64 {
     while mask.count_ones() > keep {
@@ -212,7 +207,8 @@ impl Sim {
         }
     }
 
-    /// The playout policy, for the seat to play: win a trick as cheaply as it can be held, let
+    /// The playout policy, for the seat to play: lead the cheapest card no opponent can beat
+    /// (else the weakest), win a trick as cheaply as it can be held, let
     /// a partner's winning card stand, spoil an opponent's trick when nothing wins it, and
     /// otherwise throw the weakest card. A few moves in a hundred are random, so the playouts
     /// of one determinization do not all follow one line.
@@ -234,7 +230,7 @@ impl Sim {
         let pick = if self.n_table == 0 {
             let opp_best = top_level(self.hands[opp[0] as usize] | self.hands[opp[1] as usize]);
             let mine = hand & BELOW[opp_best as usize];
-            if mine != 0 { strongest(mine) } else { weakest(hand) }
+            if mine != 0 { weakest(mine) } else { weakest(hand) }
         } else {
             let table = &self.table[..self.n_table as usize];
             let best = table.iter().map(|&q| LEVEL[q as usize]).min().unwrap_or(20);
