@@ -51,8 +51,8 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct MatchArgs {
-    /// A bot: a command line (split like a shell, never run by one); builtin:heuristic or
-    /// builtin:random; tcp or tcp:TOKEN (a bot that connects to --listen with that token; a
+    /// A bot: a command line (split like a shell, never run by one); builtin:heuristic,
+    /// builtin:random or builtin:search; tcp or tcp:TOKEN (a bot that connects to --listen with that token; a
     /// token is generated and printed when not given); tcp://HOST:PORT (a bot that listens).
     /// Once: all four seats; twice: seats 0+2 then 1+3; four times: seats 0..3. None:
     /// builtin:heuristic (seats 0+2) against builtin:random (seats 1+3).
@@ -109,8 +109,8 @@ pub(crate) struct ReplayArgs {
 /// Arguments of `referee check-bot`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckBotArgs {
-    /// The bot: a command line (split like a shell, never run by one), or builtin:heuristic or
-    /// builtin:random.
+    /// The bot: a command line (split like a shell, never run by one), or builtin:heuristic,
+    /// builtin:random or builtin:search.
     #[arg(value_name = "CMD")]
     command: String,
     /// Time allowed for each answer, in milliseconds.
