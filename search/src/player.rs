@@ -55,7 +55,8 @@ pub struct Player {
     pending_signals: bool,
 }
 
-/// Converts what the search needs of the wire rules.
+/// Converts what the search needs of the wire rules (of signal delivery, only whether there is
+/// any: the knowledge takes the signals as they come).
 fn rules_of(w: &protocol::RulesWire) -> Rules {
     let base = Rules::default();
     Rules {
@@ -148,11 +149,10 @@ impl Player {
                 let signals = self.signals_of(k.hand);
                 Some(FromBot::Opening { id: *id, accept, signals })
             }
-            ToBot::Vote { seat: s, accept } => {
+            ToBot::Vote { accept, .. } => {
                 if !accept {
                     self.update(|k| k.on_chant(false));
                 }
-                let _ = s;
                 None
             }
             ToBot::Chant { taken } => {
