@@ -80,8 +80,27 @@ fn sim_of(k: &Knowledge, sample: &Sample) -> Sim {
     }
 }
 
-/// Picks the index of the best total; ties go to the earliest candidate.
-fn best(totals: &[i64]) -> usize {
+/// The index of the candidate that scores best for this seat's partnership over the samples,
+/// each candidate applied by `apply` to the same deals and played out with the same
+/// randomness; ties go to the earliest candidate.
+fn rank<C>(
+    k: &Knowledge,
+    budget: &mut Budget<'_>,
+    rng: &mut SplitMix64,
+    cands: &[C],
+    apply: impl Fn(&mut Sim, &C),
+) -> usize {
+    let team = k.seat.team().index();
+    let mut totals = vec![0i64; cands.len()];
+    run(k, budget, rng, |sample, seed| {
+        let base = sim_of(k, sample);
+        for (i, c) in cands.iter().enumerate() {
+            let mut s = base;
+            apply(&mut s, c);
+            s.play_out(&mut SplitMix64::new(seed));
+            totals[i] += i64::from(s.value(team, &k.rules));
+        }
+    });
     let mut pick = 0;
     for (i, &t) in totals.iter().enumerate() {
         if t > totals[pick] {
@@ -107,18 +126,8 @@ pub(crate) fn play(k: &Knowledge, budget: &mut Budget<'_>, rng: &mut SplitMix64)
     if cands.len() <= 1 {
         return cands.first().copied();
     }
-    let team = k.seat.team().index();
-    let mut totals = vec![0i64; cands.len()];
-    run(k, budget, rng, |sample, seed| {
-        let base = sim_of(k, sample);
-        for (i, &c) in cands.iter().enumerate() {
-            let mut s = base;
-            s.play(sim::position(c));
-            s.play_out(&mut SplitMix64::new(seed));
-            totals[i] += i64::from(s.value(team, &k.rules));
-        }
-    });
-    Some(cands[best(&totals)])
+    let pick = rank(k, budget, rng, &cands, |s, &c| s.play(sim::position(c)));
+    Some(cands[pick])
 }
 
 /// The chant vote: accept when, over the samples, taking the chant scores better than
@@ -163,18 +172,9 @@ pub(crate) fn discard(k: &Knowledge, budget: &mut Budget<'_>, rng: &mut SplitMix
             hand & !(strong | kept_low)
         })
         .collect();
-    let team = k.seat.team().index();
-    let mut totals = vec![0i64; cands.len()];
-    run(k, budget, rng, |sample, seed| {
-        let base = sim_of(k, sample);
-        for (i, &d) in cands.iter().enumerate() {
-            let mut s = base;
-            s.hands[k.seat.index()] = hand & !d;
-            s.play_out(&mut SplitMix64::new(seed));
-            totals[i] += i64::from(s.value(team, &k.rules));
-        }
-    });
-    sim::unranked(cands[best(&totals)])
+    let me = k.seat.index();
+    let pick = rank(k, budget, rng, &cands, |s, &d| s.hands[me] = hand & !d);
+    sim::unranked(cands[pick])
 }
 
 /// The `n` weakest cards of a mask.

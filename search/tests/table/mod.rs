@@ -20,26 +20,30 @@ fn card(c: CardCode) -> Card {
     Card::from_ascii(c.as_bytes()).expect("a card")
 }
 
-/// The wire form of the rules the tests use.
-pub(crate) fn wire(rules: &Rules) -> protocol::RulesWire {
-    protocol::RulesWire {
-        seating: o::Seating::Given,
-        chant: if rules.chant { o::OnOff::On } else { o::OnOff::Off },
-        chant_second: o::ChantSecond::Dealer,
-        discard: o::DiscardRule::Free,
-        all_spoiled: o::AllSpoiled::Nothing,
-        mordienne: o::OnOff::On,
-        mordienne_run: 2,
-        deals: Some(1),
-        target: None,
-        on_tie: o::OnTie::Draw,
-        signals: match rules.signals {
-            rules::SignalDelivery::Public => o::Signals::Public,
-            _ => o::Signals::Partner,
-        },
-        signal_leak: 0.0,
-        signal_truth: o::SignalTruth::Truthful,
-    }
+/// The `game` message of `seat` under `rules` (chant and signal delivery as given, the rest at
+/// the defaults), read from its JSON as a bot would.
+fn game_message(rules: &Rules, seat: Seat) -> ToBot {
+    let chant = if rules.chant { "on" } else { "off" };
+    let signals = match rules.signals {
+        rules::SignalDelivery::Public => "public",
+        _ => "partner",
+    };
+    let line = format!(
+        concat!(
+            r#"{{"type":"game","game":1,"seat":{},"partner":{},"players":["a","b","c","d"],"#,
+            r#""rules":{{"seating":"given","chant":"{}","chant-second":"dealer","#,
+            r#""discard":"free","all-spoiled":"nothing","mordienne":"on","mordienne-run":2,"#,
+            r#""deals":1,"on-tie":"draw","signals":"{}","signal-leak":0,"#,
+            r#""signal-truth":"truthful"}},"#,
+            r#""clock":{{"handshake_ms":1000,"answer_ms":1000,"bank_ms":5000}}}}"#,
+            "\n"
+        ),
+        seat.index(),
+        seat.partner().index(),
+        chant,
+        signals
+    );
+    protocol::codec::decode_line::<ToBot>(line.as_bytes()).expect("a game message")
 }
 
 /// What the seats' hidden cards really are now: the sample a perfect sampler could draw.
@@ -85,15 +89,7 @@ pub(crate) fn play_deal(
         let hello =
             ToBot::Hello { id: 1, protocol: 1, features: vec!["signals".into()], time_ms: 1000 };
         tell(&mut players, s, hello);
-        let game_msg = ToBot::Game {
-            game: 1,
-            seat: s.index() as u8,
-            partner: s.partner().index() as u8,
-            players: vec!["a".into(), "b".into(), "c".into(), "d".into()],
-            rules: wire(&rules),
-            clock: protocol::msg::Clock { handshake_ms: 1000, answer_ms: 1000, bank_ms: 5000 },
-        };
-        tell(&mut players, s, game_msg);
+        tell(&mut players, s, game_message(&rules, s));
     }
     game.deal(deck).expect("a deck");
     for s in Seat::ALL {
