@@ -65,7 +65,8 @@ struct State {
 }
 
 impl State {
-    /// The answer to `msg`; `asked` is when it arrived, the search's clock.
+    /// The answer to `msg`; `asked` is when it arrived, the search's clock. The search bot
+    /// answers everything but `hello` itself; the rest of this function is the other two.
     fn answer(&mut self, msg: ToBot, asked: Instant) -> Option<FromBot> {
         if let Some(player) = &mut self.search {
             let mut elapsed = || asked.elapsed().as_micros() as u64;
@@ -95,9 +96,7 @@ impl State {
                 let accept = vote.then(|| match self.kind {
                     Builtin::Random => self.rng.below(2) == 0,
                     // Strong cards are worth keeping the deal as it is only when few are held.
-                    Builtin::Heuristic | Builtin::Search => {
-                        hand.iter().filter(|c| c.level() <= 9).count() < 3
-                    }
+                    _ => hand.iter().filter(|c| c.level() <= 9).count() < 3,
                 });
                 Some(FromBot::Opening { id, accept, signals: self.top_card_signals(hand) })
             }
@@ -125,7 +124,7 @@ impl State {
                 let hand = hand_set(&hand);
                 let pick = match self.kind {
                     Builtin::Random => hand.nth(self.rng.below(hand.len() as u64) as usize)?,
-                    Builtin::Heuristic | Builtin::Search => self.heuristic_play(hand, &table)?,
+                    _ => self.heuristic_play(hand, &table)?,
                 };
                 Some(FromBot::Play { id, card: crate::convert::code(pick), signals: vec![] })
             }
