@@ -1,10 +1,12 @@
 //! Bots built into the referee, speaking the real protocol over in-memory pipes: the default
-//! lineup that works on a fresh checkout with nothing installed, and honest opponents for tests.
+//! lineup that works on a fresh checkout with nothing installed, honest opponents for tests, and
+//! the search bot (crate `aluette-search`) as the yardstick to measure bots against.
 
 use protocol::codec::{LineFramer, decode_line, encode_line};
 use protocol::msg::{FromBot, TableCard, ToBot};
 use protocol::{CardCode, PROTOCOL_VERSION};
 use rules::{Card, CardSet, DiscardRule, Rules, SignalDelivery, SignalTruth, SplitMix64};
+use std::time::Instant;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
 /// The built-in strategies.
@@ -14,6 +16,8 @@ pub(crate) enum Builtin {
     Heuristic,
     /// Plays a random card; votes and discards at random (seeded, so games reproduce).
     Random,
+    /// Searches: determinized Monte-Carlo at the search crate's default share of the clock.
+    Search,
 }
 
 impl Builtin {
@@ -21,6 +25,7 @@ impl Builtin {
         match name {
             "heuristic" => Some(Builtin::Heuristic),
             "random" => Some(Builtin::Random),
+            "search" => Some(Builtin::Search),
             _ => None,
         }
     }
@@ -29,6 +34,7 @@ impl Builtin {
         match self {
             Builtin::Heuristic => "builtin-heuristic",
             Builtin::Random => "builtin-random",
+            Builtin::Search => "builtin-search",
         }
     }
 }
@@ -50,6 +56,8 @@ fn weakest_first(set: CardSet) -> Vec<Card> {
 
 struct State {
     kind: Builtin,
+    /// The search bot's own state, for [`Builtin::Search`].
+    search: Option<search::Player>,
     rng: SplitMix64,
     seat: u8,
     /// The game's rules, from its `game` message.
@@ -57,7 +65,16 @@ struct State {
 }
 
 impl State {
-    fn answer(&mut self, msg: ToBot) -> Option<FromBot> {
+    /// The answer to `msg`; `asked` is when it arrived, the search's clock. The search bot
+    /// answers everything but `hello` itself; the rest of this function is the other two.
+    fn answer(&mut self, msg: ToBot, asked: Instant) -> Option<FromBot> {
+        if let Some(player) = &mut self.search {
+            let mut elapsed = || asked.elapsed().as_micros() as u64;
+            let answer = player.handle(&msg, &mut elapsed);
+            if !matches!(msg, ToBot::Hello { .. }) {
+                return answer;
+            }
+        }
         match msg {
             ToBot::Hello { id, .. } => Some(FromBot::Hello {
                 id,
@@ -81,7 +98,7 @@ impl State {
                 let accept = vote.then(|| match self.kind {
                     Builtin::Random => self.rng.below(2) == 0,
                     // Strong cards are worth keeping the deal as it is only when few are held.
-                    Builtin::Heuristic => hand.iter().filter(|c| c.level() <= 9).count() < 3,
+                    _ => hand.iter().filter(|c| c.level() <= 9).count() < 3,
                 });
                 Some(FromBot::Opening { id, accept, signals: self.top_card_signals(hand) })
             }
@@ -109,7 +126,7 @@ impl State {
                 let hand = hand_set(&hand);
                 let pick = match self.kind {
                     Builtin::Random => hand.nth(self.rng.below(hand.len() as u64) as usize)?,
-                    Builtin::Heuristic => self.heuristic_play(hand, &table)?,
+                    _ => self.heuristic_play(hand, &table)?,
                 };
                 Some(FromBot::Play { id, card: crate::convert::code(pick), signals: vec![] })
             }
@@ -155,7 +172,9 @@ pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
     let (mut reader, mut writer) = tokio::io::split(stream);
     // No signals before a `game` message says which rules hold.
     let rules = Rules { signals: SignalDelivery::Off, ..Rules::default() };
-    let mut state = State { kind, rng: SplitMix64::new(0), seat: 0, rules };
+    let search =
+        (kind == Builtin::Search).then(|| search::Player::new(search::Settings::default()));
+    let mut state = State { kind, search, rng: SplitMix64::new(0), seat: 0, rules };
     let mut framer = LineFramer::new(max_line);
     let mut buf = vec![0u8; 8192];
     loop {
@@ -171,7 +190,24 @@ pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
             if matches!(msg, ToBot::Bye { .. }) {
                 return;
             }
-            if let Some(answer) = state.answer(msg) {
+            let asked = Instant::now();
+            let answer = if state.search.is_some() && msg.id().is_some() {
+                // A search takes milliseconds of CPU: off the runtime's threads, which serve
+                // the referee's own clocks meanwhile.
+                let Ok((back, answer)) = tokio::task::spawn_blocking(move || {
+                    let answer = state.answer(msg, asked);
+                    (state, answer)
+                })
+                .await
+                else {
+                    return;
+                };
+                state = back;
+                answer
+            } else {
+                state.answer(msg, asked)
+            };
+            if let Some(answer) = answer {
                 out.push_str(&encode_line(&answer));
             }
         }
@@ -195,7 +231,7 @@ mod tests {
 
     /// The bot's answer as JSON.
     fn answer(state: &mut State, m: ToBot) -> Value {
-        let line = encode_line(&state.answer(m).expect("an answer"));
+        let line = encode_line(&state.answer(m, Instant::now()).expect("an answer"));
         serde_json::from_str(&line).unwrap()
     }
 
@@ -216,7 +252,7 @@ mod tests {
     }
 
     fn new_state(kind: Builtin) -> State {
-        State { kind, rng: SplitMix64::new(0), seat: 0, rules: Rules::default() }
+        State { kind, search: None, rng: SplitMix64::new(0), seat: 0, rules: Rules::default() }
     }
 
     /// The heuristic bot signals its top cards only when the game's rules deliver signals and
@@ -235,7 +271,7 @@ mod tests {
         ];
         for (rules, signals) in cases {
             let mut state = new_state(Builtin::Heuristic);
-            assert_eq!(state.answer(game(1, &rules)), None);
+            assert_eq!(state.answer(game(1, &rules), Instant::now()), None);
             let sent = answer(&mut state, opening())["signals"].as_array().map_or(0, Vec::len);
             assert_eq!(sent > 0, signals, "{rules:?}");
         }
@@ -257,7 +293,8 @@ mod tests {
         for no in 1..=8 {
             for rule in [DiscardRule::Free, DiscardRule::KeepHighest] {
                 let mut state = new_state(Builtin::Random);
-                state.answer(game(no, &Rules { discard: rule, ..Rules::default() }));
+                state
+                    .answer(game(no, &Rules { discard: rule, ..Rules::default() }), Instant::now());
                 let got: Vec<String> =
                     serde_json::from_value(answer(&mut state, discard(rule))["cards"].clone())
                         .unwrap();

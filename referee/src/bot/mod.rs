@@ -70,9 +70,9 @@ impl BotSpec {
             return Ok(BotSpec::TcpSeat { token: token.to_string() });
         }
         if let Some(name) = text.strip_prefix("builtin:") {
-            return Builtin::parse(name)
-                .map(BotSpec::Builtin)
-                .ok_or_else(|| format!("no built-in bot {name:?} (there are: heuristic, random)"));
+            return Builtin::parse(name).map(BotSpec::Builtin).ok_or_else(|| {
+                format!("no built-in bot {name:?} (there are: heuristic, random, search)")
+            });
         }
         shell::split(text).map(BotSpec::Command).map_err(|e| format!("bot command {text:?}: {e}"))
     }

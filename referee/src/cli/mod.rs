@@ -51,10 +51,10 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct MatchArgs {
-    /// A bot: a command line (split like a shell, never run by one); builtin:heuristic or
-    /// builtin:random; tcp or tcp:TOKEN (a bot that connects to --listen with that token; a
-    /// token is generated and printed when not given); tcp://HOST:PORT (a bot that listens); human (a person, in the browser page whose address is
-    /// printed).
+    /// A bot: a command line (split like a shell, never run by one); builtin:heuristic,
+    /// builtin:random or builtin:search; tcp or tcp:TOKEN (a bot that connects to --listen with
+    /// that token; a token is generated and printed when not given); tcp://HOST:PORT (a bot that
+    /// listens); human (a person, in the browser page whose address is printed).
     /// Once: all four seats; twice: seats 0+2 then 1+3; four times: seats 0..3. None:
     /// builtin:heuristic (seats 0+2) against builtin:random (seats 1+3).
     #[arg(long = "bot", value_name = "CMD")]
@@ -112,8 +112,8 @@ pub(crate) struct ReplayArgs {
 /// Arguments of `referee check-bot`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckBotArgs {
-    /// The bot: a command line (split like a shell, never run by one), or builtin:heuristic or
-    /// builtin:random.
+    /// The bot: a command line (split like a shell, never run by one), or builtin:heuristic,
+    /// builtin:random or builtin:search.
     #[arg(value_name = "CMD")]
     command: String,
     /// Time allowed for each answer, in milliseconds.

@@ -27,6 +27,7 @@ mod html_viewer;
 mod kill;
 mod replay_seat;
 mod schema;
+mod search_bot;
 mod signals;
 mod surrender;
 mod tcp;

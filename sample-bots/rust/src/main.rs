@@ -1,11 +1,13 @@
 //! A heuristic Aluette bot in Rust, fast enough for referee benchmarks: a starting point for bot authors.
 //!
 //! It speaks the line protocol of `spec/protocol.md` on stdin/stdout, or over TCP with
-//! `--connect HOST:PORT --token T`. `--random` turns it into an instant random player.
+//! `--connect HOST:PORT --token T`. `--random` turns it into an instant random player, and
+//! `--search` into the search bot of the `aluette-search` crate (search_glue.rs).
 //! Stdout is the protocol, so nothing but answers may ever be printed there.
 #![deny(clippy::print_stdout)]
 
 mod cards;
+mod search_glue;
 mod strategy;
 
 use protocol::codec::{decode_line, encode_into};
@@ -15,10 +17,17 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use strategy::Bot;
 
-const USAGE: &str = "usage: aluette-bot [--name NAME] [--random] [--connect HOST:PORT --token T]
+const USAGE: &str =
+    "usage: aluette-bot [--name NAME] [--random | --search [--seed S] [--samples N] [--think F]]
+                   [--connect HOST:PORT --token T]
 
-  --name NAME          name given in the hello answer (default rust-heuristic)
+  --name NAME          name given in the hello answer (default rust-heuristic, or rust-search)
   --random             play random legal moves (an instant bot for benchmarks)
+  --search             search each decision by determinized Monte-Carlo (the yardstick bot)
+  --seed S             the search's seed (default 0)
+  --samples N          exactly N samples per decision, whatever the clock: same seed, same answers
+  --think F            share of each answer's time to spend, F x (time_ms + bank_ms / 10),
+                       at most half of time_ms (default 0.005)
   --connect HOST:PORT  talk to the referee over TCP instead of stdin/stdout
   --token T            seat token to put in the hello answer (TCP)";
 
@@ -29,11 +38,15 @@ struct Args {
     connect: Option<String>,
     token: Option<String>,
     random: bool,
+    /// `Some`: play by search with these settings.
+    search: Option<search::Settings>,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut args =
-        Args { name: "rust-heuristic".into(), connect: None, token: None, random: false };
+        Args { name: String::new(), connect: None, token: None, random: false, search: None };
+    let mut settings = search::Settings::default();
+    let (mut search, mut tuned) = (false, false);
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -42,11 +55,34 @@ fn parse_args() -> Result<Args, String> {
             "--connect" => args.connect = Some(value()?),
             "--token" => args.token = Some(value()?),
             "--random" => args.random = true,
+            "--search" => search = true,
+            "--seed" => settings.seed = number(&flag, &value()?)?,
+            "--samples" => settings.samples = Some(number(&flag, &value()?)?),
+            "--think" => settings.think = number(&flag, &value()?)?,
             "-h" | "--help" => return Err(String::new()),
             _ => return Err(format!("unknown argument {flag}")),
         }
+        tuned |= matches!(flag.as_str(), "--seed" | "--samples" | "--think");
     }
+    if tuned && !search {
+        return Err("--seed, --samples and --think go with --search".into());
+    }
+    if search && args.random {
+        return Err("--random and --search exclude each other".into());
+    }
+    if !(settings.think > 0.0 && settings.think <= 1.0) || settings.samples == Some(0) {
+        return Err("--think takes a share in (0, 1] and --samples at least 1".into());
+    }
+    if args.name.is_empty() {
+        args.name = if search { "rust-search" } else { "rust-heuristic" }.into();
+    }
+    args.search = search.then_some(settings);
     Ok(args)
+}
+
+/// A flag's number.
+fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
+    text.parse().map_err(|_| format!("{flag}: not a number: {text:?}"))
 }
 
 /// How the conversation ended.
@@ -119,6 +155,7 @@ fn quick_type(line: &[u8]) -> Option<&[u8]> {
 /// the bot connected to a referee's lobby, so an end before the first game is a refusal.
 fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) -> io::Result<End> {
     let mut bot = Bot::new(args.random);
+    let mut searcher = args.search.map(search_glue::Searcher::new);
     let mut seated = !tcp;
     let mut line = Vec::with_capacity(1024);
     let mut out = Vec::with_capacity(256);
@@ -127,7 +164,8 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
         if input.read_until(b'\n', &mut line)? == 0 {
             return Ok(if seated { End::Done } else { End::Refused(None) });
         }
-        if quick_type(&line).is_some_and(|kind| !bot.needs(kind)) {
+        let asked = std::time::Instant::now();
+        if searcher.is_none() && quick_type(&line).is_some_and(|kind| !bot.needs(kind)) {
             continue;
         }
         let msg = match decode_line::<ToBot>(&line) {
@@ -137,6 +175,16 @@ fn run(args: &Args, mut input: impl BufRead, mut output: impl Write, tcp: bool) 
                 continue;
             }
         };
+        if let Some(searcher) = &mut searcher
+            && let Some(answer) = searcher.answer(&msg, asked)
+        {
+            seated = true;
+            out.clear();
+            encode_into(&answer, &mut out);
+            output.write_all(&out)?;
+            output.flush()?;
+            continue;
+        }
         let answer = match msg {
             ToBot::Hello { id, protocol, features, .. } => {
                 if protocol != protocol::PROTOCOL_VERSION {
@@ -355,7 +403,7 @@ mod tests {
 
     /// The answers of a bot to `lines`.
     fn answers(random: bool, lines: &[String]) -> String {
-        let args = Args { name: "t".into(), connect: None, token: None, random };
+        let args = Args { name: "t".into(), connect: None, token: None, random, search: None };
         let mut out = Vec::new();
         run(&args, lines.concat().as_bytes(), &mut out, false).unwrap();
         String::from_utf8(out).unwrap()
@@ -365,7 +413,8 @@ mod tests {
     /// referee's reason when it sent a `bye`; after a game, `bye` is the normal end.
     #[test]
     fn an_end_before_the_first_game_over_tcp_is_a_refusal() {
-        let args = Args { name: "t".into(), connect: None, token: None, random: true };
+        let args =
+            Args { name: "t".into(), connect: None, token: None, random: true, search: None };
         let end = |lines: &[String]| run(&args, lines.concat().as_bytes(), Vec::new(), true);
         let all: Vec<String> = conversation().iter().map(encode_line).collect();
         let bye = encode_line(&ToBot::Bye { reason: "unknown seat token".into() });

@@ -1,0 +1,277 @@
+//! The search bot as a conversation: it takes the referee's messages one by one, keeps the
+//! seat's knowledge up to date from the notices, and answers the questions. It never reads a
+//! clock: the caller passes one in with each message, and the budget of an answer is a share
+//! of the time the question allows (`time_ms`, plus a slice of `bank_ms`).
+
+use crate::decide::{self, Budget};
+use crate::knowledge::Knowledge;
+use protocol::CardCode;
+use protocol::msg::{FromBot, ToBot};
+use protocol::options as wire;
+use rules::{Card, CardSet, ChantSecond, DiscardRule, Rules, Seat, Signal, SignalDelivery};
+use rules::{SignalTruth, SplitMix64, derive_seed};
+
+/// How the bot searches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// Mixed into every decision's random stream.
+    pub seed: u64,
+    /// `Some(n)`: exactly `n` samples per decision and no look at the clock, so that the same
+    /// seed gives the same answers (a replay re-drives it). `None`: as many as the time allows.
+    pub samples: Option<u32>,
+    /// The share of an answer's time to spend: the budget is `think` × (`time_ms` + `bank_ms`
+    /// / 10), and never more than half of `time_ms`.
+    pub think: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings { seed: 0, samples: None, think: DEFAULT_THINK }
+    }
+}
+
+/// The default share of the clock: 7.5 ms of the default 1000 ms answer and 5000 ms bank,
+/// which holds a 400-set duplicate benchmark to about half an hour on two busy cores.
+pub const DEFAULT_THINK: f64 = 0.005;
+
+/// Samples taken even when the budget is spent, so that a busy machine still gets a decision
+/// better than a guess.
+const MIN_SAMPLES: u32 = 16;
+
+/// Samples never exceeded in a timed decision: past this the choice no longer changes.
+const MAX_SAMPLES: u32 = 20_000;
+
+/// The search bot of one connection.
+#[derive(Debug)]
+pub struct Player {
+    settings: Settings,
+    signals_offered: bool,
+    rules: Rules,
+    seat: Seat,
+    game: u64,
+    deal: u16,
+    k: Option<Knowledge>,
+    /// Signals to send with the next play answer (the hand after a discard).
+    pending_signals: bool,
+}
+
+/// Converts what the search needs of the wire rules (of signal delivery, only whether there is
+/// any: the knowledge takes the signals as they come).
+fn rules_of(w: &protocol::RulesWire) -> Rules {
+    let base = Rules::default();
+    Rules {
+        chant: w.chant == wire::OnOff::On,
+        chant_second: if w.chant_second == wire::ChantSecond::Partner {
+            ChantSecond::Partner
+        } else {
+            ChantSecond::Dealer
+        },
+        discard: if w.discard == wire::DiscardRule::KeepHighest {
+            DiscardRule::KeepHighest
+        } else {
+            DiscardRule::Free
+        },
+        // An unannounced mordienne scores under `on` and `announced` only; this bot announces none.
+        mordienne: matches!(w.mordienne, wire::Mordienne::On | wire::Mordienne::Announced),
+        mordienne_run: w.mordienne_run,
+        signals: if w.signals == wire::Signals::Off { SignalDelivery::Off } else { base.signals },
+        signal_truth: if w.signal_truth == wire::SignalTruth::Free {
+            SignalTruth::Free
+        } else {
+            SignalTruth::Truthful
+        },
+        ..base
+    }
+}
+
+fn card(c: CardCode) -> Card {
+    Card::from_ascii(c.as_bytes()).unwrap_or(Card::MONSIEUR)
+}
+
+fn code(c: Card) -> CardCode {
+    CardCode::ALL[c.index() as usize]
+}
+
+fn set(codes: &[CardCode]) -> CardSet {
+    codes.iter().map(|&c| card(c)).collect()
+}
+
+fn seat(n: u8) -> Seat {
+    Seat::new(n & 3).unwrap_or(Seat::ALL[0])
+}
+
+/// The decision kinds, mixed into each decision's seed.
+const VOTE: u64 = 1;
+const DISCARD: u64 = 2;
+const PLAY: u64 = 3;
+
+impl Player {
+    /// A player with these settings.
+    pub fn new(settings: Settings) -> Player {
+        Player {
+            settings,
+            signals_offered: true,
+            rules: Rules::default(),
+            seat: Seat::ALL[0],
+            game: 0,
+            deal: 0,
+            k: None,
+            pending_signals: false,
+        }
+    }
+
+    /// Reads one message; returns the answer when it is a question. `elapsed_us` tells the
+    /// microseconds since the message arrived; it is called only in a timed search.
+    pub fn handle(&mut self, msg: &ToBot, elapsed_us: &mut dyn FnMut() -> u64) -> Option<FromBot> {
+        match msg {
+            ToBot::Hello { features, .. } => {
+                self.signals_offered = features.iter().any(|f| f == "signals");
+                None
+            }
+            ToBot::Game { game, seat: s, rules, .. } => {
+                self.game = *game;
+                self.seat = seat(*s);
+                self.rules = rules_of(rules);
+                self.k = None;
+                None
+            }
+            ToBot::Deal { deal, dealer, hand } => {
+                self.deal = *deal;
+                self.pending_signals = false;
+                self.k = Some(Knowledge::new(self.rules, self.seat, seat(*dealer), set(hand)));
+                None
+            }
+            ToBot::Opening { id, vote, hand, time_ms, bank_ms, .. } => {
+                let k = self.know(|k| k.hand = set(hand));
+                let accept = vote.then(|| {
+                    let mut rng = self.rng(VOTE, &k);
+                    decide::vote(&k, &mut self.budget(*time_ms, *bank_ms, elapsed_us), &mut rng)
+                });
+                let signals = self.signals_of(k.hand);
+                Some(FromBot::Opening { id: *id, accept, signals })
+            }
+            ToBot::Vote { accept, .. } => {
+                if !accept {
+                    self.update(|k| k.on_chant(false));
+                }
+                None
+            }
+            ToBot::Chant { taken } => {
+                self.update(|k| k.on_chant(*taken));
+                None
+            }
+            ToBot::Discard { id, hand, received, time_ms, bank_ms, .. } => {
+                let k = self.know(|k| k.on_received(set(hand), set(received)));
+                let mut rng = self.rng(DISCARD, &k);
+                let cards =
+                    decide::discard(&k, &mut self.budget(*time_ms, *bank_ms, elapsed_us), &mut rng);
+                self.update(|k| k.on_discarded(cards));
+                self.pending_signals = true;
+                Some(FromBot::Discard {
+                    id: *id,
+                    cards: cards.iter().map(code).collect(),
+                    signals: Vec::new(),
+                })
+            }
+            ToBot::Play { id, hand, table, leader, time_ms, bank_ms, .. } => {
+                let k = self.know(|k| {
+                    k.playing = true;
+                    k.hand = set(hand);
+                    k.leader = seat(*leader);
+                    k.table = table.iter().map(|t| (seat(t.seat), card(t.card))).collect();
+                });
+                let mut rng = self.rng(PLAY, &k);
+                let pick =
+                    decide::play(&k, &mut self.budget(*time_ms, *bank_ms, elapsed_us), &mut rng)?;
+                let signals = if std::mem::take(&mut self.pending_signals) {
+                    self.signals_of(k.hand)
+                } else {
+                    Vec::new()
+                };
+                Some(FromBot::Play { id: *id, card: code(pick), signals })
+            }
+            ToBot::Played { seat: s, card: c, .. } => {
+                self.update(|k| k.on_played(seat(*s), card(*c)));
+                None
+            }
+            ToBot::Signal { from, signal } => {
+                if let Ok(signal) = signal.parse::<Signal>() {
+                    self.update(|k| k.see(seat(*from), signal));
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// What this seat knows of the current deal, once a deal has started.
+    pub fn knowledge(&self) -> Option<&Knowledge> {
+        self.k.as_ref()
+    }
+
+    /// The deal's knowledge after `change`, kept and returned (a fresh one if a question
+    /// comes without its `deal` notice).
+    fn know(&mut self, change: impl FnOnce(&mut Knowledge)) -> Knowledge {
+        let k = self.k.get_or_insert_with(|| {
+            Knowledge::new(self.rules, self.seat, Seat::ALL[0], CardSet::EMPTY)
+        });
+        change(k);
+        k.clone()
+    }
+
+    fn update(&mut self, change: impl FnOnce(&mut Knowledge)) {
+        if let Some(k) = &mut self.k {
+            change(k);
+        }
+    }
+
+    /// The random stream of one decision: from the seed, the game, the seat and the moment, so
+    /// that a decision never depends on how many samples earlier ones took.
+    fn rng(&self, kind: u64, k: &Knowledge) -> SplitMix64 {
+        let moment = u64::from(k.tricks_done) * 4 + k.table.len() as u64;
+        SplitMix64::new(derive_seed(&[
+            self.settings.seed,
+            self.game,
+            self.seat.index() as u64,
+            u64::from(self.deal),
+            kind,
+            moment,
+        ]))
+    }
+
+    fn budget<'a>(
+        &self,
+        time_ms: u64,
+        bank_ms: u64,
+        elapsed_us: &'a mut dyn FnMut() -> u64,
+    ) -> Budget<'a> {
+        let spend = self.settings.think * (time_ms as f64 + bank_ms as f64 / 10.0);
+        let limit_us = (spend.min(time_ms as f64 / 2.0) * 1000.0) as u64;
+        match self.settings.samples {
+            Some(n) => Budget { max_samples: n, min_samples: n, deadline_us: None, elapsed_us },
+            None => Budget {
+                max_samples: MAX_SAMPLES,
+                min_samples: MIN_SAMPLES,
+                deadline_us: Some(limit_us),
+                elapsed_us,
+            },
+        }
+    }
+
+    /// True signals that help the partner read this hand: each top card held and the number
+    /// of aces, when the rules deliver signals and require them true.
+    fn signals_of(&self, hand: CardSet) -> Vec<String> {
+        if !self.signals_offered
+            || self.rules.signals == SignalDelivery::Off
+            || self.rules.signal_truth != SignalTruth::Truthful
+        {
+            return Vec::new();
+        }
+        let mut out: Vec<String> =
+            hand.iter().filter(|c| c.level() <= 8).map(|c| Signal::Holds(c).to_string()).collect();
+        let aces = hand.iter().filter(|c| c.rank() == rules::Rank::Ace).count() as u8;
+        out.truncate(7);
+        out.push(Signal::Aces(aces).to_string());
+        out
+    }
+}
