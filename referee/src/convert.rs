@@ -118,6 +118,12 @@ pub(crate) fn discard_rule(rule: DiscardRule) -> wire::DiscardRule {
     }
 }
 
+/// Whether games under these wire rules hold the rounds before the first lead (rules that do
+/// not convert hold none: they are refused where they are checked).
+pub(crate) fn pre_lead_rounds(w: &RulesWire) -> bool {
+    rules_from_wire(w).is_ok_and(|(rules, _)| rules.has_pre_lead_rounds())
+}
+
 /// Rules from their wire form (a record header), with the seating (the referee's, not the
 /// engine's), or the name of the first bad field. The words are typed on the wire; the numbers'
 /// ranges are checked here.

@@ -122,6 +122,14 @@ pub struct Rules {
     pub signal_truth: SignalTruth,
 }
 
+impl Rules {
+    /// Whether a deal may hold the rounds before the first lead (section 12): a surrender round,
+    /// an announcement round, or both.
+    pub fn has_pre_lead_rounds(&self) -> bool {
+        self.surrender || self.announce != Announcement::Off
+    }
+}
+
 impl Default for Rules {
     fn default() -> Rules {
         Rules {

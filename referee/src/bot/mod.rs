@@ -125,6 +125,8 @@ pub(crate) struct ConnectConfig {
     pub(crate) stderr_cap: u64,
     /// Measure each bot process's CPU time per answer (`cpu_us`).
     pub(crate) cpu_time: bool,
+    /// The games' rules hold the rounds before the first lead, so `hello` offers `surrender`.
+    pub(crate) pre_lead_rounds: bool,
     pub(crate) limits: process::Limits,
 }
 
@@ -147,9 +149,22 @@ impl Identity {
     }
 }
 
-/// The features a hello answer lists that the referee offers, in the referee's order.
-pub(crate) fn taken_up(listed: &[String]) -> Vec<String> {
-    FEATURES.iter().filter(|f| listed.iter().any(|l| l == *f)).map(|f| f.to_string()).collect()
+/// The features a `hello` offers this bot: `surrender` only when the rules hold its rounds, and
+/// `resume` only to a person's page (the one seat that can come back), so that a bot in a game
+/// without them gets, byte for byte, the hello it got before they existed.
+pub(crate) fn offered_features(spec: &BotSpec, pre_lead_rounds: bool) -> Vec<String> {
+    let offered = |f: &&&str| match **f {
+        protocol::SURRENDER => pre_lead_rounds,
+        protocol::RESUME => matches!(spec, BotSpec::Human { .. }),
+        _ => true,
+    };
+    FEATURES.iter().filter(offered).map(|f| f.to_string()).collect()
+}
+
+/// The features a hello answer lists among those `offered`, in the referee's order: a name the
+/// referee did not offer is ignored.
+pub(crate) fn taken_up(offered: &[String], listed: &[String]) -> Vec<String> {
+    offered.iter().filter(|f| listed.contains(f)).cloned().collect()
 }
 
 /// The outcome of one question.
@@ -276,7 +291,7 @@ impl Bot {
             recorded_cpu: None,
             clock: None,
         };
-        if handshake && let Err(detail) = bot.handshake(cfg.handshake).await {
+        if handshake && let Err(detail) = bot.handshake(cfg).await {
             bot.refuse(detail).await;
         }
         bot
@@ -359,7 +374,7 @@ impl Bot {
                 return;
             }
         }
-        if let Err(detail) = self.handshake(cfg.handshake).await {
+        if let Err(detail) = self.handshake(cfg).await {
             self.refuse(detail).await;
         }
     }
@@ -374,8 +389,10 @@ impl Bot {
         self.kill(fault).await;
     }
 
-    async fn handshake(&mut self, limit: Duration) -> Result<(), String> {
-        let features = FEATURES.iter().map(|f| f.to_string()).collect();
+    async fn handshake(&mut self, cfg: &ConnectConfig) -> Result<(), String> {
+        let limit = cfg.handshake;
+        let offered = offered_features(&self.spec, cfg.pre_lead_rounds);
+        let features = offered.clone();
         let time_ms = limit.as_millis() as u64;
         let reply = self
             .ask(
@@ -407,7 +424,7 @@ impl Bot {
                     return Err(reason);
                 }
                 check_identity(&name, &version, author.as_deref())?;
-                let features = taken_up(&features);
+                let features = taken_up(&offered, &features);
                 self.identity = Identity { name, version, author, token, features };
                 Ok(())
             }
@@ -673,4 +690,24 @@ pub(crate) fn check_identity(
         return Err("author longer than 128 bytes".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bot in a game without the pre-lead rounds is offered what bots were offered before
+    /// `surrender` and `resume` existed; `resume` goes to people's pages only; and a feature the
+    /// referee did not offer is not taken up, whatever the bot lists.
+    #[test]
+    fn features_are_offered_where_they_can_be_used() {
+        let program = BotSpec::Command(vec!["bot".into()]);
+        let person = BotSpec::Human { token: "t".into() };
+        assert_eq!(offered_features(&program, false), ["signals", "persistent"]);
+        assert_eq!(offered_features(&program, true), ["signals", "persistent", "surrender"]);
+        assert_eq!(offered_features(&person, false), ["signals", "persistent", "resume"]);
+        let listed = vec!["resume".to_string(), "surrender".into(), "telepathy".into()];
+        assert_eq!(taken_up(&offered_features(&program, false), &listed), Vec::<String>::new());
+        assert_eq!(taken_up(&offered_features(&person, true), &listed), ["surrender", "resume"]);
+    }
 }

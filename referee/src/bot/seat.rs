@@ -83,6 +83,7 @@ mod tests {
     fn connect_config() -> ConnectConfig {
         ConnectConfig {
             cpu_time: false,
+            pre_lead_rounds: true,
             handshake: Duration::from_secs(5),
             max_line: 4096,
             stderr_cap: 0,

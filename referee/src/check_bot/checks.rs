@@ -25,7 +25,7 @@ impl Checker {
             return Err(e);
         }
         let time_ms = self.handshake_limit.as_millis() as u64;
-        let features = FEATURES.iter().map(|f| f.to_string()).collect();
+        let features = all_features();
         let got = self
             .ask(
                 "hello",
@@ -56,7 +56,7 @@ impl Checker {
                         version: version.clone(),
                         author: author.clone(),
                         token: None,
-                        features: crate::bot::taken_up(features),
+                        features: crate::bot::taken_up(&all_features(), features),
                     };
                     let mut d = format!("answered hello with name {name:?} version {version:?}");
                     if let Some(a) = author {
@@ -462,4 +462,9 @@ fn show_duration(d: Duration) -> String {
     } else {
         format!("{} ms", d.as_millis())
     }
+}
+
+/// check-bot offers every feature, so that it can check each one the bot takes up.
+fn all_features() -> Vec<String> {
+    FEATURES.iter().map(|f| f.to_string()).collect()
 }

@@ -226,6 +226,7 @@ impl Checker {
             max_line: self.max_line,
             stderr_cap: 1 << 20,
             cpu_time: false,
+            pre_lead_rounds: true,
             limits: Limits::default(),
         }
     }

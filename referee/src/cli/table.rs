@@ -229,6 +229,7 @@ impl TableArgs {
             max_line: self.max_line_bytes,
             stderr_cap: self.stderr_cap,
             cpu_time: self.cpu_time == OnOff::On,
+            pre_lead_rounds: convert::pre_lead_rounds(&self.rules.wire()),
             limits: Limits {
                 memory_bytes: self.bot_memory_mib.map(|m| m << 20),
                 cpu_seconds: self.bot_cpu_seconds,

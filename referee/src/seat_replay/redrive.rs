@@ -313,7 +313,11 @@ pub(super) async fn redrive(
         let hello = protocol::encode_line(&ToBot::Hello {
             id: 1,
             protocol: protocol::PROTOCOL_VERSION,
-            features: protocol::FEATURES.iter().map(|f| f.to_string()).collect(),
+            // What the match would have offered this command under the recorded rules.
+            features: crate::bot::offered_features(
+                &crate::bot::BotSpec::Command(argv.to_vec()),
+                crate::convert::pre_lead_rounds(&game.header.rules),
+            ),
             time_ms: game.header.clock.handshake_ms,
         });
         say!(

@@ -172,6 +172,7 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         max_line,
         stderr_cap: 0,
         cpu_time: false,
+        pre_lead_rounds: rules.has_pre_lead_rounds(),
         limits: Limits::default(),
     };
     let (trigger, stop) = shutdown::channel();

@@ -109,9 +109,10 @@ fn conversation(tmp: &Scratch, name: &str, flags: &str) -> (Vec<String>, Vec<Rec
 
 /// A bot that does not take the feature up is never asked the new questions nor told their
 /// notices: with both options on, its conversation is byte for byte the one it has with both
-/// off, but for the `rules` of its `game` lines. The fallback answers for it (never offers,
-/// refuses, never announces), without a fault, so no deal is committed and `announced` scores
-/// as `on`; any message the referee added for it would break the equality.
+/// off, but for the `rules` of its `game` lines and the `surrender` its hello is offered; with
+/// both off, its hello is the one bots got before the feature existed. The fallback answers for
+/// it (never offers, refuses, never announces), without a fault, so no deal is committed and
+/// `announced` scores as `on`; any message the referee added for it would break the equality.
 #[test]
 fn a_bot_without_the_feature_has_the_same_conversation() {
     let tmp = Scratch::new("unchanged");
@@ -127,7 +128,16 @@ fn a_bot_without_the_feature_has_the_same_conversation() {
         // Each raw line is "> " or "< " and the bytes that crossed the pipe.
         let json = |l: &str| -> Value { serde_json::from_str(&l[2..]).expect("JSON") };
         let (va, vb) = (json(a), json(b));
-        assert_eq!(vb["type"], "game", "only the game line may differ:\n{a}\n{b}");
+        if vb["type"] == "hello" {
+            // The feature is offered only where the rules hold its rounds.
+            assert_eq!(va["features"], serde_json::json!(["signals", "persistent"]));
+            assert_eq!(vb["features"], serde_json::json!(["signals", "persistent", "surrender"]));
+            let mut vb = vb.clone();
+            vb["features"] = va["features"].clone();
+            assert_eq!(va, vb, "the hello lines differ beyond the features");
+            continue;
+        }
+        assert_eq!(vb["type"], "game", "only the hello and game lines may differ:\n{a}\n{b}");
         let mut rules = vb["rules"].clone();
         assert_eq!(rules["surrender"], "on");
         assert_eq!(rules["mordienne"], "announced");
@@ -139,6 +149,9 @@ fn a_bot_without_the_feature_has_the_same_conversation() {
         games += 1;
     }
     assert_eq!(games, 2, "each game line states the options");
+    let hello = off.iter().find(|l| l.starts_with("> ")).expect("a hello");
+    let hello: Value = serde_json::from_str(&hello[2..]).expect("JSON");
+    assert_eq!(hello["features"], serde_json::json!(["signals", "persistent"]), "{hello}");
     for r in &recs {
         assert!(r.faults().is_empty(), "{:?}", r.faults());
         let answers: Vec<&Value> =
