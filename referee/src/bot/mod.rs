@@ -6,6 +6,7 @@ pub(crate) mod builtin;
 pub(crate) mod conn;
 pub(crate) mod preflight;
 pub(crate) mod process;
+pub(crate) mod resumable;
 pub(crate) mod seat;
 pub(crate) mod shell;
 pub(crate) mod tcp;
