@@ -190,6 +190,12 @@ impl Resumable {
         Ok(Attached { n, messages })
     }
 
+    /// The seat was given up (after its grace, or by a connection without `resume`), or its
+    /// match is over: its referee end has ended or is ending.
+    pub(crate) fn given_up(&self) -> bool {
+        self.state().to_referee.is_none()
+    }
+
     /// A line from connection `n` (without its newline), sent on as one line. A connection that
     /// no longer holds the seat is not heard.
     pub(crate) fn heard(&self, n: u64, text: &[u8]) {
