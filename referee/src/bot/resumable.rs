@@ -273,8 +273,10 @@ mod tests {
         referee.write_all(game.as_bytes()).await.unwrap();
         next(&mut first).await;
         next(&mut first).await;
+        // A TCP connection takes the seat back only from one that is gone.
+        assert_eq!(seat.attach(false).unwrap_err(), Refused::Held);
         seat.detach(first.n);
-        let mut second = seat.attach(true).unwrap();
+        let mut second = seat.attach(false).unwrap();
         assert_eq!(next(&mut second).await, r#"{"type":"resume","replay":2}"#);
         assert!(next(&mut second).await.starts_with("{\"type\":\"hello\""));
         assert_eq!(next(&mut second).await, r#"{"type":"chant","taken":false}"#);
@@ -324,8 +326,10 @@ second.n,
         assert!(seat.attach(true).is_ok(), "a page that came back started the grace again");
         let last = seat.state().pages_so_far;
         seat.detach(last);
+        assert!(!seat.given_up());
         tokio::time::sleep(GRACE + Duration::from_secs(1)).await;
-        assert_eq!(seat.attach(true).unwrap_err(), Refused::Gone);
+        assert!(seat.given_up());
+        assert_eq!(seat.attach(false).unwrap_err(), Refused::Gone);
         let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
         assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
     }

@@ -26,6 +26,9 @@ const GAVE_WAY: &str =
     "too many pending connections: this one gave way to another address; try again later";
 /// The bye of a connection naming the token of a seat that has its bot.
 const TAKEN: &str = "this seat token is already in use: the seat has its bot";
+/// The bye of a connection taking back a seat that its grace gave up (spec/protocol.md 9.2)
+/// while the match has not yet seen it go.
+const GIVEN_UP: &str = "this seat was given up: connect again to play from the next game";
 /// How long taking a seat waits for the lobby to decide between two connections of its token
 /// (a moment: whether the earlier connection is still open).
 const DECIDING_WAIT: Duration = Duration::from_secs(1);
@@ -391,8 +394,9 @@ fn reserve(shared: &Shared, token: &str) -> Result<Option<Earlier>, (Refusal, &'
         Slot::Open => Ok(None),
         Slot::Ready { bot, from, relay } => Ok(Some((bot, from, relay))),
         other @ (Slot::InPlay { .. } | Slot::Deciding) => {
+            let given_up = matches!(&other, Slot::InPlay { relay: Some(r), .. } if r.given_up());
             *slot = other;
-            Err((Refusal::Taken, TAKEN))
+            Err((Refusal::Taken, if given_up { GIVEN_UP } else { TAKEN }))
         }
     }
 }
