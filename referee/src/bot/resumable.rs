@@ -281,14 +281,8 @@ mod tests {
         assert!(next(&mut second).await.starts_with("{\"type\":\"hello\""));
         assert_eq!(next(&mut second).await, r#"{"type":"chant","taken":false}"#);
         assert!(next(&mut second).await.starts_with("{\"type\":\"opening\",\"id\":2"));
-        seat.heard(
-first.n,
- br#"{"type":"opening","id":2}"#,
-);
-        seat.heard(
-second.n,
- br#"{"type":"opening","id":2}"#,
-);
+        seat.heard(first.n, br#"{"type":"opening","id":2}"#);
+        seat.heard(second.n, br#"{"type":"opening","id":2}"#);
         let n = referee.read(&mut buf).await.unwrap();
         assert_eq!(
             &buf[..n],

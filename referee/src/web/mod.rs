@@ -15,13 +15,13 @@ mod human;
 mod watch;
 
 use crate::bot::conn::{Reader, Writer};
+use crate::bot::resumable::Resumable;
 use crate::record_io::Tap;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use crate::bot::resumable::Resumable;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::net::SocketAddr;
