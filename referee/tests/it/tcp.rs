@@ -9,7 +9,9 @@
 //!
 //! Misbehaving clients are scripted here with `std::net::TcpStream`, so each misbehaviour
 //! happens exactly when the test wants it; well-behaved bots are the sample bots.
-//! `tcp_clients/listen_bot.py` turns a stdin/stdout bot into a bot that listens.
+//! `tcp_clients/listen_bot.py` turns a stdin/stdout bot into a bot that listens;
+//! `tcp_clients/resume_bot.py` lists `resume`, drops its connection mid-game and takes its seat
+//! back (spec/protocol.md section 9.2).
 
 use crate::harness::{
     Scratch, check_record, jsonl, quoted, root, run_limited, rust_bot_path, text,
