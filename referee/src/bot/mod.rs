@@ -6,6 +6,7 @@ pub(crate) mod builtin;
 pub(crate) mod conn;
 pub(crate) mod preflight;
 pub(crate) mod process;
+pub(crate) mod resumable;
 pub(crate) mod seat;
 pub(crate) mod shell;
 pub(crate) mod tcp;
@@ -150,12 +151,13 @@ impl Identity {
 }
 
 /// The features a `hello` offers this bot: `surrender` only when the rules hold its rounds, and
-/// `resume` only to a person's page (the one seat that can come back), so that a bot in a game
-/// without them gets, byte for byte, the hello it got before they existed.
+/// `resume` only to the seats that can come back (a person's page, a bot that connects to the
+/// lobby with its token), so that a bot in a game without them gets, byte for byte, the hello it
+/// got before they existed.
 pub(crate) fn offered_features(spec: &BotSpec, pre_lead_rounds: bool) -> Vec<String> {
     let offered = |f: &&&str| match **f {
         protocol::SURRENDER => pre_lead_rounds,
-        protocol::RESUME => matches!(spec, BotSpec::Human { .. }),
+        protocol::RESUME => matches!(spec, BotSpec::Human { .. } | BotSpec::TcpSeat { .. }),
         _ => true,
     };
     FEATURES.iter().filter(offered).map(|f| f.to_string()).collect()
@@ -588,6 +590,25 @@ impl Bot {
         self.retire(Duration::ZERO);
     }
 
+    /// Puts `reader` and `writer` (a relay's end, `bot::resumable`) in place of this bot's
+    /// connection, keeping what its handshake learned; the connection's halves are returned for
+    /// the relay to carry. None for a bot without a connection.
+    pub(crate) fn relay_through(
+        &mut self,
+        reader: conn::Reader,
+        writer: conn::Writer,
+    ) -> Option<(conn::Reader, conn::Writer)> {
+        let max_line = self.conn.as_ref()?.max_line();
+        let old = self.conn.replace(LineConn::new(reader, writer, max_line))?;
+        Some(old.into_parts())
+    }
+
+    /// The connection's halves, taken from a bot that is not going to play (a connection taking
+    /// a seat back, whose own handshake only told its token).
+    pub(crate) fn into_connection(mut self) -> Option<(conn::Reader, conn::Writer)> {
+        self.conn.take().map(LineConn::into_parts)
+    }
+
     /// Registers what to do when this bot dies.
     pub(crate) fn set_on_death(&mut self, f: impl FnOnce() + Send + Sync + 'static) {
         self.on_death = Some(DeathHook(Box::new(f)));
@@ -697,7 +718,8 @@ mod tests {
     use super::*;
 
     /// A bot in a game without the pre-lead rounds is offered what bots were offered before
-    /// `surrender` and `resume` existed; `resume` goes to people's pages only; and a feature the
+    /// `surrender` and `resume` existed; `resume` goes to the seats that can come back (people's
+    /// pages, lobby seats), not to a program or a bot the referee connects to; and a feature the
     /// referee did not offer is not taken up, whatever the bot lists.
     #[test]
     fn features_are_offered_where_they_can_be_used() {
@@ -706,6 +728,10 @@ mod tests {
         assert_eq!(offered_features(&program, false), ["signals", "persistent"]);
         assert_eq!(offered_features(&program, true), ["signals", "persistent", "surrender"]);
         assert_eq!(offered_features(&person, false), ["signals", "persistent", "resume"]);
+        let seat = BotSpec::TcpSeat { token: "t".into() };
+        assert_eq!(offered_features(&seat, false), ["signals", "persistent", "resume"]);
+        let listening = BotSpec::TcpConnect("h:1".into());
+        assert_eq!(offered_features(&listening, false), ["signals", "persistent"]);
         let listed = vec!["resume".to_string(), "surrender".into(), "telepathy".into()];
         assert_eq!(taken_up(&offered_features(&program, false), &listed), Vec::<String>::new());
         assert_eq!(taken_up(&offered_features(&person, true), &listed), ["surrender", "resume"]);

@@ -1,312 +1,41 @@
-//! A person's seat. The referee's end is a byte stream like any bot's (`Bot::attach`); this end
-//! carries its lines to the page as WebSocket text messages and the page's messages back as
-//! lines, and outlives the page's connection: a page that listed `resume` in its hello answer
-//! may connect again within [`GRACE`] and is sent the current game again (spec/protocol.md
-//! section 9), while the referee only sees a bot that is slow to answer.
+//! A person's seat over its page's WebSocket: the seat's lines go to the page as text messages
+//! and the page's messages come back as lines. The seat itself, which outlives the page's
+//! connection (feature `resume`), is `bot::resumable`; this file is only the WebSocket's end.
 
-use protocol::msg::{FromBot, ToBot};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
-use tokio::sync::{Notify, mpsc};
+use crate::bot::resumable::Resumable;
+use axum::extract::ws::{Message, WebSocket};
+use std::sync::Arc;
 
-/// How long a seat whose page listed `resume` waits for the page to come back before it is
-/// given up (the referee then sees the connection end, as for any bot).
-pub(crate) const GRACE: Duration = Duration::from_secs(60);
-/// Room in the in-memory pipe between the referee and the seat: its end is read at once.
-const PIPE_BYTES: usize = 1 << 20;
-
-/// A connected page: its number and where its messages go.
-#[derive(Debug)]
-struct Page {
-    n: u64,
-    out: mpsc::UnboundedSender<String>,
-}
-
-#[derive(Debug)]
-struct State {
-    /// The referee's end of the pipe, until the match takes it.
-    referee_end: Option<DuplexStream>,
-    /// Where the page's lines go; `None` once the seat is given up.
-    to_referee: Option<mpsc::UnboundedSender<Vec<u8>>>,
-    page: Option<Page>,
-    pages_so_far: u64,
-    /// What the seat was sent in the current game (from its `game` message; before any game,
-    /// from the connection's start).
-    history: Vec<String>,
-    /// The id of the question the last line of `history` asks, until the page answers it.
-    open: Option<u64>,
-    /// The page's hello answer listed `resume`.
-    resume: bool,
-}
-
-/// One human seat.
-#[derive(Debug)]
-pub(crate) struct HumanSeat {
-    state: Mutex<State>,
-    /// Wakes whoever waits for the first page.
-    arrived: Notify,
-}
-
-/// Why a page may not take the seat.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Refused {
-    /// Another page holds it and did not list `resume`.
-    Held,
-    /// The seat was given up, or the match is over.
-    Gone,
-}
-
-impl Refused {
-    pub(crate) fn reason(&self) -> &'static str {
-        match self {
-            Refused::Held => "this seat is already open in another page",
-            Refused::Gone => "this seat was given up or its match is over",
+/// A page at its seat: the seat's messages out, the page's messages in as lines.
+pub(super) async fn play(mut socket: WebSocket, seat: Arc<Resumable>, max_line: usize) {
+    let mut page = match seat.attach(true) {
+        Ok(page) => page,
+        Err(why) => {
+            let bye = protocol::encode_line(&protocol::ToBot::Bye { reason: why.reason().into() });
+            let _ = socket.send(Message::Text(bye.trim_end().into())).await;
+            return;
         }
-    }
-}
-
-/// A page's hold on the seat: the messages for it, and its number for [`HumanSeat::heard`].
-#[derive(Debug)]
-pub(crate) struct Attached {
-    pub(crate) n: u64,
-    pub(crate) messages: mpsc::UnboundedReceiver<String>,
-}
-
-impl HumanSeat {
-    /// A seat and the tasks that move its bytes.
-    pub(crate) fn new() -> Arc<HumanSeat> {
-        let (referee_end, ours) = tokio::io::duplex(PIPE_BYTES);
-        let (read, mut write) = tokio::io::split(ours);
-        let (to_referee, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
-        let seat = Arc::new(HumanSeat {
-            state: Mutex::new(State {
-                referee_end: Some(referee_end),
-                to_referee: Some(to_referee),
-                page: None,
-                pages_so_far: 0,
-                history: Vec::new(),
-                open: None,
-                resume: false,
-            }),
-            arrived: Notify::new(),
-        });
-        tokio::spawn(async move {
-            while let Some(line) = lines.recv().await {
-                if write.write_all(&line).await.is_err() {
-                    break;
+    };
+    loop {
+        tokio::select! {
+            out = page.messages.recv() => match out {
+                Some(text) => {
+                    if socket.send(Message::Text(text.into())).await.is_err() {
+                        break;
+                    }
                 }
-            }
-            // The seat's output ends: the referee sees the connection end (the pipe's other
-            // half is still being read, so dropping this one would not say it).
-            let _ = write.shutdown().await;
-        });
-        let pump = seat.clone();
-        tokio::spawn(async move { pump.pump(BufReader::new(read)).await });
-        seat
-    }
-
-    fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The referee's end, once a page has connected (waiting at most `wait`); `None` when no
-    /// page came.
-    pub(crate) async fn take(&self, wait: Duration) -> Option<DuplexStream> {
-        let deadline = tokio::time::Instant::now() + wait;
-        loop {
-            let notified = self.arrived.notified();
-            {
-                let mut st = self.state();
-                if st.pages_so_far > 0 {
-                    return st.referee_end.take();
+                // The seat was closed (the match is over) or another page took it.
+                None => break,
+            },
+            msg = socket.recv() => match msg {
+                // A message is a line: one holding a line break would be several.
+                Some(Ok(Message::Text(text))) if !text.contains('\n') && text.len() <= max_line => {
+                    seat.heard(page.n, text.as_str().as_bytes());
                 }
-            }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return None;
-            }
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                _ => break,
+            },
         }
     }
-
-    /// Reads the referee's lines: each is kept for a resumed page and sent to the page there is.
-    async fn pump(&self, mut read: BufReader<tokio::io::ReadHalf<DuplexStream>>) {
-        let mut line = String::new();
-        // The referee's own lines: valid UTF-8, at most 64 KiB each (spec/protocol.md 1).
-        while matches!(read.read_line(&mut line).await, Ok(n) if n > 0) {
-            let text = line.trim_end_matches('\n').to_string();
-            line.clear();
-            let msg = protocol::decode_line::<ToBot>(text.as_bytes()).ok();
-            let mut st = self.state();
-            if matches!(msg, Some(ToBot::Game { .. })) {
-                st.history.clear();
-            }
-            st.open = msg.as_ref().and_then(ToBot::id);
-            st.history.push(text.clone());
-            if let Some(page) = &st.page {
-                let _ = page.out.send(text);
-            }
-        }
-        // The match closed the seat: no page may take it any more.
-        let mut st = self.state();
-        st.page = None;
-        st.to_referee = None;
-    }
-
-    /// A page connects. A first page gets the conversation from its start; a later one, when
-    /// the seat's page listed `resume`, takes over the seat (an earlier page still connected
-    /// is dropped) and is sent `resume`, the current game so far and the open question.
-    pub(crate) fn attach(&self) -> Result<Attached, Refused> {
-        let mut st = self.state();
-        if st.to_referee.is_none() {
-            return Err(Refused::Gone);
-        }
-        let first = st.pages_so_far == 0;
-        if !first && !st.resume {
-            // Without `resume`, a page that left gave the seat up (`detach`).
-            return Err(Refused::Held);
-        }
-        let (out, messages) = mpsc::unbounded_channel();
-        if !first {
-            let replayed = st.history.len() - usize::from(st.open.is_some());
-            let resume = ToBot::Resume { replay: replayed as u64 };
-            let _ = out.send(protocol::encode_line(&resume).trim_end().to_string());
-        }
-        for line in &st.history {
-            let _ = out.send(line.clone());
-        }
-        st.pages_so_far += 1;
-        let n = st.pages_so_far;
-        st.page = Some(Page { n, out });
-        drop(st);
-        self.arrived.notify_waiters();
-        Ok(Attached { n, messages })
-    }
-
-    /// A message from page `n`, sent on as one line. A page that is no longer the seat's is not
-    /// heard.
-    pub(crate) fn heard(&self, n: u64, text: &str) {
-        let mut st = self.state();
-        if st.page.as_ref().is_none_or(|p| p.n != n) {
-            return;
-        }
-        if let Ok(answer) = protocol::decode_line::<FromBot>(text.as_bytes()) {
-            if let FromBot::Hello { features, .. } = &answer {
-                st.resume = features.iter().any(|f| f == protocol::RESUME);
-            }
-            if st.open == Some(answer.id()) {
-                st.open = None;
-            }
-        }
-        if let Some(to) = &st.to_referee {
-            let mut line = Vec::with_capacity(text.len() + 1);
-            line.extend_from_slice(text.as_bytes());
-            line.push(b'\n');
-            let _ = to.send(line);
-        }
-    }
-
-    /// Page `n` left. Without `resume` the seat is given up at once; with it, after [`GRACE`]
-    /// unless a page came back.
-    pub(crate) fn detach(self: &Arc<Self>, n: u64) {
-        let mut st = self.state();
-        if st.page.as_ref().is_none_or(|p| p.n != n) {
-            return;
-        }
-        st.page = None;
-        if !st.resume {
-            st.to_referee = None;
-            return;
-        }
-        let seat = self.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(GRACE).await;
-            let mut st = seat.state();
-            if st.page.is_none() && st.pages_so_far == n {
-                st.to_referee = None;
-            }
-        });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tokio::io::AsyncReadExt;
-
-    async fn next(a: &mut Attached) -> String {
-        tokio::time::timeout(Duration::from_secs(5), a.messages.recv()).await.unwrap().unwrap()
-    }
-
-    /// A page that listed `resume` and comes back is sent `resume`, the game so far and the open
-    /// question; its answer reaches the referee as one line. Without `resume`, a page that left
-    /// gave the seat up, and the referee's read ends.
-    #[tokio::test]
-    async fn a_page_that_listed_resume_gets_the_game_again_and_one_that_did_not_gives_the_seat_up()
-    {
-        let seat = HumanSeat::new();
-        let mut first = seat.attach().unwrap();
-        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
-        referee.write_all(b"{\"type\":\"hello\",\"id\":1,\"protocol\":1,\"features\":[\"resume\"],\"time_ms\":10}\n").await.unwrap();
-        assert!(next(&mut first).await.starts_with("{\"type\":\"hello\""));
-        seat.heard(
-            first.n,
-            r#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#,
-        );
-        let mut buf = vec![0; 512];
-        let n = referee.read(&mut buf).await.unwrap();
-        assert!(buf[..n].ends_with(b"\"features\":[\"resume\"]}\n"));
-        let game = "{\"type\":\"chant\",\"taken\":false}\n{\"type\":\"opening\",\"id\":2,\"deal\":1,\"dealer\":0,\"vote\":false,\"votes\":[],\"hand\":[],\"time_ms\":1,\"bank_ms\":1}\n";
-        referee.write_all(game.as_bytes()).await.unwrap();
-        next(&mut first).await;
-        next(&mut first).await;
-        seat.detach(first.n);
-        let mut second = seat.attach().unwrap();
-        assert_eq!(next(&mut second).await, r#"{"type":"resume","replay":2}"#);
-        assert!(next(&mut second).await.starts_with("{\"type\":\"hello\""));
-        assert_eq!(next(&mut second).await, r#"{"type":"chant","taken":false}"#);
-        assert!(next(&mut second).await.starts_with("{\"type\":\"opening\",\"id\":2"));
-        seat.heard(first.n, r#"{"type":"opening","id":2}"#);
-        seat.heard(second.n, r#"{"type":"opening","id":2}"#);
-        let n = referee.read(&mut buf).await.unwrap();
-        assert_eq!(
-            &buf[..n],
-            b"{\"type\":\"opening\",\"id\":2}\n",
-            "only the seat's page is heard"
-        );
-
-        let seat = HumanSeat::new();
-        let page = seat.attach().unwrap();
-        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
-        seat.detach(page.n);
-        assert_eq!(seat.attach().unwrap_err(), Refused::Gone);
-        let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
-        assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
-    }
-
-    /// A seat whose page listed `resume` waits [`GRACE`] for it: a page back in time keeps the
-    /// seat, and after a whole grace without one the referee sees the connection end.
-    #[tokio::test(start_paused = true)]
-    async fn a_seat_whose_page_listed_resume_is_given_up_after_the_grace_only() {
-        let seat = HumanSeat::new();
-        let first = seat.attach().unwrap();
-        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
-        seat.heard(
-            first.n,
-            r#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#,
-        );
-        let mut buf = vec![0; 512];
-        assert!(referee.read(&mut buf).await.unwrap() > 0);
-        seat.detach(first.n);
-        tokio::time::sleep(GRACE - Duration::from_secs(1)).await;
-        let back = seat.attach().expect("back within the grace");
-        seat.detach(back.n);
-        tokio::time::sleep(GRACE - Duration::from_secs(1)).await;
-        assert!(seat.attach().is_ok(), "a page that came back started the grace again");
-        let last = seat.state().pages_so_far;
-        seat.detach(last);
-        tokio::time::sleep(GRACE + Duration::from_secs(1)).await;
-        assert_eq!(seat.attach().unwrap_err(), Refused::Gone);
-        let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
-        assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
-    }
+    seat.detach(page.n);
 }

@@ -7,21 +7,21 @@
 //! which listens on 127.0.0.1 unless told otherwise. A seat's token opens that seat; the
 //! spectators' token opens the omniscient view and the seat views (`seat=S`).
 //!
-//! The rooms: `human.rs` a person's seat as a byte stream that outlives its page's connection
-//! (feature `resume`); `watch.rs` the record lines as they are added, for spectators; this file
+//! The rooms: `human.rs` a person's seat carried over its page's WebSocket (the seat itself,
+//! which outlives the page's connection, is `bot::resumable`); `watch.rs` the record lines as they are added, for spectators; this file
 //! the server, its routes and checks.
 
 mod human;
 mod watch;
 
 use crate::bot::conn::{Reader, Writer};
+use crate::bot::resumable::Resumable;
 use crate::record_io::Tap;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use human::HumanSeat;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -69,7 +69,7 @@ fn page(title: &str, panels: &str, script: &str) -> String {
 #[derive(Debug)]
 struct App {
     addr: SocketAddr,
-    seats: HashMap<String, Arc<HumanSeat>>,
+    seats: HashMap<String, Arc<Resumable>>,
     feed: Option<(String, Arc<Feed>)>,
     max_line: usize,
     play: String,
@@ -102,7 +102,7 @@ impl Web {
             .await
             .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
         let addr = listener.local_addr().map_err(|e| format!("cannot listen on {listen}: {e}"))?;
-        let seats = tokens.iter().map(|t| (t.clone(), HumanSeat::new())).collect();
+        let seats = tokens.iter().map(|t| (t.clone(), Resumable::new(false))).collect();
         let feed = cfg.watch.then(|| (crate::bot::tcp::new_token(), Feed::new()));
         let play = page("Aluette: your seat", SEAT_PANELS, "play.js");
         let watch = page("Aluette: live", "", "watch.js");
@@ -217,41 +217,7 @@ async fn seat_socket(
     let limit = app.max_line + 1;
     ws.max_message_size(limit)
         .max_frame_size(limit)
-        .on_upgrade(move |socket| play(socket, seat, app.max_line))
-}
-
-/// A page at its seat: the seat's messages out, the page's messages in as lines.
-async fn play(mut socket: WebSocket, seat: Arc<HumanSeat>, max_line: usize) {
-    let mut page = match seat.attach() {
-        Ok(page) => page,
-        Err(why) => {
-            let bye = protocol::encode_line(&protocol::ToBot::Bye { reason: why.reason().into() });
-            let _ = socket.send(Message::Text(bye.trim_end().into())).await;
-            return;
-        }
-    };
-    loop {
-        tokio::select! {
-            out = page.messages.recv() => match out {
-                Some(text) => {
-                    if socket.send(Message::Text(text.into())).await.is_err() {
-                        break;
-                    }
-                }
-                // The seat was closed (the match is over) or another page took it.
-                None => break,
-            },
-            msg = socket.recv() => match msg {
-                // A message is a line: one holding a line break would be several.
-                Some(Ok(Message::Text(text))) if !text.contains('\n') && text.len() <= max_line => {
-                    seat.heard(page.n, text.as_str());
-                }
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                _ => break,
-            },
-        }
-    }
-    seat.detach(page.n);
+        .on_upgrade(move |socket| human::play(socket, seat, app.max_line))
 }
 
 #[derive(Debug, Deserialize)]

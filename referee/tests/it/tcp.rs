@@ -9,7 +9,9 @@
 //!
 //! Misbehaving clients are scripted here with `std::net::TcpStream`, so each misbehaviour
 //! happens exactly when the test wants it; well-behaved bots are the sample bots.
-//! `tcp_clients/listen_bot.py` turns a stdin/stdout bot into a bot that listens.
+//! `tcp_clients/listen_bot.py` turns a stdin/stdout bot into a bot that listens;
+//! `tcp_clients/resume_bot.py` lists `resume`, drops its connection mid-game and takes its seat
+//! back (spec/protocol.md section 9.2).
 
 use crate::harness::{
     Scratch, check_record, jsonl, quoted, root, run_limited, rust_bot_path, text,
@@ -1338,4 +1340,54 @@ fn the_lobby_reads_lines_up_to_the_configured_limit() {
         assert!(bye.contains("line_too_long"), "{bye}");
     }
     t.a_good_bot_plays_cleanly("a long hello refused");
+}
+
+// ---- resume --------------------------------------------------------------------------------
+
+/// `tcp_clients/resume_bot.py` claiming alice's seat with `resume`, dropping its connection
+/// after `drop_after` answers and coming back; its report once it ended.
+fn resume_bot(addr: &str, drop_after: usize) -> thread::JoinHandle<Value> {
+    let script = root().join("referee/tests/tcp_clients/resume_bot.py");
+    let argv = [script.display().to_string(), addr.to_string(), "alice".into()];
+    let drop_after = drop_after.to_string();
+    thread::spawn(move || {
+        let out = Command::new("python3")
+            .args(&argv)
+            .arg(drop_after)
+            .current_dir(root())
+            .stdin(Stdio::null())
+            .output()
+            .expect("python3 runs");
+        assert!(out.status.success(), "resume_bot failed: {}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("resume_bot's report {:?}: {e}", text(&out.stdout)))
+    })
+}
+
+#[test]
+fn a_bot_that_lists_resume_takes_its_seat_back_mid_game() {
+    let mut t = alice_table("resume", 21, &[]);
+    let bot = resume_bot(&t.lobby.addr, 5);
+    t.referee.finish().assert_ok("resume");
+    let report = bot.join().expect("the resuming bot");
+
+    assert!(report["offered"].as_array().unwrap().contains(&json!("resume")), "{report}");
+    let second = &report["second_hello"];
+    assert_eq!((&second["type"], &second["id"]), (&json!("hello"), &json!(1)), "{report}");
+    let first = &report["first"];
+    assert_eq!(first["type"], "resume", "after the hello answer comes `resume`: {report}");
+    let replayed = report["replayed"].as_array().unwrap();
+    assert_eq!(first["replay"], replayed.len(), "{report}");
+    assert_eq!(replayed.first(), Some(&json!("game")), "the game so far, from its start");
+    let open = &report["left_open"];
+    assert_eq!(&report["answered_first"], open, "then the open question, as first sent");
+    assert_eq!(report["bye"], "match over", "{report}");
+
+    let lines = check_record(&t.s.record(1));
+    assert_eq!(seat_of(&lines[0], 0)["name"], "resumer");
+    assert!(all_faults(&lines).is_empty(), "no `disconnected`: {:?}", all_faults(&lines));
+    let mine = answers(&lines, 0);
+    assert!(mine.len() > 6 && !mine.iter().any(|a| auto(a)), "the bot played every answer");
+    let sixth: Value = serde_json::from_str(mine[5]["raw"].as_str().expect("raw")).expect("json");
+    assert_eq!(sixth["id"], open["id"], "its sixth answer is the one it left open");
 }

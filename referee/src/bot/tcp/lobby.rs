@@ -3,7 +3,8 @@
 
 use super::gate::{Admission, Gate, Origin};
 use super::refusals::{Refusal, SUMMARY_EVERY};
-use super::{PendingLimits, split};
+use super::{PendingLimits, resumed, split};
+use crate::bot::resumable::Resumable;
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use protocol::msg::ToBot;
 use std::collections::HashMap;
@@ -25,6 +26,9 @@ const GAVE_WAY: &str =
     "too many pending connections: this one gave way to another address; try again later";
 /// The bye of a connection naming the token of a seat that has its bot.
 const TAKEN: &str = "this seat token is already in use: the seat has its bot";
+/// The bye of a connection taking back a seat that its grace gave up (spec/protocol.md 9.2)
+/// while the match has not yet seen it go.
+const GIVEN_UP: &str = "this seat was given up: connect again to play from the next game";
 /// How long taking a seat waits for the lobby to decide between two connections of its token
 /// (a moment: whether the earlier connection is still open).
 const DECIDING_WAIT: Duration = Duration::from_secs(1);
@@ -34,13 +38,17 @@ enum Slot {
     /// Nobody holds the seat.
     Open,
     /// A bot connected and passed the handshake; the match has not taken it yet.
-    Ready { bot: Box<Bot>, from: Origin },
+    Ready { bot: Box<Bot>, from: Origin, relay: Relay },
     /// A new connection named this token and the lobby is deciding, for a moment, whether the
     /// seat is free (is the bot already here still connected?).
     Deciding,
     /// The match plays with the seat's bot.
-    InPlay { from: Origin },
+    InPlay { from: Origin, relay: Relay },
 }
+
+/// The seat a bot that listed `resume` plays through, which a later connection of its token
+/// may take back (`bot::resumable`); None for a bot that did not list it.
+type Relay = Option<Arc<Resumable>>;
 
 /// What the lobby's accept loop, its connections' tasks and the match share.
 #[derive(Debug)]
@@ -71,11 +79,19 @@ impl Shared {
     fn seated(&self) -> HashMap<Origin, usize> {
         let mut by = HashMap::new();
         for slot in self.slots().values() {
-            if let Slot::Ready { from, .. } | Slot::InPlay { from } = slot {
+            if let Slot::Ready { from, .. } | Slot::InPlay { from, .. } = slot {
                 *by.entry(*from).or_insert(0) += 1;
             }
         }
         by
+    }
+
+    /// The relay of `token`'s seat, while a bot that listed `resume` holds it.
+    fn relay(&self, token: &str) -> Relay {
+        match self.slots().get(token)? {
+            Slot::Ready { relay, .. } | Slot::InPlay { relay, .. } => relay.clone(),
+            Slot::Open | Slot::Deciding => None,
+        }
     }
 
     fn refused(&self, why: Refusal, from: Origin) {
@@ -166,8 +182,8 @@ impl Lobby {
         let mut slots = self.shared.slots();
         let Some(slot) = slots.get_mut(token) else { return Err(false) };
         match std::mem::replace(slot, Slot::Open) {
-            Slot::Ready { bot, from } => {
-                *slot = Slot::InPlay { from };
+            Slot::Ready { bot, from, relay } => {
+                *slot = Slot::InPlay { from, relay };
                 Ok(*bot)
             }
             other => {
@@ -271,7 +287,8 @@ async fn serve(
         return;
     };
     let (r, w, fd) = split(stream);
-    let attach = Bot::attach(BotSpec::TcpConnect(peer.to_string()), r, w, &cfg);
+    // A lobby seat's handshake, which offers `resume`; the match gives the bot its seat's spec.
+    let attach = Bot::attach(BotSpec::TcpSeat { token: String::new() }, r, w, &cfg);
     tokio::pin!(attach);
     let mut bot = tokio::select! {
         bot = &mut attach => bot,
@@ -289,19 +306,38 @@ async fn serve(
         return;
     }
     let token = bot.identity.token.clone().unwrap_or_default();
+    let resumes = bot.identity.has(protocol::RESUME);
+    if resumes && let Some(seat) = shared.relay(&token) {
+        // Taken back only from a connection that is gone: the relay refuses while one holds it.
+        if let Ok(held) = seat.attach(false) {
+            if !place.free() {
+                seat.detach(held.n);
+                shared.refused(Refusal::Busy, from);
+                bot.close(GAVE_WAY, Duration::ZERO).await;
+                return;
+            }
+            tracing::info!("{peer} took back the seat of token {token}");
+            if let Some((r, w)) = bot.into_connection() {
+                tokio::spawn(resumed::carry(seat, held, r, w, cfg.max_line));
+            }
+            return;
+        }
+    }
     let earlier = match reserve(&shared, &token) {
-        Ok(Some((mut earlier, earlier_from))) => {
-            let gone = earlier.drop_if_closed().await;
-            Ok((!gone).then_some((earlier, earlier_from)))
+        Ok(Some((mut earlier, earlier_from, relay))) => {
+            // A relayed bot's connection is the relay's: it is gone once the relay gave it up.
+            let given_up = relay.as_ref().is_some_and(|r| r.given_up());
+            let gone = given_up || earlier.drop_if_closed().await;
+            Ok((!gone).then_some((earlier, earlier_from, relay)))
         }
         other => other,
     };
     let refusal = match earlier {
         Err(refusal) => refusal,
-        Ok(Some((earlier, earlier_from))) => {
+        Ok(Some((earlier, earlier_from, relay))) => {
             // The seat's bot is still connected: it keeps its seat, before its first game as
             // in play; only a bot that is gone frees the seat for its token.
-            shared.set(&token, Slot::Ready { bot: earlier, from: earlier_from });
+            shared.set(&token, Slot::Ready { bot: earlier, from: earlier_from, relay });
             (Refusal::Taken, TAKEN)
         }
         Ok(None) => {
@@ -309,7 +345,8 @@ async fn serve(
             // seat is filled, so no seated bot is ever told to give way.
             if place.free() {
                 tracing::info!("{peer} took the seat of token {token}");
-                shared.set(&token, Slot::Ready { bot: Box::new(bot), from });
+                let relay = if resumes { relay(&mut bot, cfg.max_line).await } else { None };
+                shared.set(&token, Slot::Ready { bot: Box::new(bot), from, relay });
             } else {
                 shared.set(&token, Slot::Open);
                 shared.refused(Refusal::Busy, from);
@@ -328,8 +365,19 @@ async fn serve(
     bot.close(if gave_way { GAVE_WAY } else { refusal.1 }, Duration::ZERO).await;
 }
 
-/// A bot that was waiting in a seat, and where it came from.
-type Earlier = (Box<Bot>, Origin);
+/// A bot that was waiting in a seat, where it came from, and its relay.
+type Earlier = (Box<Bot>, Origin, Relay);
+
+/// Puts a resumable seat between `bot` and its connection: the match talks to the seat, and
+/// the connection is carried to it until it ends (`resumed::carry`).
+async fn relay(bot: &mut Bot, max_line: usize) -> Relay {
+    let seat = Resumable::new(true);
+    let held = seat.attach(false).ok()?;
+    let (r, w) = tokio::io::split(seat.take(Duration::ZERO).await?);
+    let (tcp_r, tcp_w) = bot.relay_through(Box::new(r), Box::new(w))?;
+    tokio::spawn(resumed::carry(seat.clone(), held, tcp_r, tcp_w, max_line));
+    Some(seat)
+}
 
 /// Holds `token`'s seat for a decision (marked [`Slot::Deciding`]): Ok with the bot that was
 /// waiting there, if any; Err with why the seat cannot be had (for the log, and for the bye).
@@ -344,10 +392,11 @@ fn reserve(shared: &Shared, token: &str) -> Result<Option<Earlier>, (Refusal, &'
     };
     match std::mem::replace(slot, Slot::Deciding) {
         Slot::Open => Ok(None),
-        Slot::Ready { bot, from } => Ok(Some((bot, from))),
+        Slot::Ready { bot, from, relay } => Ok(Some((bot, from, relay))),
         other @ (Slot::InPlay { .. } | Slot::Deciding) => {
+            let given_up = matches!(&other, Slot::InPlay { relay: Some(r), .. } if r.given_up());
             *slot = other;
-            Err((Refusal::Taken, TAKEN))
+            Err((Refusal::Taken, if given_up { GIVEN_UP } else { TAKEN }))
         }
     }
 }

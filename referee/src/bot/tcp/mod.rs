@@ -7,11 +7,13 @@
 //!
 //! The rooms: this file holds what the organiser sets, seat tokens and the client side;
 //! `lobby.rs` the listener, its connections and the seats they claim; `gate.rs` who may wait
-//! for a handshake and the slowdown of wrong tokens; `refusals.rs` the log's counted summaries.
+//! for a handshake and the slowdown of wrong tokens; `refusals.rs` the log's counted summaries;
+//! `resumed.rs` the connection of a seat whose bot listed `resume`, carried to its relay.
 
 mod gate;
 mod lobby;
 mod refusals;
+mod resumed;
 #[cfg(test)]
 mod tests;
 

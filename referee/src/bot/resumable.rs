@@ -1,0 +1,330 @@
+//! A seat that outlives its bot's connection (feature `resume`, spec/protocol.md section 9.2),
+//! whatever carries it: the referee's end is a byte stream like any bot's (`Bot::attach`); the
+//! other end is handed, line by line, to whichever connection holds the seat now (a page's
+//! WebSocket in `web/human.rs`, a TCP connection in `bot/tcp/lobby.rs`). A bot that listed
+//! `resume` may connect again within [`GRACE`] and is sent the current game again, while the
+//! referee only sees a bot that is slow to answer.
+
+use protocol::msg::{FromBot, ToBot};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::sync::{Notify, mpsc};
+
+/// How long a seat whose bot listed `resume` waits for it to come back before it is given up (the referee then sees the connection end, as for any bot).
+pub(crate) const GRACE: Duration = Duration::from_secs(60);
+/// Room in the in-memory pipe between the referee and the seat: its end is read at once.
+const PIPE_BYTES: usize = 1 << 20;
+
+/// A connection holding the seat (a page, a TCP connection): its number and where its
+/// messages go.
+#[derive(Debug)]
+struct Page {
+    n: u64,
+    out: mpsc::UnboundedSender<String>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// The referee's end of the pipe, until the match takes it.
+    referee_end: Option<DuplexStream>,
+    /// Where the page's lines go; `None` once the seat is given up.
+    to_referee: Option<mpsc::UnboundedSender<Vec<u8>>>,
+    page: Option<Page>,
+    pages_so_far: u64,
+    /// What the seat was sent in the current game (from its `game` message; before any game,
+    /// from the connection's start).
+    history: Vec<String>,
+    /// The id of the question the last line of `history` asks, until the page answers it.
+    open: Option<u64>,
+    /// The bot's hello answer listed `resume`.
+    resume: bool,
+}
+
+/// One seat that may be taken back.
+#[derive(Debug)]
+pub(crate) struct Resumable {
+    state: Mutex<State>,
+    /// Wakes whoever waits for the first page.
+    arrived: Notify,
+}
+
+/// Why a connection may not take the seat.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// Another connection holds it: its bot did not list `resume`, or it is still open and may
+    /// not be taken over.
+    Held,
+    /// The seat was given up, or the match is over.
+    Gone,
+}
+
+impl Refused {
+    pub(crate) fn reason(&self) -> &'static str {
+        match self {
+            Refused::Held => "this seat is already open in another page",
+            Refused::Gone => "this seat was given up or its match is over",
+        }
+    }
+}
+
+/// A connection's hold on the seat: the messages for it, and its number for
+/// [`Resumable::heard`].
+#[derive(Debug)]
+pub(crate) struct Attached {
+    pub(crate) n: u64,
+    pub(crate) messages: mpsc::UnboundedReceiver<String>,
+}
+
+impl Resumable {
+    /// A seat and the tasks that move its bytes. With `resume`, the bot took the feature up in
+    /// a handshake made before the seat existed (a TCP bot's, with its token); otherwise the
+    /// first connection's hello answer, which passes through here, says whether it did.
+    pub(crate) fn new(resume: bool) -> Arc<Resumable> {
+        let (referee_end, ours) = tokio::io::duplex(PIPE_BYTES);
+        let (read, mut write) = tokio::io::split(ours);
+        let (to_referee, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
+        let seat = Arc::new(Resumable {
+            state: Mutex::new(State {
+                referee_end: Some(referee_end),
+                to_referee: Some(to_referee),
+                page: None,
+                pages_so_far: 0,
+                history: Vec::new(),
+                open: None,
+                resume,
+            }),
+            arrived: Notify::new(),
+        });
+        tokio::spawn(async move {
+            while let Some(line) = lines.recv().await {
+                if write.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+            // The seat's output ends: the referee sees the connection end (the pipe's other
+            // half is still being read, so dropping this one would not say it).
+            let _ = write.shutdown().await;
+        });
+        let pump = seat.clone();
+        tokio::spawn(async move { pump.pump(BufReader::new(read)).await });
+        seat
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The referee's end, once a connection has come (waiting at most `wait`); `None` when no
+    /// page came.
+    pub(crate) async fn take(&self, wait: Duration) -> Option<DuplexStream> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let notified = self.arrived.notified();
+            {
+                let mut st = self.state();
+                if st.pages_so_far > 0 {
+                    return st.referee_end.take();
+                }
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return None;
+            }
+        }
+    }
+
+    /// Reads the referee's lines: each is kept for a resumed bot and sent to the connection there
+    /// is.
+    async fn pump(&self, mut read: BufReader<tokio::io::ReadHalf<DuplexStream>>) {
+        let mut line = String::new();
+        // The referee's own lines: valid UTF-8, at most 64 KiB each (spec/protocol.md 1).
+        while matches!(read.read_line(&mut line).await, Ok(n) if n > 0) {
+            let text = line.trim_end_matches('\n').to_string();
+            line.clear();
+            let msg = protocol::decode_line::<ToBot>(text.as_bytes()).ok();
+            let mut st = self.state();
+            if matches!(msg, Some(ToBot::Game { .. })) {
+                st.history.clear();
+            }
+            st.open = msg.as_ref().and_then(ToBot::id);
+            st.history.push(text.clone());
+            if let Some(page) = &st.page {
+                let _ = page.out.send(text);
+            }
+        }
+        // The match closed the seat: no connection may take it any more.
+        let mut st = self.state();
+        st.page = None;
+        st.to_referee = None;
+    }
+
+    /// A connection comes. A first one gets the conversation from its start; a later one, when
+    /// the seat's bot listed `resume`, takes the seat back and is sent `resume`, the current
+    /// game so far and the open question. With `take_over`, a connection still holding the
+    /// seat is dropped for it (a person who opened the page again); without, the seat is taken
+    /// back only from a connection that is gone.
+    pub(crate) fn attach(&self, take_over: bool) -> Result<Attached, Refused> {
+        let mut st = self.state();
+        if st.to_referee.is_none() {
+            return Err(Refused::Gone);
+        }
+        let first = st.pages_so_far == 0;
+        if !first && (!st.resume || (!take_over && st.page.is_some())) {
+            // Without `resume`, a connection that left gave the seat up (`detach`).
+            return Err(Refused::Held);
+        }
+        let (out, messages) = mpsc::unbounded_channel();
+        if !first {
+            let replayed = st.history.len() - usize::from(st.open.is_some());
+            let resume = ToBot::Resume { replay: replayed as u64 };
+            let _ = out.send(protocol::encode_line(&resume).trim_end().to_string());
+        }
+        for line in &st.history {
+            let _ = out.send(line.clone());
+        }
+        st.pages_so_far += 1;
+        let n = st.pages_so_far;
+        st.page = Some(Page { n, out });
+        drop(st);
+        self.arrived.notify_waiters();
+        Ok(Attached { n, messages })
+    }
+
+    /// The seat was given up (after its grace, or by a connection without `resume`), or its
+    /// match is over: its referee end has ended or is ending.
+    pub(crate) fn given_up(&self) -> bool {
+        self.state().to_referee.is_none()
+    }
+
+    /// A line from connection `n` (without its newline), sent on as one line. A connection that
+    /// no longer holds the seat is not heard.
+    pub(crate) fn heard(&self, n: u64, text: &[u8]) {
+        let mut st = self.state();
+        if st.page.as_ref().is_none_or(|p| p.n != n) {
+            return;
+        }
+        if let Ok(answer) = protocol::decode_line::<FromBot>(text) {
+            if let FromBot::Hello { features, .. } = &answer {
+                st.resume = features.iter().any(|f| f == protocol::RESUME);
+            }
+            if st.open == Some(answer.id()) {
+                st.open = None;
+            }
+        }
+        if let Some(to) = &st.to_referee {
+            let mut line = Vec::with_capacity(text.len() + 1);
+            line.extend_from_slice(text);
+            line.push(b'\n');
+            let _ = to.send(line);
+        }
+    }
+
+    /// Connection `n` left. Without `resume` the seat is given up at once; with it, after
+    /// [`GRACE`] unless a connection came back.
+    pub(crate) fn detach(self: &Arc<Self>, n: u64) {
+        let mut st = self.state();
+        if st.page.as_ref().is_none_or(|p| p.n != n) {
+            return;
+        }
+        st.page = None;
+        if !st.resume {
+            st.to_referee = None;
+            return;
+        }
+        let seat = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(GRACE).await;
+            let mut st = seat.state();
+            if st.page.is_none() && st.pages_so_far == n {
+                st.to_referee = None;
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    async fn next(a: &mut Attached) -> String {
+        tokio::time::timeout(Duration::from_secs(5), a.messages.recv()).await.unwrap().unwrap()
+    }
+
+    /// A page that listed `resume` and comes back is sent `resume`, the game so far and the open
+    /// question; its answer reaches the referee as one line. Without `resume`, a page that left
+    /// gave the seat up, and the referee's read ends.
+    #[tokio::test]
+    async fn a_page_that_listed_resume_gets_the_game_again_and_one_that_did_not_gives_the_seat_up()
+    {
+        let seat = Resumable::new(false);
+        let mut first = seat.attach(true).unwrap();
+        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
+        referee.write_all(b"{\"type\":\"hello\",\"id\":1,\"protocol\":1,\"features\":[\"resume\"],\"time_ms\":10}\n").await.unwrap();
+        assert!(next(&mut first).await.starts_with("{\"type\":\"hello\""));
+        seat.heard(
+            first.n,
+            br#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#,
+        );
+        let mut buf = vec![0; 512];
+        let n = referee.read(&mut buf).await.unwrap();
+        assert!(buf[..n].ends_with(b"\"features\":[\"resume\"]}\n"));
+        let game = "{\"type\":\"chant\",\"taken\":false}\n{\"type\":\"opening\",\"id\":2,\"deal\":1,\"dealer\":0,\"vote\":false,\"votes\":[],\"hand\":[],\"time_ms\":1,\"bank_ms\":1}\n";
+        referee.write_all(game.as_bytes()).await.unwrap();
+        next(&mut first).await;
+        next(&mut first).await;
+        // A TCP connection takes the seat back only from one that is gone.
+        assert_eq!(seat.attach(false).unwrap_err(), Refused::Held);
+        seat.detach(first.n);
+        let mut second = seat.attach(false).unwrap();
+        assert_eq!(next(&mut second).await, r#"{"type":"resume","replay":2}"#);
+        assert!(next(&mut second).await.starts_with("{\"type\":\"hello\""));
+        assert_eq!(next(&mut second).await, r#"{"type":"chant","taken":false}"#);
+        assert!(next(&mut second).await.starts_with("{\"type\":\"opening\",\"id\":2"));
+        seat.heard(first.n, br#"{"type":"opening","id":2}"#);
+        seat.heard(second.n, br#"{"type":"opening","id":2}"#);
+        let n = referee.read(&mut buf).await.unwrap();
+        assert_eq!(
+            &buf[..n],
+            b"{\"type\":\"opening\",\"id\":2}\n",
+            "only the seat's page is heard"
+        );
+
+        let seat = Resumable::new(false);
+        let page = seat.attach(true).unwrap();
+        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
+        seat.detach(page.n);
+        assert_eq!(seat.attach(true).unwrap_err(), Refused::Gone);
+        let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
+        assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
+    }
+
+    /// A seat whose page listed `resume` waits [`GRACE`] for it: a page back in time keeps the
+    /// seat, and after a whole grace without one the referee sees the connection end.
+    #[tokio::test(start_paused = true)]
+    async fn a_seat_whose_page_listed_resume_is_given_up_after_the_grace_only() {
+        let seat = Resumable::new(false);
+        let first = seat.attach(true).unwrap();
+        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
+        seat.heard(
+            first.n,
+            br#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#,
+        );
+        let mut buf = vec![0; 512];
+        assert!(referee.read(&mut buf).await.unwrap() > 0);
+        seat.detach(first.n);
+        tokio::time::sleep(GRACE - Duration::from_secs(1)).await;
+        let back = seat.attach(true).expect("back within the grace");
+        seat.detach(back.n);
+        tokio::time::sleep(GRACE - Duration::from_secs(1)).await;
+        assert!(seat.attach(true).is_ok(), "a page that came back started the grace again");
+        let last = seat.state().pages_so_far;
+        seat.detach(last);
+        assert!(!seat.given_up());
+        tokio::time::sleep(GRACE + Duration::from_secs(1)).await;
+        assert!(seat.given_up());
+        assert_eq!(seat.attach(false).unwrap_err(), Refused::Gone);
+        let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
+        assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
+    }
+}

@@ -1,0 +1,50 @@
+//! A resumable seat's TCP connection (feature `resume`, spec/protocol.md section 9.2): the
+//! seat's lines go out on the socket, the bot's come back through the framer to the seat, until
+//! either end closes. The seat itself, which outlives the connection, is `bot::resumable`.
+
+use crate::bot::conn::{Reader, Writer};
+use crate::bot::resumable::{Attached, Resumable};
+use protocol::codec::{Frame, LineFramer};
+use std::sync::Arc;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Carries one connection's lines to and from `seat`, then lets the seat go (`detach`: its
+/// grace begins). A line over `max_line` ends the connection, as over a page's WebSocket.
+pub(super) async fn carry(
+    seat: Arc<Resumable>,
+    mut held: Attached,
+    mut reader: Reader,
+    mut writer: Writer,
+    max_line: usize,
+) {
+    let mut framer = LineFramer::new(max_line);
+    let mut buf = vec![0u8; 4096];
+    'conn: loop {
+        let room = framer.room().min(buf.len());
+        tokio::select! {
+            out = held.messages.recv() => {
+                // None: the match closed the seat, or the seat was given up.
+                let Some(mut line) = out else { break };
+                line.push('\n');
+                if writer.write_all(line.as_bytes()).await.is_err() {
+                    break;
+                }
+            }
+            read = reader.read(&mut buf[..room]) => {
+                let n = match read {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                framer.push(&buf[..n]);
+                while let Some(frame) = framer.next_line() {
+                    match frame {
+                        Frame::Line(line) => seat.heard(held.n, line),
+                        Frame::TooLong => break 'conn,
+                    }
+                }
+            }
+        }
+    }
+    let _ = writer.shutdown().await;
+    seat.detach(held.n);
+}
