@@ -1,0 +1,77 @@
+//! What a `hello` offers and what its answer may say: the features offered to each kind of seat,
+//! those a bot takes up, and the identity rule, shared by the handshake and `check-bot`.
+
+use super::BotSpec;
+use crate::text;
+use protocol::FEATURES;
+
+/// The features a `hello` offers this bot: `surrender` only when the rules hold its rounds, and
+/// `resume` only to the seats that can come back (a person's page, a bot that connects to the
+/// lobby with its token), so that a bot in a game without them gets, byte for byte, the hello it
+/// got before they existed.
+pub(crate) fn offered_features(spec: &BotSpec, pre_lead_rounds: bool) -> Vec<String> {
+    let offered = |f: &&&str| match **f {
+        protocol::SURRENDER => pre_lead_rounds,
+        protocol::RESUME => matches!(spec, BotSpec::Human { .. } | BotSpec::TcpSeat { .. }),
+        _ => true,
+    };
+    FEATURES.iter().filter(offered).map(|f| f.to_string()).collect()
+}
+
+/// The features a hello answer lists among those `offered`, in the referee's order: a name the
+/// referee did not offer is ignored.
+pub(crate) fn taken_up(offered: &[String], listed: &[String]) -> Vec<String> {
+    offered.iter().filter(|f| listed.contains(f)).cloned().collect()
+}
+
+/// What a hello answer may call its bot: the referee's handshake and `check-bot` judge it by this
+/// one rule.
+pub(crate) fn check_identity(
+    name: &str,
+    version: &str,
+    author: Option<&str>,
+) -> Result<(), String> {
+    // These are shown to people (terminals, logs, pages): a control character in them is an
+    // attack on whoever reads the output, not a name.
+    for (field, text) in [("name", Some(name)), ("version", Some(version)), ("author", author)] {
+        if let Some(c) = text.and_then(text::first_unsafe) {
+            return Err(format!(
+                "the {field} holds the control character U+{:04X}; a name, version and author \
+                 must be printable text",
+                c as u32
+            ));
+        }
+    }
+    if name.trim().is_empty() || name.len() > 64 || version.len() > 64 {
+        return Err("hello answer needs a name of 1 to 64 bytes and a version of at most 64".into());
+    }
+    if author.is_some_and(|a| a.len() > 128) {
+        return Err("author longer than 128 bytes".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bot in a game without the pre-lead rounds is offered what bots were offered before
+    /// `surrender` and `resume` existed; `resume` goes to the seats that can come back (people's
+    /// pages, lobby seats), not to a program or a bot the referee connects to; and a feature the
+    /// referee did not offer is not taken up, whatever the bot lists.
+    #[test]
+    fn features_are_offered_where_they_can_be_used() {
+        let program = BotSpec::Command(vec!["bot".into()]);
+        let person = BotSpec::Human { token: "t".into() };
+        assert_eq!(offered_features(&program, false), ["signals", "persistent"]);
+        assert_eq!(offered_features(&program, true), ["signals", "persistent", "surrender"]);
+        assert_eq!(offered_features(&person, false), ["signals", "persistent", "resume"]);
+        let seat = BotSpec::TcpSeat { token: "t".into() };
+        assert_eq!(offered_features(&seat, false), ["signals", "persistent", "resume"]);
+        let listening = BotSpec::TcpConnect("h:1".into());
+        assert_eq!(offered_features(&listening, false), ["signals", "persistent"]);
+        let listed = vec!["resume".to_string(), "surrender".into(), "telepathy".into()];
+        assert_eq!(taken_up(&offered_features(&program, false), &listed), Vec::<String>::new());
+        assert_eq!(taken_up(&offered_features(&person, true), &listed), ["surrender", "resume"]);
+    }
+}
