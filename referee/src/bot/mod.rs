@@ -140,7 +140,7 @@ pub(crate) struct Identity {
     pub(crate) author: Option<String>,
     /// The seat token named in the hello answer (TCP bots).
     pub(crate) token: Option<String>,
-    /// The features of [`FEATURES`] the hello answer took up.
+    /// The features of [`FEATURES`](protocol::FEATURES) the hello answer took up.
     pub(crate) features: Vec<String>,
 }
 

@@ -149,7 +149,7 @@ impl Event {
     }
 }
 
-/// The events of one action. A fixed array kept inside the [`Game`] and handed out by reference,
+/// The events of one action. A fixed array kept inside the [`Game`](super::Game) and handed out by reference,
 /// so the hot path neither allocates nor copies it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Events {
