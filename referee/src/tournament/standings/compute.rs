@@ -1,7 +1,7 @@
 //! Computing the standings from journal entries: each entrant's and each pairing's results,
 //! the paired deal scores of duplicate, the ratings and the SPRT's state.
 
-use super::{EntrantRow, METHOD, Overview, PairRow, SprtRow, Standings};
+use super::{Elo, EntrantRow, METHOD, Overview, PairRow, SprtRow, Standings};
 use crate::tournament::config::Format;
 use crate::tournament::journal::{Entry, EntryStatus, Plan};
 use crate::tournament::schedule::pairings;
@@ -182,9 +182,9 @@ pub(crate) fn compute(plan: &Plan, entries: &[Entry]) -> Standings {
             let mut row = a.row;
             row.score = (row.games > 0).then(|| round(a.score_sum / row.games as f64, 4));
             if let Some(r) = ratings[i] {
-                row.elo = Some(round(r.elo, 1));
-                row.elo_low = Some(round(r.low(), 1));
-                row.elo_high = Some(round(r.high(), 1));
+                row.elo = Elo(Some(round(r.elo, 1)));
+                row.elo_low = Elo(Some(round(r.low(), 1)));
+                row.elo_high = Elo(Some(round(r.high(), 1)));
             }
             row.paired_deal_score = (row.paired_deals > 0)
                 .then(|| round(a.paired_sum as f64 / row.paired_deals as f64, 4));
@@ -209,7 +209,7 @@ pub(crate) fn compute(plan: &Plan, entries: &[Entry]) -> Standings {
     rows.sort_by(|x, y| {
         x.disqualified
             .cmp(&y.disqualified)
-            .then(y.elo.unwrap_or(f64::MIN).total_cmp(&x.elo.unwrap_or(f64::MIN)))
+            .then(y.elo.0.unwrap_or(f64::MIN).total_cmp(&x.elo.0.unwrap_or(f64::MIN)))
             .then(y.score.unwrap_or(-1.0).total_cmp(&x.score.unwrap_or(-1.0)))
             .then(x.name.cmp(&y.name))
     });
@@ -223,9 +223,9 @@ pub(crate) fn compute(plan: &Plan, entries: &[Entry]) -> Standings {
             let EloEstimate { elo, low, high } = stats::elo_estimate(&p.scores);
             row.units = p.scores.len() as u64;
             row.a_score = (row.games > 0).then(|| round(p.score_sum / row.games as f64, 4));
-            row.elo = elo.map(|x| round(x, 1));
-            row.elo_low = low.map(|x| round(x, 1));
-            row.elo_high = high.map(|x| round(x, 1));
+            row.elo = Elo(elo.map(|x| round(x, 1)));
+            row.elo_low = Elo(low.map(|x| round(x, 1)));
+            row.elo_high = Elo(high.map(|x| round(x, 1)));
             row.paired_deal_score = (row.paired_deals > 0)
                 .then(|| round(p.paired_sum as f64 / row.paired_deals as f64, 4));
             row

@@ -1,12 +1,12 @@
 //! The three files the standings are written to: `standings.json`, and `standings.csv` and
 //! `pairs.csv` for spreadsheets.
 
-use super::Standings;
+use super::{Elo, Standings};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// An Elo value in a CSV file: a number, `+inf` or `-inf`, or empty without data.
-fn elo_csv(x: Option<f64>) -> String {
+fn elo_csv(Elo(x): Elo) -> String {
     match x {
         Some(v) if v.is_infinite() => if v > 0.0 { "+inf" } else { "-inf" }.into(),
         other => opt(other),

@@ -79,15 +79,9 @@ pub(crate) struct EntrantRow {
     pub(crate) not_played: u64,
     /// Mean game score (win 1, draw 1/2).
     pub(crate) score: Option<f64>,
-    #[serde(serialize_with = "elo_json")]
-    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
-    pub(crate) elo: Option<f64>,
-    #[serde(serialize_with = "elo_json")]
-    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
-    pub(crate) elo_low: Option<f64>,
-    #[serde(serialize_with = "elo_json")]
-    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
-    pub(crate) elo_high: Option<f64>,
+    pub(crate) elo: Elo,
+    pub(crate) elo_low: Elo,
+    pub(crate) elo_high: Elo,
     pub(crate) points_for: u64,
     pub(crate) points_against: u64,
     pub(crate) deals_won: u64,
@@ -131,15 +125,9 @@ pub(crate) struct PairRow {
     pub(crate) paired_deal_score: Option<f64>,
     /// Elo of a over b, from the units (trinomial or pentanomial interval); infinite when one
     /// side won every unit, `None` without units.
-    #[serde(serialize_with = "elo_json")]
-    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
-    pub(crate) elo: Option<f64>,
-    #[serde(serialize_with = "elo_json")]
-    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
-    pub(crate) elo_low: Option<f64>,
-    #[serde(serialize_with = "elo_json")]
-    #[cfg_attr(test, schemars(schema_with = "elo_schema"))]
-    pub(crate) elo_high: Option<f64>,
+    pub(crate) elo: Elo,
+    pub(crate) elo_low: Elo,
+    pub(crate) elo_high: Elo,
 }
 
 /// The SPRT's state (spec/records.md 5.1).
@@ -170,19 +158,36 @@ pub(crate) struct SprtRow {
 
 /// An Elo value in the JSON file: a number, "+inf" or "-inf" (JSON has no infinity, and
 /// serde_json would write `null`, the value of "no data"), or null without data.
-fn elo_json<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-    match x {
-        None => s.serialize_none(),
-        Some(v) if v.is_infinite() => s.serialize_str(if *v > 0.0 { "+inf" } else { "-inf" }),
-        Some(v) => s.serialize_f64(*v),
+/// An Elo value or interval end: infinite when one side won every unit (or the interval is
+/// unbounded), `None` without units. JSON has no infinity, so it is written "+inf" or "-inf".
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Elo(pub(crate) Option<f64>);
+
+impl Serialize for Elo {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            None => s.serialize_none(),
+            Some(v) if v.is_infinite() => s.serialize_str(if v > 0.0 { "+inf" } else { "-inf" }),
+            Some(v) => s.serialize_f64(v),
+        }
     }
 }
 
-/// The schema of what `elo_json` writes.
+/// The schema of what [`Elo`] writes, inline at each field like the fields' own.
 #[cfg(test)]
-fn elo_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "description": "An Elo value: a number, \"+inf\" or \"-inf\" when one side won every unit (or an interval end is unbounded), null without units.",
-        "anyOf": [{ "type": "number" }, { "enum": ["+inf", "-inf"] }, { "type": "null" }]
-    })
+impl schemars::JsonSchema for Elo {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Elo".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "An Elo value: a number, \"+inf\" or \"-inf\" when one side won every unit (or an interval end is unbounded), null without units.",
+            "anyOf": [{ "type": "number" }, { "enum": ["+inf", "-inf"] }, { "type": "null" }]
+        })
+    }
 }

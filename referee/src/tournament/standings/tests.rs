@@ -88,7 +88,7 @@ fn incomplete_deal_sets_count_in_games_but_not_in_pairs() {
     assert_eq!(s.pairs[0].units, 0);
     assert_eq!(s.pairs[0].not_played, 1);
     assert_eq!((s.tournament.played, s.tournament.not_played, s.tournament.pending), (1, 1, 0));
-    assert_eq!(s.entrants[0].elo, None);
+    assert_eq!(s.entrants[0].elo.0, None);
 }
 
 #[test]
@@ -100,8 +100,8 @@ fn round_robin_pair_elo_and_ranking() {
     }
     let s = compute(&plan(Format::RoundRobin, 4), &entries);
     assert_eq!(s.entrants[0].name, "A");
-    assert_eq!(s.pairs[0].elo, Some(190.8));
-    assert_eq!(s.entrants[0].elo, Some(95.4));
+    assert_eq!(s.pairs[0].elo.0, Some(190.8));
+    assert_eq!(s.entrants[0].elo.0, Some(95.4));
     assert_eq!(s.sprt.as_ref().unwrap().counts, vec![1, 0, 3]);
     let csv_ok = text(&s).contains("A vs B: 4 games, +3 =0 -1 (75.0%)");
     assert!(csv_ok, "{}", text(&s));
@@ -151,7 +151,7 @@ fn a_clean_sweep_is_infinite_and_no_units_is_no_data_in_every_file() {
     // Duplicate with only half a deal set: a won game, but no unit: no data, not +inf.
     let half = [entry(1, 1, 1, Some("A"), &[(1, 1, 0)])];
     let s = compute(&plan(Format::Duplicate, 1), &half);
-    assert_eq!(s.pairs[0].elo, None);
+    assert_eq!(s.pairs[0].elo.0, None);
     assert!(!text(&s).contains("inf"), "{}", text(&s));
 }
 

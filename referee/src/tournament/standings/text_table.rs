@@ -54,7 +54,7 @@ pub(crate) fn text(s: &Standings) -> String {
         "entrant"
     );
     for r in &s.entrants {
-        let ci = with_interval(r.elo, r.elo_low, r.elo_high);
+        let ci = with_interval(r.elo.0, r.elo_low.0, r.elo_high.0);
         let think = match r.think_mean_ms {
             Some(m) => format!("{m:.2}/{:.1}", r.think_max_ms),
             None => "-".into(),
@@ -105,7 +105,7 @@ pub(crate) fn text(s: &Standings) -> String {
             pct(p.a_score),
             p.a_points,
             p.b_points,
-            with_interval(p.elo, p.elo_low, p.elo_high),
+            with_interval(p.elo.0, p.elo_low.0, p.elo_high.0),
             p.units,
             if t.format == Format::Duplicate { "deal sets" } else { "games" }
         );
