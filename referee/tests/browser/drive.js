@@ -31,6 +31,16 @@ async function cardsShown(page) {
   return page.$$eval("[data-card]", (els) => [...new Set(els.map((e) => e.dataset.card))]);
 }
 
+// The deal a seat view says it shows and the cards it shows, read in one evaluation: the page
+// draws both from one state in one task, so two separate reads could straddle a redraw (a
+// deal's label with the next deal's cards).
+async function seatSnapshot(page) {
+  return page.evaluate(() => ({
+    deal: document.querySelector("[data-testid=deal-info]").textContent,
+    cards: [...new Set([...document.querySelectorAll("[data-card]")].map((e) => e.dataset.card))],
+  }));
+}
+
 async function main() {
   const browser = await puppeteer.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
   const report = { plays: 0, votes: 0, discards: 0, openings: 0, signals: [], reloaded: false,
@@ -96,8 +106,7 @@ async function main() {
       else if (action === discard) report.discards += 1;
       else report.plays += 1;
       if (seat1 && action === card) {
-        const deal = await seat1.$eval("[data-testid=deal-info]", (e) => e.textContent);
-        report.watch.push({ deal, cards: await cardsShown(seat1) });
+        report.watch.push(await seatSnapshot(seat1));
         report.omniscientCards = Math.max(report.omniscientCards, (await cardsShown(all)).length);
       }
       // The page has answered: wait until it no longer offers the same action.
@@ -114,8 +123,7 @@ async function main() {
         await sleep(100);
       }
       report.omniscientTricks = await all.$$eval("[data-testid^=trick-]", (e) => e.length);
-      const deal = await seat1.$eval("[data-testid=deal-info]", (e) => e.textContent);
-      report.watch.push({ deal, cards: await cardsShown(seat1) });
+      report.watch.push(await seatSnapshot(seat1));
     }
   } finally {
     await browser.close();
