@@ -41,6 +41,25 @@ async function seatSnapshot(page) {
   }));
 }
 
+// What the page offers now, read in one evaluation: the page draws a question's controls in one
+// task, so separate reads could straddle the redraw between two questions (a card of the hand
+// taken for a card to play while the discard's controls were being drawn). Once drawn, a
+// question's controls stay until it is answered.
+async function offered(page) {
+  return page.evaluate(() => {
+    const q = (s) => document.querySelector(s);
+    const result = q("[data-testid=game-result]");
+    if (result) return { result: result.textContent };
+    for (const [action, testid] of [["vote", "vote-accept"], ["go", "opening-go"], ["discard", "discard-go"]]) {
+      if (q(`[data-testid=${testid}]`)) return { action, selector: `[data-testid=${testid}]` };
+    }
+    const card = q("#seat-bottom button[data-card]");
+    if (!card) return {};
+    const deal = q("[data-testid=deal-info]").textContent;
+    return { action: "play", selector: `#seat-bottom button[data-card="${card.dataset.card}"]`, deal };
+  });
+}
+
 async function main() {
   const browser = await puppeteer.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
   const report = { plays: 0, votes: 0, discards: 0, openings: 0, signals: [], reloaded: false,
@@ -64,25 +83,13 @@ async function main() {
       await page.bringToFront();
     }
     const deadline = Date.now() + 240000;
-    let lastAction = Date.now();
     while (Date.now() < deadline) {
-      // A known bug of issue 14: now and then the page is not shown its next question and the
-      // table waits on the person's clock. Said after 30 s, so the test can tell it apart.
-      if (Date.now() - lastAction > 30000) {
-        report.stalled = true;
+      const now = await offered(page);
+      if (now.result !== undefined) {
+        report.result = now.result;
         break;
       }
-      const result = await page.$("[data-testid=game-result]");
-      if (result) {
-        report.result = await result.evaluate((e) => e.textContent);
-        break;
-      }
-      const vote = await page.$("[data-testid=vote-accept]");
-      const go = await page.$("[data-testid=opening-go]");
-      const discard = await page.$("[data-testid=discard-go]");
-      const card = await page.$("#seat-bottom button[data-card]");
-      const action = vote || go || discard || card;
-      if (!action) {
+      if (!now.action) {
         await sleep(30);
         continue;
       }
@@ -93,33 +100,30 @@ async function main() {
           report.signals.push("bad-hand");
         }
       }
-      if (card && !vote && !go && !discard) {
-        const deal = await page.$eval("[data-testid=deal-info]", (e) => e.textContent);
-        if (!report.reloaded && deal.includes("deal 2") && report.plays >= 13) {
-          await page.screenshot({ path: path.join(outDir, "human-seat-mid-trick.png") });
-          if (all) {
-            await all.bringToFront();
-            await all.screenshot({ path: path.join(outDir, "spectator.png") });
-            await page.bringToFront();
-          }
-          await page.reload();
-          report.reloaded = true;
-          continue;
+      if (now.action === "play" && !report.reloaded && now.deal.includes("deal 2") && report.plays >= 13) {
+        await page.screenshot({ path: path.join(outDir, "human-seat-mid-trick.png") });
+        if (all) {
+          await all.bringToFront();
+          await all.screenshot({ path: path.join(outDir, "spectator.png") });
+          await page.bringToFront();
         }
+        await page.reload();
+        report.reloaded = true;
+        continue;
       }
-      await action.click();
-      lastAction = Date.now();
-      if (action === vote) report.votes += 1;
-      else if (action === go) report.openings += 1;
-      else if (action === discard) report.discards += 1;
+      const target = await page.$(now.selector);
+      await target.click();
+      if (now.action === "vote") report.votes += 1;
+      else if (now.action === "go") report.openings += 1;
+      else if (now.action === "discard") report.discards += 1;
       else report.plays += 1;
-      if (seat1 && action === card) {
+      if (seat1 && now.action === "play") {
         report.watch.push(await seatSnapshot(seat1));
         report.omniscientCards = Math.max(report.omniscientCards, (await cardsShown(all)).length);
       }
       // The page has answered: wait until it no longer offers the same action.
       const t0 = Date.now();
-      while (Date.now() - t0 < 5000 && (await action.evaluate((e) => e.isConnected))) await sleep(10);
+      while (Date.now() - t0 < 5000 && (await target.evaluate((e) => e.isConnected))) await sleep(10);
     }
     if (all) {
       // The spectators follow: both show the end of the game.

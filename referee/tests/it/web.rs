@@ -152,25 +152,12 @@ fn match_args<'a>(records: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
-/// Starts the match and drives its pages. A known bug, open in issue 14: about one run in five
-/// here, the person's page is not shown its next question (at any point of the game) and the
-/// table waits on the person's clock. The page says so after 30 s (`stalled`), and that one case is played again
-/// once, loudly; a second stall, or any other failure, fails the test.
+/// Starts the match and drives its pages.
 fn start_and_drive(records: &Path, extra: &[&str], watch: bool) -> (Served, Value) {
-    let mut attempt = 1;
-    loop {
-        let served = Served::start(&match_args(s(records), extra));
-        let watch_url = watch.then(|| served.watch_url.clone().expect("a spectator URL"));
-        let report = drive(&served.seat_url.clone(), &screenshots(), watch_url.as_deref());
-        if report["stalled"] != true || attempt == 2 {
-            assert_ne!(report["stalled"], true, "the page stalled twice: {report}");
-            return (served, report);
-        }
-        eprintln!("web: the page was not shown its next question (issue 14's open bug): {report}");
-        drop(served);
-        let _ = std::fs::remove_dir_all(records);
-        attempt += 1;
-    }
+    let served = Served::start(&match_args(s(records), extra));
+    let watch_url = watch.then(|| served.watch_url.clone().expect("a spectator URL"));
+    let report = drive(&served.seat_url.clone(), &screenshots(), watch_url.as_deref());
+    (served, report)
 }
 
 /// Issue 14: a person plays a whole game by clicking (chant votes, a discard under
