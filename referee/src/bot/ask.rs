@@ -141,20 +141,20 @@ pub(crate) async fn ask(
     let mut wake =
         cpu_limit.map_or(deadline, |cpu| (sent + cpu.saturating_sub(spent)).min(deadline));
     loop {
-        // The process's end wins over any line still in the pipe: those may have been written
-        // by what it left behind, not by the bot.
+        // The read comes first: an answer already in the pipe costs no look at the watcher.
         let incoming = match process.as_deref_mut() {
             Some(p) => tokio::select! {
                 biased;
-                status = p.wait() => return Heard::Gone(exited(status)),
                 incoming = conn.next(wake) => incoming,
+                status = p.wait() => return Heard::Gone(exited(status)),
             },
             None => conn.next(wake).await,
         };
-        // A line read once the bot has ended is nobody's answer (see above); the exit may not
-        // have been reported yet, so it is looked up.
-        if matches!(incoming, Incoming::Line(_))
-            && let Some(status) = process.as_deref().and_then(BotProcess::ended)
+        // The process's end wins over whatever the read brought: a line still in the pipe may
+        // have been written by what the bot left behind, not by the bot. The exit may not have
+        // been reported yet, so it is looked up (end of file has its own look, which waits).
+        if !matches!(incoming, Incoming::Eof { .. })
+            && let Some(status) = process.as_deref_mut().and_then(BotProcess::ended_lately)
         {
             return Heard::Gone(exited(status));
         }

@@ -56,6 +56,33 @@ pub(crate) struct BotProcess {
     stderr_task: Option<JoinHandle<()>>,
     /// The process's CPU clock, once measuring is asked for ([`BotProcess::measure_cpu`]).
     cpu: Option<CpuClock>,
+    /// [`CHILD_ENDS`] when the bot was last known to be running; `None` without the counter
+    /// (its handler could not be installed), so every look asks the kernel.
+    ends_seen: Option<u64>,
+}
+
+/// Children of the referee that have ended, counted by a `SIGCHLD` handler. Asking the kernel
+/// whether a bot has ended is a system call (`waitid`), a tenth of an answer's whole cost on a
+/// pinned table; while this count has not moved since a bot was last seen running, no child of
+/// the referee has ended, so neither has the bot and there is nothing to ask.
+static CHILD_ENDS: AtomicU64 = AtomicU64::new(0);
+
+/// Installs the handler that counts [`CHILD_ENDS`], once; false when it cannot be installed.
+/// Through signal-hook-registry, as tokio installs its own: handlers registered there are
+/// chained, so none replaces another (tokio's process reaper does not rely on `SIGCHLD` on
+/// Linux, it waits on a pidfd, but whatever else does keeps working).
+fn count_child_ends() -> bool {
+    static INSTALLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *INSTALLED.get_or_init(|| {
+        // SAFETY: the action only increments an atomic, which is async-signal-safe.
+        #[allow(unsafe_code)]
+        let id = unsafe {
+            signal_hook_registry::register(nix::libc::SIGCHLD, || {
+                CHILD_ENDS.fetch_add(1, Ordering::SeqCst);
+            })
+        };
+        id.is_ok()
+    })
 }
 
 /// A bot process's CPU time, read from the kernel's clock of that process: every thread's time
@@ -250,6 +277,8 @@ pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, Chi
     unsafe {
         cmd.pre_exec(move || child_setup(limits, cpu));
     }
+    // Read before the bot exists, so its end, whenever it comes, moves the count past this.
+    let ends_seen = count_child_ends().then(|| CHILD_ENDS.load(Ordering::SeqCst));
     let mut child = {
         let _spawning = SPAWNING.read().map_err(|_| io::Error::other("spawn lock poisoned"))?;
         let child = cmd.spawn()?;
@@ -273,7 +302,7 @@ pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, Chi
     let (tx, exit) = watch::channel(None);
     // Detached: it outlives the handle when a bot is dropped, to reap it once killed.
     tokio::spawn(watch_exit(child, pid, tx));
-    Ok((BotProcess { pid, exit, stderr_task, cpu: None }, stdin, stdout))
+    Ok((BotProcess { pid, exit, stderr_task, cpu: None, ends_seen }, stdin, stdout))
 }
 
 /// Owns the bot's child handle: waits for the bot to end, then kills what remains of its group
@@ -392,6 +421,24 @@ impl BotProcess {
             // The watcher is gone only when the runtime is shutting down.
             Err(_) => None,
         }
+    }
+
+    /// [`BotProcess::ended`], asked of the kernel only when some child of the referee has ended
+    /// since the bot was last seen running ([`CHILD_ENDS`]). A child's `SIGCHLD` is handled on
+    /// whichever thread of the referee the kernel picks, so an end may be counted a few
+    /// microseconds after it happened: a line read in that moment counts as written just before
+    /// it, which nothing can tell apart from a line written just before the end.
+    pub(crate) fn ended_lately(&mut self) -> Option<Option<ExitStatus>> {
+        let Some(seen) = self.ends_seen else { return self.ended() };
+        let ends = CHILD_ENDS.load(Ordering::SeqCst);
+        if ends == seen {
+            return None;
+        }
+        let ended = self.ended();
+        if ended.is_none() {
+            self.ends_seen = Some(ends);
+        }
+        ended
     }
 
     /// `Some(status)` once the process has ended, whether or not the watcher has reaped it
