@@ -99,7 +99,7 @@ impl Limit {
 /// How a question ended.
 #[derive(Debug)]
 pub(crate) enum Heard {
-    /// The answer with the question's id, its think time (from the end of the write), the CPU
+    /// The answer with the question's id, its think time (from the start of the write), the CPU
     /// time its process used since its previous answer (when measured), and its line: a decoded
     /// line is UTF-8, so its own buffer is the text, without a copy.
     Answer(FromBot, Duration, Option<Duration>, String),
@@ -123,11 +123,13 @@ pub(crate) async fn ask(
 ) -> Heard {
     let limit = limit.into();
     let Peer { conn, mut process, tcp } = peer;
-    if let Err(e) = conn.flush(Instant::now() + limit.wall()).await {
-        return Heard::Gone(write_failed(process, tcp, e).await);
-    }
+    // The clock starts before the question is written: a bot on the referee's CPU, woken by
+    // the write, may run (and think) before the write returns.
     let sent = Instant::now();
     let deadline = sent + limit.wall();
+    if let Err(e) = conn.flush(deadline).await {
+        return Heard::Gone(write_failed(process, tcp, e).await);
+    }
     // Under the CPU clock the read wakes when the bot could have spent what is left of its CPU
     // time (a thread spends it no faster than the wall clock runs; what it spent since its last
     // answer counts), looks, and sleeps again for what is then left.
