@@ -160,16 +160,16 @@ impl Resumable {
 
     /// A connection comes. A first one gets the conversation from its start; a later one, when
     /// the seat's bot listed `resume`, takes the seat back and is sent `resume`, the current
-    /// game so far and the open question. With `take_over`, a connection still holding the
-    /// seat is dropped for it (a person who opened the page again); without, the seat is taken
-    /// back only from a connection that is gone.
-    pub(crate) fn attach(&self, take_over: bool) -> Result<Attached, Refused> {
+    /// game so far and the open question. A connection still holding the seat is dropped for
+    /// it: a person who opened the page again, or a bot whose earlier connection lost its
+    /// network and still looks open.
+    pub(crate) fn attach(&self) -> Result<Attached, Refused> {
         let mut st = self.state();
         if st.to_referee.is_none() {
             return Err(Refused::Gone);
         }
         let first = st.pages_so_far == 0;
-        if !first && (!st.resume || (!take_over && st.page.is_some())) {
+        if !first && !st.resume {
             // Without `resume`, a connection that left gave the seat up (`detach`).
             return Err(Refused::Held);
         }
@@ -258,7 +258,7 @@ mod tests {
     async fn a_page_that_listed_resume_gets_the_game_again_and_one_that_did_not_gives_the_seat_up()
     {
         let seat = Resumable::new(false);
-        let mut first = seat.attach(true).unwrap();
+        let mut first = seat.attach().unwrap();
         let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
         referee.write_all(b"{\"type\":\"hello\",\"id\":1,\"protocol\":1,\"features\":[\"resume\"],\"time_ms\":10}\n").await.unwrap();
         assert!(next(&mut first).await.starts_with("{\"type\":\"hello\""));
@@ -273,10 +273,9 @@ mod tests {
         referee.write_all(game.as_bytes()).await.unwrap();
         next(&mut first).await;
         next(&mut first).await;
-        // A TCP connection takes the seat back only from one that is gone.
-        assert_eq!(seat.attach(false).unwrap_err(), Refused::Held);
-        seat.detach(first.n);
-        let mut second = seat.attach(false).unwrap();
+        // A second connection takes the seat over, and the first is no longer sent anything.
+        let mut second = seat.attach().unwrap();
+        assert!(first.messages.recv().await.is_none(), "the first connection is let go");
         assert_eq!(next(&mut second).await, r#"{"type":"resume","replay":2}"#);
         assert!(next(&mut second).await.starts_with("{\"type\":\"hello\""));
         assert_eq!(next(&mut second).await, r#"{"type":"chant","taken":false}"#);
@@ -291,10 +290,10 @@ mod tests {
         );
 
         let seat = Resumable::new(false);
-        let page = seat.attach(true).unwrap();
+        let page = seat.attach().unwrap();
         let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
         seat.detach(page.n);
-        assert_eq!(seat.attach(true).unwrap_err(), Refused::Gone);
+        assert_eq!(seat.attach().unwrap_err(), Refused::Gone);
         let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
         assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
     }
@@ -304,7 +303,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_seat_whose_page_listed_resume_is_given_up_after_the_grace_only() {
         let seat = Resumable::new(false);
-        let first = seat.attach(true).unwrap();
+        let first = seat.attach().unwrap();
         let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
         seat.heard(
             first.n,
@@ -314,16 +313,16 @@ mod tests {
         assert!(referee.read(&mut buf).await.unwrap() > 0);
         seat.detach(first.n);
         tokio::time::sleep(GRACE - Duration::from_secs(1)).await;
-        let back = seat.attach(true).expect("back within the grace");
+        let back = seat.attach().expect("back within the grace");
         seat.detach(back.n);
         tokio::time::sleep(GRACE - Duration::from_secs(1)).await;
-        assert!(seat.attach(true).is_ok(), "a page that came back started the grace again");
+        assert!(seat.attach().is_ok(), "a page that came back started the grace again");
         let last = seat.state().pages_so_far;
         seat.detach(last);
         assert!(!seat.given_up());
         tokio::time::sleep(GRACE + Duration::from_secs(1)).await;
         assert!(seat.given_up());
-        assert_eq!(seat.attach(false).unwrap_err(), Refused::Gone);
+        assert_eq!(seat.attach().unwrap_err(), Refused::Gone);
         let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
         assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 /// A page at its seat: the seat's messages out, the page's messages in as lines.
 pub(super) async fn play(mut socket: WebSocket, seat: Arc<Resumable>, max_line: usize) {
-    let mut page = match seat.attach(true) {
+    let mut page = match seat.attach() {
         Ok(page) => page,
         Err(why) => {
             let bye = protocol::encode_line(&protocol::ToBot::Bye { reason: why.reason().into() });

@@ -1345,15 +1345,19 @@ fn the_lobby_reads_lines_up_to_the_configured_limit() {
 // ---- resume --------------------------------------------------------------------------------
 
 /// `tcp_clients/resume_bot.py` claiming alice's seat with `resume`, dropping its connection
-/// after `drop_after` answers and coming back; its report once it ended.
-fn resume_bot(addr: &str, drop_after: usize) -> thread::JoinHandle<Value> {
+/// after `drop_after` answers (or, with `keep`, leaving it open and silent) and coming back;
+/// its report once it ended.
+fn resume_bot(addr: &str, drop_after: usize, keep: bool) -> thread::JoinHandle<Value> {
     let script = root().join("referee/tests/tcp_clients/resume_bot.py");
     let argv = [script.display().to_string(), addr.to_string(), "alice".into()];
-    let drop_after = drop_after.to_string();
+    let rest: Vec<String> = [drop_after.to_string(), "0.2".into()]
+        .into_iter()
+        .chain(keep.then(|| "keep".to_string()))
+        .collect();
     thread::spawn(move || {
         let out = Command::new("python3")
             .args(&argv)
-            .arg(drop_after)
+            .args(&rest)
             .current_dir(root())
             .stdin(Stdio::null())
             .output()
@@ -1367,10 +1371,27 @@ fn resume_bot(addr: &str, drop_after: usize) -> thread::JoinHandle<Value> {
 #[test]
 fn a_bot_that_lists_resume_takes_its_seat_back_mid_game() {
     let mut t = alice_table("resume", 21, &[]);
-    let bot = resume_bot(&t.lobby.addr, 5);
+    let bot = resume_bot(&t.lobby.addr, 5, false);
     t.referee.finish().assert_ok("resume");
     let report = bot.join().expect("the resuming bot");
+    assert_resumed(&t, &report);
+}
 
+/// A connection whose network went away sends no end: the referee would see it open for many
+/// minutes. The bot's new connection with the seat's token takes the seat from it at once, and
+/// the referee closes the earlier one.
+#[test]
+fn a_resuming_bot_takes_its_seat_from_a_connection_that_looks_open() {
+    let mut t = alice_table("resume-open", 21, &[]);
+    let bot = resume_bot(&t.lobby.addr, 5, true);
+    t.referee.finish().assert_ok("resume-open");
+    let report = bot.join().expect("the resuming bot");
+    assert_resumed(&t, &report);
+    assert_eq!(report["earlier_closed"], true, "the earlier connection is closed: {report}");
+}
+
+/// What a bot that took its seat back with `resume` after 5 answers was sent, and its record.
+fn assert_resumed(t: &AliceTable, report: &Value) {
     assert!(report["offered"].as_array().unwrap().contains(&json!("resume")), "{report}");
     let second = &report["second_hello"];
     assert_eq!((&second["type"], &second["id"]), (&json!("hello"), &json!(1)), "{report}");

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """A TCP bot that lists `resume` and loses its connection mid-game, for referee/tests/it/tcp.rs.
 
-    python3 resume_bot.py ADDR TOKEN DROP_AFTER [PAUSE_S]
+    python3 resume_bot.py ADDR TOKEN DROP_AFTER [PAUSE_S] [keep]
 
 Connects to the referee's lobby at ADDR, claims TOKEN's seat listing `resume`, answers
 DROP_AFTER questions (refusing the chant, discarding its first six cards, playing its first
 card), then closes the connection with the next question unanswered, waits PAUSE_S seconds
 (default 0.2), connects again with the same token and `resume`, and plays on until the referee
-ends the conversation. It prints one JSON line on stdout: the first message after the second
+ends the conversation. With `keep`, the first connection is not closed but left silent, as a
+connection whose network went away looks to the referee; the report then also says whether the
+referee closed it. It prints one JSON line on stdout: the first message after the second
 hello answer, the kinds of the messages it says were sent before, the question it answered
 first on the new connection, the question it left open, and the last `bye` reason. Standard library only.
 """
@@ -59,6 +61,7 @@ def answer(q):
 def main(argv):
     addr, token, drop_after = argv[1], argv[2], int(argv[3])
     pause = float(argv[4]) if len(argv) > 4 else 0.2
+    keep = len(argv) > 5 and argv[5] == "keep"
     conn = Conn(addr)
     hello = conn.hello(token)
     answered, left_open = 0, None
@@ -75,7 +78,9 @@ def main(argv):
         else:
             conn.send(reply)
             answered += 1
-    conn.close()
+    earlier = conn
+    if not keep:
+        conn.close()
     time.sleep(pause)
 
     conn = Conn(addr)
@@ -100,6 +105,15 @@ def main(argv):
             if report["answered_first"] is None:
                 report["answered_first"] = msg
             conn.send(reply)
+    if keep:
+        # Whatever the referee still sent on the first connection, then its end (or a timeout).
+        earlier.sock.settimeout(10)
+        try:
+            while earlier.recv() is not None:
+                pass
+            report["earlier_closed"] = True
+        except (OSError, ValueError):
+            report["earlier_closed"] = False
     print(json.dumps(report), flush=True)
     return 0
 

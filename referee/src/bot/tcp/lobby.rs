@@ -308,8 +308,10 @@ async fn serve(
     let token = bot.identity.token.clone().unwrap_or_default();
     let resumes = bot.identity.has(protocol::RESUME);
     if resumes && let Some(seat) = shared.relay(&token) {
-        // Taken back only from a connection that is gone: the relay refuses while one holds it.
-        if let Ok(held) = seat.attach(false) {
+        // Taken back even from a connection that still looks open: one whose network went
+        // away sends no end, and the referee would keep it for many minutes. The token says
+        // this is the seat's bot; the earlier connection is closed.
+        if let Ok(held) = seat.attach() {
             if !place.free() {
                 seat.detach(held.n);
                 shared.refused(Refusal::Busy, from);
@@ -372,7 +374,7 @@ type Earlier = (Box<Bot>, Origin, Relay);
 /// the connection is carried to it until it ends (`resumed::carry`).
 async fn relay(bot: &mut Bot, max_line: usize) -> Relay {
     let seat = Resumable::new(true);
-    let held = seat.attach(false).ok()?;
+    let held = seat.attach().ok()?;
     let (r, w) = tokio::io::split(seat.take(Duration::ZERO).await?);
     let (tcp_r, tcp_w) = bot.relay_through(Box::new(r), Box::new(w))?;
     tokio::spawn(resumed::carry(seat.clone(), held, tcp_r, tcp_w, max_line));
