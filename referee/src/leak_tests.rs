@@ -259,6 +259,7 @@ async fn play_game(
 ) -> Played {
     let cc = ConnectConfig {
         cpu_time: false,
+        resume_grace: Duration::ZERO,
         pre_lead_rounds: true,
         handshake: Duration::from_millis(1000),
         max_line: 1 << 16,

@@ -263,7 +263,7 @@ async fn open_web(
     if tokens.is_empty() && !cfg.watch {
         return Ok(None);
     }
-    let web = Web::bind(cfg, &tokens, connect.max_line).await?;
+    let web = Web::bind(cfg, &tokens, connect).await?;
     let mut text = String::new();
     for (p, spec) in players.iter().enumerate() {
         if let BotSpec::Human { token } = spec {

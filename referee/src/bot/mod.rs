@@ -127,6 +127,9 @@ pub(crate) struct ConnectConfig {
     pub(crate) stderr_cap: u64,
     /// Measure each bot process's CPU time per answer (`cpu_us`).
     pub(crate) cpu_time: bool,
+    /// How long a seat whose bot listed `resume` waits for it to come back
+    /// ([`resumable`](crate::bot::resumable)).
+    pub(crate) resume_grace: Duration,
     /// The games' rules hold the rounds before the first lead, so `hello` offers `surrender`.
     pub(crate) pre_lead_rounds: bool,
     pub(crate) limits: process::Limits,

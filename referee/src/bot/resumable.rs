@@ -2,8 +2,8 @@
 //! whatever carries it: the referee's end is a byte stream like any bot's (`Bot::attach`); the
 //! other end is handed, line by line, to whichever connection holds the seat now (a page's
 //! WebSocket in `web/human.rs`, a TCP connection in `bot/tcp/lobby.rs`). A bot that listed
-//! `resume` may connect again within [`GRACE`] and is sent the current game again, while the
-//! referee only sees a bot that is slow to answer.
+//! `resume` may connect again within a grace (`--resume-grace-ms`, a minute by default) and is
+//! sent the current game again, while the referee only sees a bot that is slow to answer.
 
 use protocol::msg::{FromBot, ToBot};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -11,8 +11,6 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::{Notify, mpsc};
 
-/// How long a seat whose bot listed `resume` waits for it to come back before it is given up (the referee then sees the connection end, as for any bot).
-pub(crate) const GRACE: Duration = Duration::from_secs(60);
 /// Room in the in-memory pipe between the referee and the seat: its end is read at once.
 const PIPE_BYTES: usize = 1 << 20;
 
@@ -45,6 +43,9 @@ struct State {
 #[derive(Debug)]
 pub(crate) struct Resumable {
     state: Mutex<State>,
+    /// How long the seat waits for a connection that left, once its bot listed `resume`,
+    /// before it is given up (the referee then sees the connection end, as for any bot).
+    grace: Duration,
     /// Wakes whoever waits for the first page.
     arrived: Notify,
 }
@@ -80,7 +81,7 @@ impl Resumable {
     /// A seat and the tasks that move its bytes. With `resume`, the bot took the feature up in
     /// a handshake made before the seat existed (a TCP bot's, with its token); otherwise the
     /// first connection's hello answer, which passes through here, says whether it did.
-    pub(crate) fn new(resume: bool) -> Arc<Resumable> {
+    pub(crate) fn new(resume: bool, grace: Duration) -> Arc<Resumable> {
         let (referee_end, ours) = tokio::io::duplex(PIPE_BYTES);
         let (read, mut write) = tokio::io::split(ours);
         let (to_referee, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
@@ -94,6 +95,7 @@ impl Resumable {
                 open: None,
                 resume,
             }),
+            grace,
             arrived: Notify::new(),
         });
         tokio::spawn(async move {
@@ -220,7 +222,7 @@ impl Resumable {
     }
 
     /// Connection `n` left. Without `resume` the seat is given up at once; with it, after
-    /// [`GRACE`] unless a connection came back.
+    /// its grace unless a connection came back.
     pub(crate) fn detach(self: &Arc<Self>, n: u64) {
         let mut st = self.state();
         if st.page.as_ref().is_none_or(|p| p.n != n) {
@@ -233,7 +235,7 @@ impl Resumable {
         }
         let seat = self.clone();
         tokio::spawn(async move {
-            tokio::time::sleep(GRACE).await;
+            tokio::time::sleep(seat.grace).await;
             let mut st = seat.state();
             if st.page.is_none() && st.pages_so_far == n {
                 st.to_referee = None;
@@ -247,6 +249,8 @@ mod tests {
     use super::*;
     use tokio::io::AsyncReadExt;
 
+    const GRACE: Duration = Duration::from_secs(60);
+
     async fn next(a: &mut Attached) -> String {
         tokio::time::timeout(Duration::from_secs(5), a.messages.recv()).await.unwrap().unwrap()
     }
@@ -257,7 +261,7 @@ mod tests {
     #[tokio::test]
     async fn a_page_that_listed_resume_gets_the_game_again_and_one_that_did_not_gives_the_seat_up()
     {
-        let seat = Resumable::new(false);
+        let seat = Resumable::new(false, GRACE);
         let mut first = seat.attach().unwrap();
         let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
         referee.write_all(b"{\"type\":\"hello\",\"id\":1,\"protocol\":1,\"features\":[\"resume\"],\"time_ms\":10}\n").await.unwrap();
@@ -289,7 +293,7 @@ mod tests {
             "only the seat's page is heard"
         );
 
-        let seat = Resumable::new(false);
+        let seat = Resumable::new(false, GRACE);
         let page = seat.attach().unwrap();
         let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
         seat.detach(page.n);
@@ -298,11 +302,11 @@ mod tests {
         assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
     }
 
-    /// A seat whose page listed `resume` waits [`GRACE`] for it: a page back in time keeps the
+    /// A seat whose page listed `resume` waits its grace for it: a page back in time keeps the
     /// seat, and after a whole grace without one the referee sees the connection end.
     #[tokio::test(start_paused = true)]
     async fn a_seat_whose_page_listed_resume_is_given_up_after_the_grace_only() {
-        let seat = Resumable::new(false);
+        let seat = Resumable::new(false, GRACE);
         let first = seat.attach().unwrap();
         let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
         seat.heard(

@@ -83,6 +83,7 @@ mod tests {
     fn connect_config() -> ConnectConfig {
         ConnectConfig {
             cpu_time: false,
+            resume_grace: Duration::ZERO,
             pre_lead_rounds: true,
             handshake: Duration::from_secs(5),
             max_line: 4096,

@@ -226,6 +226,8 @@ impl Checker {
             max_line: self.max_line,
             stderr_cap: 1 << 20,
             cpu_time: false,
+            // The checked bot is a process on pipes: `resume` is never offered to it.
+            resume_grace: Duration::ZERO,
             pre_lead_rounds: true,
             limits: Limits::default(),
         }

@@ -51,6 +51,10 @@ pub(super) struct TableArgs {
     /// (answer time plus bank left): a bot that sleeps or blocks still times out.
     #[arg(long, default_value_t = 4, value_name = "N", help_heading = CLOCK, allow_negative_numbers = true, value_parser = whole::<u32>(1, 1000))]
     wall_cap: u32,
+    /// How long a seat whose bot listed `resume` (a person's page, a TCP bot) waits for it to
+    /// connect again before its connection is given up, in milliseconds.
+    #[arg(long, default_value_t = 60_000, value_name = "MS", help_heading = CLOCK, allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
+    resume_grace_ms: u64,
     /// Measure each bot process's CPU time per answer and record it (`cpu_us`); --clock cpu
     /// needs it.
     #[arg(long, default_value_t = OnOff::On, value_parser = word::<OnOff>(), help_heading = CLOCK)]
@@ -229,6 +233,7 @@ impl TableArgs {
             max_line: self.max_line_bytes,
             stderr_cap: self.stderr_cap,
             cpu_time: self.cpu_time == OnOff::On,
+            resume_grace: Duration::from_millis(self.resume_grace_ms),
             pre_lead_rounds: convert::pre_lead_rounds(&self.rules.wire()),
             limits: Limits {
                 memory_bytes: self.bot_memory_mib.map(|m| m << 20),

@@ -388,7 +388,9 @@ mod tests {
     fn each_section_knows_the_flags_of_its_group() {
         let e = parse_toml(&format!("{TWO}[clock]\nanswer = 3\n")).unwrap_err();
         assert!(
-            e.ends_with("(known: handshake-ms, answer-ms, bank-ms, clock, wall-cap, cpu-time)"),
+            e.ends_with(
+                "(known: handshake-ms, answer-ms, bank-ms, clock, wall-cap, resume-grace-ms, cpu-time)"
+            ),
             "{e}"
         );
         let e = parse_toml(&format!("{TWO}[net]\nx = 3\n")).unwrap_err();

@@ -104,6 +104,7 @@ fn config(on_fault: OnFault) -> GameConfig {
 fn connect_config() -> ConnectConfig {
     ConnectConfig {
         cpu_time: false,
+        resume_grace: Duration::ZERO,
         pre_lead_rounds: true,
         handshake: Duration::from_millis(1000),
         max_line: 4096,

@@ -172,6 +172,8 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         max_line,
         stderr_cap: 0,
         cpu_time: false,
+        // The re-run seats are pipes and scripts: none takes `resume` up.
+        resume_grace: Duration::ZERO,
         pre_lead_rounds: rules.has_pre_lead_rounds(),
         limits: Limits::default(),
     };

@@ -14,6 +14,7 @@
 mod human;
 mod watch;
 
+use crate::bot::ConnectConfig;
 use crate::bot::conn::{Reader, Writer};
 use crate::bot::resumable::Resumable;
 use crate::record_io::Tap;
@@ -91,18 +92,23 @@ impl Drop for Web {
 
 impl Web {
     /// Binds `cfg.listen` and serves a page for each human seat token, and the spectators when
-    /// asked; `max_line` bounds a page's message like any bot's line.
+    /// asked; `connect.max_line` bounds a page's message like any bot's line, and a seat whose
+    /// page left waits `connect.resume_grace` for it.
     pub(crate) async fn bind(
         cfg: &WebConfig,
         tokens: &[String],
-        max_line: usize,
+        connect: &ConnectConfig,
     ) -> Result<Web, String> {
+        let max_line = connect.max_line;
         let listen = &cfg.listen;
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
         let addr = listener.local_addr().map_err(|e| format!("cannot listen on {listen}: {e}"))?;
-        let seats = tokens.iter().map(|t| (t.clone(), Resumable::new(false))).collect();
+        let seats = tokens
+            .iter()
+            .map(|t| (t.clone(), Resumable::new(false, connect.resume_grace)))
+            .collect();
         let feed = cfg.watch.then(|| (crate::bot::tcp::new_token(), Feed::new()));
         let play = page("Aluette: your seat", SEAT_PANELS, "play.js");
         let watch = page("Aluette: live", "", "watch.js");

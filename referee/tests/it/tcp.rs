@@ -351,11 +351,19 @@ impl Client {
 
     /// Reads the `hello` question and answers it with `name` and, when given, `token`.
     fn handshake(&mut self, name: &str, token: Option<&str>) -> Value {
+        self.handshake_with(name, token, &[])
+    }
+
+    /// [`Client::handshake`], taking up `features`.
+    fn handshake_with(&mut self, name: &str, token: Option<&str>, features: &[&str]) -> Value {
         let hello = self.recv().expect("the referee speaks first");
         assert_eq!((&hello["type"], &hello["id"]), (&json!("hello"), &json!(1)), "{hello}");
         let mut answer = json!({"type": "hello", "id": 1, "name": name, "version": "1"});
         if let Some(t) = token {
             answer["token"] = json!(t);
+        }
+        if !features.is_empty() {
+            answer["features"] = json!(features);
         }
         self.send(&answer).expect("send the hello answer");
         hello
@@ -1411,4 +1419,55 @@ fn assert_resumed(t: &AliceTable, report: &Value) {
     assert!(mine.len() > 6 && !mine.iter().any(|a| auto(a)), "the bot played every answer");
     let sixth: Value = serde_json::from_str(mine[5]["raw"].as_str().expect("raw")).expect("json");
     assert_eq!(sixth["id"], open["id"], "its sixth answer is the one it left open");
+}
+
+/// The grace over real sockets (`--resume-grace-ms`): a bot that listed `resume` and is not back
+/// within it loses its connection, with a `disconnected` fault at the question it left open,
+/// and the fallback plays on for it. Coming back later, it gets no `resume`: it is told the
+/// seat was given up while the referee has not met the end yet, and then takes the seat as a
+/// new bot for the next game. (With the grace not applied, it would be resumed in game 1.)
+#[test]
+fn a_resuming_bot_back_after_the_grace_plays_from_the_next_game() {
+    let _shared = shared();
+    let s = Scratch::new("resume-late");
+    let extra = ["--games", "2", "--resume-grace-ms", "300"];
+    let (mut referee, lobby) = two_tcp_seats(&s, 14, ["alice", "carol"], &extra);
+    // Carol answers after 20 ms: game 1 lasts about a second, past the grace.
+    let carol = steady(&lobby.addr, "carol", "carol", Duration::from_millis(20));
+
+    let mut gone = Client::connect(&lobby.addr);
+    gone.handshake_with("late", Some("alice"), &["resume"]);
+    gone.answer_some(5).expect("a sixth question");
+    let _ = gone.stream.shutdown(Shutdown::Both);
+    drop(gone);
+    thread::sleep(Duration::from_millis(600));
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut refusals = Vec::new();
+    let mut back = loop {
+        let mut c = Client::connect(&lobby.addr);
+        c.handshake_with("late", Some("alice"), &["resume"]);
+        match c.recv() {
+            Some(m) if m["type"] == "bye" && Instant::now() < deadline => {
+                refusals.push(m["reason"].as_str().unwrap_or_default().to_string());
+                thread::sleep(Duration::from_millis(50));
+            }
+            _ => break c,
+        }
+    };
+    assert_eq!(back.kinds()[..2], ["hello", "game"], "a new bot, for game 2: {:?}", back.got);
+    assert!(refusals.iter().all(|r| r.contains("given up")), "{refusals:?}");
+    back.play_out();
+    assert_eq!(back.bye(), Some("match over"));
+    referee.finish().assert_ok("resume-late");
+    carol.join().expect("carol");
+
+    let game1 = check_record(&s.record(1));
+    only_fault(&game1, 0, "disconnected", "replaced");
+    let mine = answers(&game1, 0);
+    assert!(mine[..5].iter().all(|a| !auto(a)), "the first five answers were the bot's");
+    assert!(mine[5..].iter().all(|a| auto(a)), "the fallback plays the rest of game 1");
+    let game2 = check_record(&s.record(2));
+    assert!(faults(&game2, 0).is_empty(), "{:?}", faults(&game2, 0));
+    assert!(answers(&game2, 0).iter().all(|a| !auto(a)), "the bot plays game 2");
 }

@@ -347,7 +347,7 @@ async fn serve(
             // seat is filled, so no seated bot is ever told to give way.
             if place.free() {
                 tracing::info!("{peer} took the seat of token {token}");
-                let relay = if resumes { relay(&mut bot, cfg.max_line).await } else { None };
+                let relay = if resumes { relay(&mut bot, &cfg).await } else { None };
                 shared.set(&token, Slot::Ready { bot: Box::new(bot), from, relay });
             } else {
                 shared.set(&token, Slot::Open);
@@ -372,12 +372,12 @@ type Earlier = (Box<Bot>, Origin, Relay);
 
 /// Puts a resumable seat between `bot` and its connection: the match talks to the seat, and
 /// the connection is carried to it until it ends (`resumed::carry`).
-async fn relay(bot: &mut Bot, max_line: usize) -> Relay {
-    let seat = Resumable::new(true);
+async fn relay(bot: &mut Bot, cfg: &ConnectConfig) -> Relay {
+    let seat = Resumable::new(true, cfg.resume_grace);
     let held = seat.attach().ok()?;
     let (r, w) = tokio::io::split(seat.take(Duration::ZERO).await?);
     let (tcp_r, tcp_w) = bot.relay_through(Box::new(r), Box::new(w))?;
-    tokio::spawn(resumed::carry(seat.clone(), held, tcp_r, tcp_w, max_line));
+    tokio::spawn(resumed::carry(seat.clone(), held, tcp_r, tcp_w, cfg.max_line));
     Some(seat)
 }
 
