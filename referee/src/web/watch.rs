@@ -82,10 +82,11 @@ impl Feed {
         self.game().shown.remove(&n);
     }
 
-    /// True when every spectator has been shown every line.
+    /// True when every spectator has been shown every line, but those more than [`BEHIND`]
+    /// lines behind: the feed has dropped what they missed, so they can only be let go.
     pub(super) fn caught_up(&self) -> bool {
         let game = self.game();
-        game.shown.values().all(|&n| n == game.added)
+        game.shown.values().all(|&n| n == game.added || game.added - n > BEHIND as u64)
     }
 
     /// The game so far as one record text, and the count of lines added up to it.

@@ -79,10 +79,11 @@ impl Served {
         });
         let mut served = Served { child, seat_url: String::new(), watch_url: None };
         let watching = args.contains(&"--watch");
+        let seated = args.contains(&"human");
         let url = |line: &str| {
             line.split_whitespace().find(|w| w.starts_with("http://")).map(str::to_string)
         };
-        while served.seat_url.is_empty() || (watching && served.watch_url.is_none()) {
+        while (seated && served.seat_url.is_empty()) || (watching && served.watch_url.is_none()) {
             let line =
                 rx.recv_timeout(Duration::from_secs(30)).expect("the referee prints its pages");
             if line.starts_with("Player 0 (you): open ") {
@@ -276,12 +277,26 @@ fn the_pages_logic_passes_its_node_tests() {
 
 /// One HTTP request to the server; the response head.
 fn request(addr: &str, head: &str) -> String {
+    request_on(addr, head).0
+}
+
+/// [`request`], and the connection, still open.
+fn request_on(addr: &str, head: &str) -> (String, TcpStream) {
     let mut stream = TcpStream::connect(addr).expect("connect to the web server");
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     stream.write_all(head.as_bytes()).unwrap();
     let mut buf = vec![0; 4096];
     let n = stream.read(&mut buf).unwrap_or(0);
-    String::from_utf8_lossy(&buf[..n]).to_string()
+    (String::from_utf8_lossy(&buf[..n]).to_string(), stream)
+}
+
+/// The head of a WebSocket upgrade request for `path`, sent from a page of `origin`.
+fn upgrade_head(addr: &str, path: &str, origin: &str) -> String {
+    format!(
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nConnection: Upgrade\r\n\
+         Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
 }
 
 /// The server's checks: pages carry a strict content security policy (no inline script); a
@@ -302,16 +317,7 @@ fn the_web_server_checks_origin_token_and_serves_a_strict_policy() {
         .find(|l| l.to_ascii_lowercase().starts_with("content-security-policy:"))
         .unwrap_or_else(|| panic!("no policy: {page}"));
     assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"), "{csp}");
-    let upgrade = |path: &str, origin: &str| {
-        request(
-            &addr,
-            &format!(
-                "GET {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nConnection: Upgrade\r\n\
-                 Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
-                 Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
-            ),
-        )
-    };
+    let upgrade = |path: &str, origin: &str| request(&addr, &upgrade_head(&addr, path, origin));
     let own = format!("http://{addr}");
     let status = |r: String| r.lines().next().unwrap_or("").to_string();
     let seat = format!("/ws/seat?token={token}");
@@ -371,4 +377,39 @@ fn a_human_seat_whose_page_never_comes_is_not_started_and_other_commands_refuse_
         "{}",
         text(&out.stderr)
     );
+}
+
+/// A spectator whose page stops reading never slows the table: with one connected from the
+/// start and never read, a match of many games (far more lines than a spectator may fall
+/// behind by, and more bytes than the sockets' buffers hold) plays through and ends by itself,
+/// while the stalled spectator was sent only part of it.
+#[test]
+fn a_spectator_that_stops_reading_never_slows_the_table() {
+    const GAMES: usize = 400;
+    let sc = Scratch::new("web-stalled");
+    let records = sc.records();
+    let games = GAMES.to_string();
+    let args = ["match", "--games", &games, "--seed", "4", "--watch", "--no-pin", "--records"];
+    let served = Served::start(&[&args[..], &[s(&records)]].concat());
+    let watch = served.watch_url.clone().expect("a spectator URL");
+    let addr = watch.trim_start_matches("http://").split('/').next().unwrap().to_string();
+    let token = watch.split("token=").nth(1).unwrap();
+    let path = format!("/ws/watch?token={token}");
+    let head = upgrade_head(&addr, &path, &format!("http://{addr}"));
+    let (answer, mut stalled) = request_on(&addr, &head);
+    assert!(answer.lines().next().unwrap_or("").contains(" 101 "), "{answer}");
+    served.finish();
+    let mut played = 0;
+    let mut recorded = 0;
+    for entry in std::fs::read_dir(&records).unwrap().filter_map(Result::ok) {
+        if entry.file_name().to_string_lossy().starts_with("game-") {
+            played += 1;
+            recorded += entry.metadata().unwrap().len();
+        }
+    }
+    assert_eq!(played, GAMES, "every game was played and recorded");
+    // The referee has exited: what the stalled spectator can still read is all it was sent.
+    let mut sent = Vec::new();
+    let _ = stalled.read_to_end(&mut sent);
+    assert!((sent.len() as u64) < recorded / 2, "{} of {recorded} bytes", sent.len());
 }
