@@ -8,16 +8,14 @@
 //! anything: without Chromium it fails, never skips, with one line saying how to get it.
 
 use crate::harness::{
-    RANDOM, RUN_LIMIT, Scratch, match_args, record_path, referee_cmd, referee_fails, referee_ok,
-    run_limited, s as s_, starts_once,
+    CHROMIUM, RANDOM, RUN_LIMIT, Scratch, chromium_at, ensure_chromium, match_args, record_path,
+    referee_cmd, referee_fails, referee_ok, run_limited, s as s_, starts_once,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
-
-const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// Flags this machine needs: no sandbox (root in a container), no GPU, and nothing that talks
 /// to the network or keeps state between runs.
@@ -39,32 +37,13 @@ fn run(cmd: &mut Command) -> Output {
     run_limited(cmd.stdin(Stdio::null()), RUN_LIMIT)
 }
 
-/// Fails the test, in one line, when headless Chromium is missing: the test cannot run.
-fn ensure_chromium() {
-    if let Err(line) = chromium_at(Path::new(CHROMIUM)) {
-        panic!("{line}");
-    }
-}
-
-/// What is wrong with running Chromium from `path`, in one line.
-fn chromium_at(path: &Path) -> Result<(), String> {
-    match path.exists() {
-        true => Ok(()),
-        false => Err(format!(
-            "{} is missing: install Debian's chromium package: apt-get install chromium; .ci/run \
-             does it",
-            path.display()
-        )),
-    }
-}
-
-/// The tests used to install Chromium themselves with apt-get when it was missing. They never
+/// The tests used to install Chromium themselves when it was missing. They never
 /// install anything now: a missing browser is one line saying how to get it.
 #[test]
 fn a_missing_chromium_is_one_line_saying_how_to_get_it() {
     let line = chromium_at(Path::new("/nonexistent/chromium")).unwrap_err();
     assert!(!line.contains('\n'), "{line}");
-    assert!(line.contains("apt-get install chromium; .ci/run does it"), "{line}");
+    assert!(line.contains("Debian's chromium package (.ci/run installs it)"), "{line}");
     assert!(chromium_at(Path::new(env!("CARGO_BIN_EXE_referee"))).is_ok());
 }
 

@@ -8,7 +8,9 @@
 //! with `npm ci`; Chromium is Debian's package. A test never installs anything: without them it
 //! fails in one line saying how to get them.
 
-use crate::harness::{Scratch, check_record, jsonl, referee, root, run_limited, s, text};
+use crate::harness::{
+    Scratch, check_record, ensure_chromium, jsonl, referee, root, run_limited, s, text,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -38,10 +40,7 @@ fn ensure_tools() {
         "{} is missing: run `npm ci --prefix referee/tests/browser` (.ci/run does it)",
         modules.display()
     );
-    assert!(
-        Path::new("/usr/bin/chromium").exists(),
-        "/usr/bin/chromium is missing: apt-get install chromium (.ci/run does it)"
-    );
+    ensure_chromium();
 }
 
 /// A running match whose web pages are open.

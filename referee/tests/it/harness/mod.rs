@@ -9,12 +9,14 @@
 #![allow(dead_code)]
 
 mod bots;
+mod browser;
 mod procs;
 mod record;
 mod run;
 mod suite;
 
 pub(crate) use bots::*;
+pub(crate) use browser::*;
 pub(crate) use procs::*;
 pub(crate) use record::*;
 pub(crate) use run::*;
