@@ -188,6 +188,9 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     for c in closing {
         c.await;
     }
+    if let Some(lobby) = &lobby {
+        lobby.close("match over").await;
+    }
     if let Some(web) = &web {
         web.linger(WATCH_LINGER).await;
     }

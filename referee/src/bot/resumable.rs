@@ -14,6 +14,9 @@ use tokio::sync::{Notify, mpsc};
 /// Room in the in-memory pipe between the referee and the seat: its end is read at once.
 const PIPE_BYTES: usize = 1 << 20;
 
+/// The `bye` of a connection whose seat another connection of the seat took.
+const TAKEN_OVER: &str = "another connection took this seat";
+
 /// A connection holding the seat (a page, a TCP connection): its number and where its
 /// messages go.
 #[derive(Debug)]
@@ -186,7 +189,12 @@ impl Resumable {
         }
         st.pages_so_far += 1;
         let n = st.pages_so_far;
-        st.page = Some(Page { n, out });
+        if let Some(earlier) = st.page.replace(Page { n, out }) {
+            // Its last message: a page told why does not connect again, and take the seat
+            // back in turn, as one merely cut off would.
+            let bye = ToBot::Bye { reason: TAKEN_OVER.into() };
+            let _ = earlier.out.send(protocol::encode_line(&bye).trim_end().to_string());
+        }
         drop(st);
         self.arrived.notify_waiters();
         Ok(Attached { n, messages })
@@ -277,8 +285,10 @@ mod tests {
         referee.write_all(game.as_bytes()).await.unwrap();
         next(&mut first).await;
         next(&mut first).await;
-        // A second connection takes the seat over, and the first is no longer sent anything.
+        // A second connection takes the seat over; the first is told so, and let go.
         let mut second = seat.attach().unwrap();
+        let bye = format!(r#"{{"type":"bye","reason":"{TAKEN_OVER}"}}"#);
+        assert_eq!(next(&mut first).await, bye);
         assert!(first.messages.recv().await.is_none(), "the first connection is let go");
         assert_eq!(next(&mut second).await, r#"{"type":"resume","replay":2}"#);
         assert!(next(&mut second).await.starts_with("{\"type\":\"hello\""));

@@ -376,6 +376,9 @@ fn play(
             error.get_or_insert(format!("table {} stopped on an internal error", t + 1));
         }
     }
+    if let Some(lobby) = &ctx.lobby {
+        control.block_on(lobby.close("tournament over"));
+    }
     drop(ctx);
     // The signal listener may be waiting for a second Ctrl-C: do not wait for it.
     control.shutdown_background();

@@ -8,23 +8,9 @@
 // Prints one JSON report on stdout; screenshots go to OUT_DIR.
 "use strict";
 const path = require("path");
-let puppeteer;
-try {
-  puppeteer = require("puppeteer-core");
-} catch (e) {
-  console.error("puppeteer-core is missing: run `npm ci --prefix referee/tests/browser` (.ci/run does it)");
-  process.exit(2);
-}
 
 const [seatUrl, outDir, watchUrl] = process.argv.slice(2);
-const FLAGS = [
-  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-  "--disable-dev-shm-usage",
-  // Several pages play at once: none may be throttled or frozen for being in the background.
-  "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
-  "--disable-renderer-backgrounding",
-];
+const { launch } = require("./browser.js");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function cardsShown(page) {
@@ -61,7 +47,7 @@ async function offered(page) {
 }
 
 async function main() {
-  const browser = await puppeteer.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
+  const browser = await launch();
   const report = { plays: 0, votes: 0, discards: 0, openings: 0, signals: [], reloaded: false,
     errors: [], result: null, watch: [], omniscientCards: 0, omniscientTricks: 0, omniscientResult: null, seatResult: null };
   try {

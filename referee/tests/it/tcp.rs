@@ -1387,7 +1387,7 @@ fn a_bot_that_lists_resume_takes_its_seat_back_mid_game() {
 
 /// A connection whose network went away sends no end: the referee would see it open for many
 /// minutes. The bot's new connection with the seat's token takes the seat from it at once, and
-/// the referee closes the earlier one.
+/// the referee says `bye` on the earlier one and closes it.
 #[test]
 fn a_resuming_bot_takes_its_seat_from_a_connection_that_looks_open() {
     let mut t = alice_table("resume-open", 21, &[]);
@@ -1396,6 +1396,7 @@ fn a_resuming_bot_takes_its_seat_from_a_connection_that_looks_open() {
     let report = bot.join().expect("the resuming bot");
     assert_resumed(&t, &report);
     assert_eq!(report["earlier_closed"], true, "the earlier connection is closed: {report}");
+    assert_eq!(report["earlier_bye"], "another connection took this seat", "{report}");
 }
 
 /// What a bot that took its seat back with `resume` after 5 answers was sent, and its record.
@@ -1470,4 +1471,42 @@ fn a_resuming_bot_back_after_the_grace_plays_from_the_next_game() {
     let game2 = check_record(&s.record(2));
     assert!(faults(&game2, 0).is_empty(), "{:?}", faults(&game2, 0));
     assert!(answers(&game2, 0).iter().all(|a| !auto(a)), "the bot plays game 2");
+}
+
+/// A bot waiting in the lobby for a game that never comes (it came back after its connection
+/// dropped in the last game) is told with a `bye` that the match is over, not dropped without a
+/// word when the referee exits.
+#[test]
+fn a_bot_waiting_for_a_game_after_the_last_is_told_the_match_is_over() {
+    let _shared = shared();
+    let s = Scratch::new("waiting-at-end");
+    let (mut referee, lobby) = two_tcp_seats(&s, 14, ["alice", "carol"], &["--games", "1"]);
+    // Carol answers after 20 ms: the game lasts about a second, time enough to come back.
+    let carol = steady(&lobby.addr, "carol", "carol", Duration::from_millis(20));
+
+    let mut quitter = Client::connect(&lobby.addr);
+    quitter.handshake("quitter", Some("alice"));
+    quitter.answer_some(5).expect("a sixth question");
+    let _ = quitter.stream.shutdown(Shutdown::Both);
+    drop(quitter);
+
+    // Refused while the referee has not noticed the drop: try again. Taken, the seat's new bot
+    // waits for a next game, which this one-game match never has.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut late = loop {
+        let mut c = Client::connect(&lobby.addr);
+        c.handshake("late", Some("alice"));
+        let first = c.recv();
+        match first.as_ref().map(|m| (&m["type"], &m["reason"])) {
+            Some((t, r)) if t == "bye" && r != "match over" && Instant::now() < deadline => {
+                thread::sleep(Duration::from_millis(50));
+            }
+            _ => break c,
+        }
+    };
+    late.drain();
+    assert_eq!(late.kinds(), ["hello", "bye"], "{:?}", late.got);
+    assert_eq!(late.bye(), Some("match over"));
+    referee.finish().assert_ok("waiting at the end");
+    carol.join().expect("carol");
 }

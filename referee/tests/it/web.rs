@@ -110,13 +110,17 @@ impl Served {
 
 /// Plays the human seat in Chromium; the driver's report.
 fn drive(seat_url: &str, out: &Path, watch_url: Option<&str>) -> Value {
+    let mut args = vec![seat_url.to_string(), s(out).to_string()];
+    args.extend(watch_url.map(str::to_string));
+    run_driver("drive.js", &args)
+}
+
+/// Runs one of the browser drivers (`referee/tests/browser/SCRIPT`); its JSON report.
+fn run_driver(script: &str, args: &[String]) -> Value {
     let mut cmd = Command::new("node");
-    cmd.arg(browser_dir().join("drive.js")).arg(seat_url).arg(out);
-    if let Some(w) = watch_url {
-        cmd.arg(w);
-    }
+    cmd.arg(browser_dir().join(script)).args(args);
     let done = run_limited(cmd.current_dir(root()).stdin(Stdio::null()), BROWSER_LIMIT);
-    assert!(done.status.success(), "the browser driver failed: {}", text(&done.stderr));
+    assert!(done.status.success(), "{script} failed: {}", text(&done.stderr));
     serde_json::from_slice(&done.stdout).expect("the driver's report is JSON")
 }
 
@@ -411,4 +415,22 @@ fn a_spectator_that_stops_reading_never_slows_the_table() {
     let mut sent = Vec::new();
     let _ = stalled.read_to_end(&mut sent);
     assert!((sent.len() as u64) < recorded / 2, "{} of {recorded} bytes", sent.len());
+}
+
+/// The seat's page opened a second time (another tab): the second page takes the seat; the
+/// first is told so and stays closed. Neither connects again, as two pages that took the seat
+/// from each other in turn would.
+#[test]
+fn a_second_page_takes_the_seat_and_the_first_stays_closed() {
+    ensure_tools();
+    let sc = Scratch::new("web-two-pages");
+    let records = sc.records();
+    let served = Served::start(&match_args(s(&records), &[]));
+    let report = run_driver("two_pages.js", std::slice::from_ref(&served.seat_url));
+    assert_eq!(report["first"]["sockets"], 1, "{report}");
+    assert_eq!(report["second"]["sockets"], 1, "{report}");
+    let first = report["first"]["status"].as_str().unwrap_or_default();
+    assert!(first.contains("another connection took this seat"), "{report}");
+    let second = report["second"]["status"].as_str().unwrap_or_default();
+    assert!(!second.contains("closed") && !second.contains("lost"), "{report}");
 }

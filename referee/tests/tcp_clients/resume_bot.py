@@ -9,7 +9,7 @@ card), then closes the connection with the next question unanswered, waits PAUSE
 (default 0.2), connects again with the same token and `resume`, and plays on until the referee
 ends the conversation. With `keep`, the first connection is not closed but left silent, as a
 connection whose network went away looks to the referee; the report then also says whether the
-referee closed it. It prints one JSON line on stdout: the first message after the second
+referee closed it, and the reason of the last `bye` it was sent there. It prints one JSON line on stdout: the first message after the second
 hello answer, the kinds of the messages it says were sent before, the question it answered
 first on the new connection, the question it left open, and the last `bye` reason. Standard library only.
 """
@@ -109,8 +109,9 @@ def main(argv):
         # Whatever the referee still sent on the first connection, then its end (or a timeout).
         earlier.sock.settimeout(10)
         try:
-            while earlier.recv() is not None:
-                pass
+            while (msg := earlier.recv()) is not None:
+                if msg["type"] == "bye":
+                    report["earlier_bye"] = msg["reason"]
             report["earlier_closed"] = True
         except (OSError, ValueError):
             report["earlier_closed"] = False

@@ -177,6 +177,27 @@ impl Lobby {
         }
     }
 
+    /// Stops taking connections and says `bye` with `reason` to every bot still waiting for a
+    /// game (one that came back after its last game, say), instead of dropping its connection
+    /// without a word when the lobby goes.
+    pub(crate) async fn close(&self, reason: &str) {
+        self.task.abort();
+        let waiting: Vec<Bot> = {
+            let mut slots = self.shared.slots();
+            let ready = slots.values_mut().filter(|s| matches!(s, Slot::Ready { .. }));
+            ready
+                .filter_map(|s| match std::mem::replace(s, Slot::Open) {
+                    Slot::Ready { bot, .. } => Some(*bot),
+                    _ => None,
+                })
+                .collect()
+        };
+        // A TCP bot has no process to wait for: each close is a write and a shutdown.
+        for bot in waiting {
+            bot.close(reason, Duration::ZERO).await;
+        }
+    }
+
     /// The seat's bot, marking the seat in play; else whether the lobby is deciding who holds it.
     fn try_take(&self, token: &str) -> Result<Bot, bool> {
         let mut slots = self.shared.slots();

@@ -1,0 +1,26 @@
+// What the browser tests' drivers (drive.js, two_pages.js) share: puppeteer-core, and the
+// system Chromium launched with the flags this machine needs.
+"use strict";
+let puppeteer;
+try {
+  puppeteer = require("puppeteer-core");
+} catch (e) {
+  console.error("puppeteer-core is missing: run `npm ci --prefix referee/tests/browser` (.ci/run does it)");
+  process.exit(2);
+}
+
+const FLAGS = [
+  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--disable-dev-shm-usage",
+  // Several pages play at once: none may be throttled or frozen for being in the background.
+  "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
+  "--disable-renderer-backgrounding",
+];
+
+// Headless Chromium from Debian's package.
+function launch() {
+  return puppeteer.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
+}
+
+module.exports = { launch };
