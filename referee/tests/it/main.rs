@@ -34,5 +34,6 @@ mod tcp;
 mod tidy;
 mod tournament;
 mod tournament_schema;
+mod transcripts;
 mod web;
 mod wire;
