@@ -3,7 +3,7 @@
 
 use super::BotSpec;
 use crate::text;
-use protocol::FEATURES;
+use protocol::{FEATURES, PROTOCOL_VERSION};
 
 /// The features a `hello` offers this bot: `surrender` only when the rules hold its rounds, and
 /// `resume` only to the seats that can come back (a person's page, a bot that connects to the
@@ -26,11 +26,21 @@ pub(crate) fn taken_up(offered: &[String], listed: &[String]) -> Vec<String> {
 
 /// What a hello answer may call its bot: the referee's handshake and `check-bot` judge it by this
 /// one rule.
-pub(crate) fn check_identity(
+/// What this referee refuses in a hello answer: another protocol version, or a name, version or
+/// author that cannot be shown to people.
+pub(crate) fn check_hello(
+    protocol: Option<u32>,
     name: &str,
     version: &str,
     author: Option<&str>,
 ) -> Result<(), String> {
+    if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
+        return Err(format!("the bot speaks protocol {p}, this referee speaks {PROTOCOL_VERSION}"));
+    }
+    check_identity(name, version, author)
+}
+
+fn check_identity(name: &str, version: &str, author: Option<&str>) -> Result<(), String> {
     // These are shown to people (terminals, logs, pages): a control character in them is an
     // attack on whoever reads the output, not a name.
     for (field, text) in [("name", Some(name)), ("version", Some(version)), ("author", author)] {

@@ -17,7 +17,7 @@ use crate::bot::builtin::Builtin;
 use crate::bot::conn::LineConn;
 use crate::bot::process::{BotProcess, SpawnSpec};
 use crate::fault::Fault;
-pub(crate) use hello::{check_identity, offered_features, taken_up};
+pub(crate) use hello::{check_hello, offered_features, taken_up};
 use protocol::PROTOCOL_VERSION;
 use protocol::msg::{FromBot, ToBot};
 use protocol::record::FaultKind;
@@ -404,13 +404,7 @@ impl Bot {
                     },
                     None => raw,
                 });
-                if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
-                    let reason = format!(
-                        "the bot speaks protocol {p}, this referee speaks {PROTOCOL_VERSION}"
-                    );
-                    return Err(reason);
-                }
-                check_identity(&name, &version, author.as_deref())?;
+                check_hello(protocol, &name, &version, author.as_deref())?;
                 let features = taken_up(&offered, &features);
                 self.identity = Identity { name, version, author, token, features };
                 Ok(())

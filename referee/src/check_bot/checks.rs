@@ -43,13 +43,9 @@ impl Checker {
         };
         let judged = match &got {
             Got::Answer(FromBot::Hello { name, version, author, protocol, features, .. }, raw) => {
-                if let Err(e) = crate::bot::check_identity(name, version, author.as_deref()) {
+                if let Err(e) = crate::bot::check_hello(*protocol, name, version, author.as_deref())
+                {
                     Err(format!("expected a valid hello answer: {e}"))
-                } else if let Some(p) = protocol.filter(|&p| p != PROTOCOL_VERSION) {
-                    Err(format!(
-                        "expected protocol absent or {PROTOCOL_VERSION}, got {p} (the referee \
-                         refuses another major version)"
-                    ))
                 } else {
                     self.identity = Identity {
                         name: name.clone(),

@@ -3,7 +3,8 @@
 //! must fail the check that covers its one mistake, with a message that says what was expected.
 
 use crate::harness::{
-    js_bot, py_heuristic, py_random, python, referee_cmd, run_limited, rust_bot, text,
+    Scratch, js_bot, py_heuristic, py_random, python, referee_cmd, run_limited, rust_bot, text,
+    unplayable,
 };
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -252,4 +253,16 @@ fn a_program_that_cannot_start_fails_the_handshake() {
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     run.assert_fails("handshake", &["cannot start /nonexistent/aluette-bot"]);
     run.assert_fails("time", &["could not be started"]);
+}
+
+/// A hello answer that names another protocol version fails the handshake, with the words a
+/// match uses for it (one check of the version, `bot::check_hello`, for both).
+#[test]
+fn a_bot_of_another_protocol_version_fails_the_handshake() {
+    let tmp = Scratch::new("other-version");
+    let (_, bot, _) =
+        unplayable(&tmp).into_iter().find(|(case, ..)| *case == "refuses").expect("the case");
+    let run = check_bot(&[&bot]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    run.assert_fails("handshake", &["the bot speaks protocol 99, this referee speaks 1"]);
 }
