@@ -128,7 +128,7 @@ pub(crate) struct ConnectConfig {
     /// Measure each bot process's CPU time per answer (`cpu_us`).
     pub(crate) cpu_time: bool,
     /// How long a seat whose bot listed `resume` waits for it to come back
-    /// ([`resumable`](crate::bot::resumable)).
+    /// ([`resumable`]).
     pub(crate) resume_grace: Duration,
     /// The games' rules hold the rounds before the first lead, so `hello` offers `surrender`.
     pub(crate) pre_lead_rounds: bool,
