@@ -486,39 +486,19 @@ impl JsonGames {
         (JsonGames { any: false }, "{\n  \"games\": [")
     }
 
-    /// The text of one more game.
+    /// The text of one more game: serde_json's pretty layout of [`GameJson`], every line
+    /// indented four spaces, since an element of the top-level array sits two levels deep.
     fn game(&mut self, s: &GameSummary, player_at: [usize; 4]) -> String {
-        let value = json!({
-            "game": s.game_no,
-            "seed": s.seed,
-            "status": match s.status { Status::Complete => "complete", Status::Aborted => "aborted" },
-            "players_by_seat": player_at,
-            "names": s.names,
-            "score": s.score,
-            "winner": s.winner.map(|t| t.index()),
-            "forfeit": s.forfeit.map(|t| t.index()),
-            "deals": s.deals.iter().map(|d| json!({
-                "deal": d.deal, "dealer": d.dealer.index(), "winner": d.winner.map(|w| w.index()),
-                "tricks": d.tricks, "points": d.points, "mordienne": d.mordienne,
-                "counted": d.counted, "score": d.score,
-            })).collect::<Vec<_>>(),
-            "faults": s.faults,
-            "stats": s.stats,
-            "record": s.record,
-            "duration_ms": s.duration.as_millis() as u64,
-        });
-        let mut text = String::from(if self.any { ",\n" } else { "\n" });
-        // An element of the top-level array sits two levels deep: four spaces on every line.
-        let pretty = serde_json::to_string_pretty(&value).unwrap_or_default();
-        for (i, line) in pretty.lines().enumerate() {
-            if i > 0 {
-                text.push('\n');
-            }
-            text.push_str("    ");
-            text.push_str(line);
-        }
+        let mut text = Vec::with_capacity(4096);
+        text.extend_from_slice(if self.any { b",\n    " } else { b"\n    " });
+        let mut ser = serde_json::Serializer::with_formatter(
+            Indented(&mut text),
+            serde_json::ser::PrettyFormatter::new(),
+        );
+        // Writing to memory cannot fail, and every key is a string.
+        serde::Serialize::serialize(&GameJson::of(s, player_at), &mut ser).ok();
         self.any = true;
-        text
+        String::from_utf8(text).unwrap_or_default()
     }
 
     /// The closing text, after the last game.
@@ -528,6 +508,95 @@ impl JsonGames {
         let players = players.replace('\n', "\n  ");
         let close = if self.any { "\n  ]" } else { "]" };
         format!("{close},\n  \"players\": {players},\n  \"seed\": {seed}\n}}")
+    }
+}
+
+/// One game of the `--json` document, its keys in the alphabetical order the document has
+/// always had (it was built as a `serde_json::Value`, whose maps sort their keys), written
+/// without building that value: it cost more than the rest of the game's bookkeeping.
+#[derive(serde::Serialize)]
+struct GameJson<'a> {
+    deals: Vec<DealJson>,
+    duration_ms: u64,
+    /// Rare, and their keys sorted as a value sorts them.
+    faults: serde_json::Value,
+    forfeit: Option<usize>,
+    game: u64,
+    names: &'a [String; 4],
+    players_by_seat: [usize; 4],
+    record: Option<std::borrow::Cow<'a, str>>,
+    score: [u16; 2],
+    seed: u64,
+    /// Four small objects whose keys a value sorts.
+    stats: serde_json::Value,
+    status: &'static str,
+    winner: Option<usize>,
+}
+
+/// One deal of a game of the `--json` document, its keys in alphabetical order.
+#[derive(serde::Serialize)]
+struct DealJson {
+    counted: bool,
+    deal: u16,
+    dealer: usize,
+    mordienne: bool,
+    points: u8,
+    score: [u16; 2],
+    tricks: [u8; 4],
+    winner: Option<usize>,
+}
+
+impl GameJson<'_> {
+    fn of(s: &GameSummary, player_at: [usize; 4]) -> GameJson<'_> {
+        let deals = s.deals.iter().map(|d| DealJson {
+            counted: d.counted,
+            deal: d.deal,
+            dealer: d.dealer.index(),
+            mordienne: d.mordienne,
+            points: d.points,
+            score: d.score,
+            tricks: d.tricks,
+            winner: d.winner.map(|w| w.index()),
+        });
+        GameJson {
+            deals: deals.collect(),
+            duration_ms: s.duration.as_millis() as u64,
+            faults: serde_json::to_value(&s.faults).unwrap_or_default(),
+            forfeit: s.forfeit.map(|t| t.index()),
+            game: s.game_no,
+            names: &s.names,
+            players_by_seat: player_at,
+            record: s.record.as_deref().map(|p| p.to_string_lossy()),
+            score: s.score,
+            seed: s.seed,
+            stats: serde_json::to_value(&s.stats).unwrap_or_default(),
+            status: match s.status {
+                Status::Complete => "complete",
+                Status::Aborted => "aborted",
+            },
+            winner: s.winner.map(|t| t.index()),
+        }
+    }
+}
+
+/// A writer that indents every line after the first by four spaces (a JSON string never holds
+/// a raw newline, so each `\n` serde_json writes is a line break).
+struct Indented<'a>(&'a mut Vec<u8>);
+
+impl std::io::Write for Indented<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let mut rest = bytes;
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            self.0.extend_from_slice(&rest[..=at]);
+            self.0.extend_from_slice(b"    ");
+            rest = &rest[at + 1..];
+        }
+        self.0.extend_from_slice(rest);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -592,6 +661,61 @@ mod tests {
             }))
             .unwrap();
             assert_eq!(text, expected, "{n} games");
+        }
+    }
+
+    /// Each game's text is, byte for byte, the pretty `serde_json::Value` it used to be built
+    /// as (sorted keys, optional fields left out), faults, CPU times and a record path included.
+    #[test]
+    fn a_game_is_written_as_its_value_was() {
+        use protocol::record::{FaultKind, FaultRecord, Penalty};
+        let mut s = summary(3, Status::Aborted, None);
+        s.forfeit = Some(Team::ALL[1]);
+        s.deals.push(DealLine {
+            winner: Some(Seat::ALL[2]),
+            mordienne: true,
+            ..s.deals[0].clone()
+        });
+        s.faults.push(FaultRecord {
+            seat: 2,
+            deal: Some(1),
+            trick: None,
+            kind: FaultKind::IllegalCard,
+            detail: "not in hand\n".into(),
+            raw: Some("{\"type\":\"play\"}".into()),
+            raw_b64: None,
+            action: "played Ao for you".into(),
+            penalty: Penalty::Fallback,
+            strikes: 1,
+        });
+        s.stats[1].cpu_us = Some(17);
+        s.stats[3].replaced = true;
+        s.record = Some("records/game-000003.jsonl".into());
+        for (s, any) in [(summary(1, Status::Complete, Some(Team::ALL[0])), false), (s, true)] {
+            let value = json!({
+                "game": s.game_no,
+                "seed": s.seed,
+                "status": match s.status { Status::Complete => "complete", Status::Aborted => "aborted" },
+                "players_by_seat": [3, 0, 1, 2],
+                "names": s.names,
+                "score": s.score,
+                "winner": s.winner.map(|t| t.index()),
+                "forfeit": s.forfeit.map(|t| t.index()),
+                "deals": s.deals.iter().map(|d| json!({
+                    "deal": d.deal, "dealer": d.dealer.index(), "winner": d.winner.map(|w| w.index()),
+                    "tricks": d.tricks, "points": d.points, "mordienne": d.mordienne,
+                    "counted": d.counted, "score": d.score,
+                })).collect::<Vec<_>>(),
+                "faults": s.faults,
+                "stats": s.stats,
+                "record": s.record,
+                "duration_ms": s.duration.as_millis() as u64,
+            });
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            let expected =
+                format!("{}\n    {}", if any { "," } else { "" }, pretty.replace('\n', "\n    "));
+            let mut out = JsonGames { any };
+            assert_eq!(out.game(&s, [3, 0, 1, 2]), expected);
         }
     }
 
