@@ -87,6 +87,10 @@ mod tests {
             ToBot::Hello { id: 1, protocol: 1, features: vec![], time_ms: 10_000 },
             ToBot::Deal { deal: 1, dealer: 3, hand: hand.clone() },
             ToBot::Deal { deal: 65_535, dealer: 0, hand: vec![] },
+            // One card (the list's one comma taken back), and numbers either side of the one-
+            // and two-digit paths.
+            ToBot::Deal { deal: 10, dealer: 9, hand: vec![card("Kb")] },
+            ToBot::Hello { id: 99, protocol: 100, features: vec![], time_ms: 101 },
             ToBot::Vote { seat: 2, accept: false },
             ToBot::Chant { taken: true },
             ToBot::Played { seat: 1, card: card("7b"), trick: 9 },
