@@ -1,7 +1,7 @@
 //! The fast paths of the referee's hot loop, and the proof that they are exact: the encoders
 //! of every message it sends and every record line it writes are generated from the
-//! declarations (`declare.rs`, `json.rs`), and the one answer most lines carry, a canonical
-//! `play`, is decoded here by a shortcut.
+//! declarations (`declare.rs`, `json.rs`), and the answers most lines carry, a canonical `play`
+//! or `opening`, are decoded here by a shortcut.
 //! Several lines cross for every answer, and serde's generic code cost more instructions than the
 //! rest of the referee's turn together (callgrind, issue 8). Both give exactly what serde gives
 //! (the same bytes; the same value), which the tests below and the codec fuzz harness check, so
@@ -12,22 +12,26 @@ use crate::msg::FromBot;
 use crate::wire::CardCode;
 
 impl FromBot {
-    /// Decodes one answer line: [`decode_line`], with a shortcut for a `play` answer written
-    /// exactly as the spec shows it (`{"type":"play","id":N,"card":"XY"}`, no spaces, no
+    /// Decodes one answer line: [`decode_line`], with a shortcut for a `play` or `opening`
+    /// answer written exactly as the spec shows it (`{"type":"play","id":N,"card":"XY"}`,
+    /// `{"type":"opening","id":N}`, `{"type":"opening","id":N,"accept":true}`: no spaces, no
     /// signals). Any other spelling takes the full, strict decoder.
     pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
-        match canonical_play(line) {
+        match canonical_answer(line) {
             Some(msg) => Ok(msg),
             None => decode_line(line),
         }
     }
 }
 
-/// The play answer of a line in canonical form, or `None` to let serde decide.
-fn canonical_play(line: &[u8]) -> Option<FromBot> {
+/// The play or opening answer of a line in canonical form, or `None` to let serde decide.
+fn canonical_answer(line: &[u8]) -> Option<FromBot> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let rest = line.strip_prefix(br#"{"type":"play","id":"#)?;
+    let (play, rest) = match line.strip_prefix(br#"{"type":"play","id":"#) {
+        Some(rest) => (true, rest),
+        None => (false, line.strip_prefix(br#"{"type":"opening","id":"#)?),
+    };
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     // JSON has no leading zeros; serde refuses them, and so must this.
     if digits == 0 || (digits > 1 && rest[0] == b'0') {
@@ -37,7 +41,17 @@ fn canonical_play(line: &[u8]) -> Option<FromBot> {
     for &d in &rest[..digits] {
         id = id.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
     }
-    let &[rank, suit, b'"', b'}'] = rest[digits..].strip_prefix(br#","card":""#)? else {
+    let rest = &rest[digits..];
+    if !play {
+        let accept = match rest {
+            b"}" => None,
+            br#","accept":true}"# => Some(true),
+            br#","accept":false}"# => Some(false),
+            _ => return None,
+        };
+        return Some(FromBot::Opening { id, accept, signals: Vec::new() });
+    }
+    let &[rank, suit, b'"', b'}'] = rest.strip_prefix(br#","card":""#)? else {
         return None;
     };
     let card = CardCode::from_ascii([rank, suit])?;
@@ -329,7 +343,7 @@ mod tests {
     }
 
     #[test]
-    fn the_play_shortcut_agrees_with_serde() {
+    fn the_answer_shortcut_agrees_with_serde() {
         let lines: &[&[u8]] = &[
             br#"{"type":"play","id":3,"card":"3o"}"#,
             b"{\"type\":\"play\",\"id\":0,\"card\":\"Kb\"}\r\n",
@@ -347,10 +361,21 @@ mod tests {
             br#"{"type":"play","id":,"card":"3o"}"#,
             br#"{"type":"play", "id":3,"card":"3o"}"#,
             br#"{"type":"play","id":3.0,"card":"3o"}"#,
+            br#"{"type":"opening","id":12}"#,
+            b"{\"type\":\"opening\",\"id\":7,\"accept\":true}\n",
+            br#"{"type":"opening","id":18446744073709551615,"accept":false}"#,
+            br#"{"type":"opening","id":07}"#,
+            br#"{"type":"opening","id":7,"accept":null}"#,
+            br#"{"type":"opening","id":7,"accept":1}"#,
+            br#"{"type":"opening","id":7,"accept":true,"signals":[]}"#,
+            br#"{"type":"opening","id":7,"accept":true}}"#,
+            br#"{"type":"opening","id":7,"card":"3o"}"#,
+            br#"{"type":"opening","id":7,}"#,
+            br#"{"type":"opening","id":7"#,
         ];
         let mut shortcuts = 0;
         for line in lines {
-            shortcuts += usize::from(canonical_play(line).is_some());
+            shortcuts += usize::from(canonical_answer(line).is_some());
             match (FromBot::decode(line), decode_line::<FromBot>(line)) {
                 (Ok(a), Ok(b)) => assert_eq!(a, b),
                 (Err(_), Err(_)) => {}
@@ -358,7 +383,7 @@ mod tests {
             }
         }
         // The shortcut is really taken, or this test proves nothing about it.
-        assert_eq!(shortcuts, 3);
+        assert_eq!(shortcuts, 6);
     }
 
     #[test]

@@ -12,7 +12,6 @@ use crate::text::{self, Shown};
 use crate::web::{Web, WebConfig};
 use protocol::options::Seating;
 use rules::{Card, Seat, Team, draw_seating};
-use serde_json::json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -472,6 +471,10 @@ impl Tally {
     }
 }
 
+/// How the `--json` document begins: serde_json's pretty layout of an object whose first key is
+/// `games`.
+const DOCUMENT_HEAD: &str = "{\n  \"games\": [";
+
 /// The `--json` result, written game by game: the same document serde_json's pretty printer
 /// gives for `{"games": [...], "players": [...], "seed": S}` (its keys sorted), without holding
 /// the games until the end.
@@ -483,20 +486,28 @@ struct JsonGames {
 impl JsonGames {
     /// The writer and the document's opening text.
     fn start() -> (JsonGames, &'static str) {
-        (JsonGames { any: false }, "{\n  \"games\": [")
+        (JsonGames { any: false }, DOCUMENT_HEAD)
     }
 
-    /// The text of one more game: serde_json's pretty layout of [`GameJson`], every line
-    /// indented four spaces, since an element of the top-level array sits two levels deep.
+    /// The text of one more game: the very slice of the document serde_json's pretty printer
+    /// gives it, printed as `{"games":[game]}` (so its lines carry the document's indentation)
+    /// and cut out, instead of indenting a game's own text line by line.
     fn game(&mut self, s: &GameSummary, player_at: [usize; 4]) -> String {
+        #[derive(serde::Serialize)]
+        struct Document<'a> {
+            games: [GameJson<'a>; 1],
+        }
+        const AFTER: &str = "\n  ]\n}";
         let mut text = Vec::with_capacity(4096);
-        text.extend_from_slice(if self.any { b",\n    " } else { b"\n    " });
-        let mut ser = serde_json::Serializer::with_formatter(
-            Indented(&mut text),
-            serde_json::ser::PrettyFormatter::new(),
-        );
+        if self.any {
+            text.push(b',');
+        }
+        let at = text.len();
         // Writing to memory cannot fail, and every key is a string.
-        serde::Serialize::serialize(&GameJson::of(s, player_at), &mut ser).ok();
+        serde_json::to_writer_pretty(&mut text, &Document { games: [GameJson::of(s, player_at)] })
+            .ok();
+        text.drain(at..at + DOCUMENT_HEAD.len());
+        text.truncate(text.len().saturating_sub(AFTER.len()));
         self.any = true;
         String::from_utf8(text).unwrap_or_default()
     }
@@ -579,31 +590,11 @@ impl GameJson<'_> {
     }
 }
 
-/// A writer that indents every line after the first by four spaces (a JSON string never holds
-/// a raw newline, so each `\n` serde_json writes is a line break).
-struct Indented<'a>(&'a mut Vec<u8>);
-
-impl std::io::Write for Indented<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let mut rest = bytes;
-        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
-            self.0.extend_from_slice(&rest[..=at]);
-            self.0.extend_from_slice(b"    ");
-            rest = &rest[at + 1..];
-        }
-        self.0.extend_from_slice(rest);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::game_runner::DealLine;
+    use serde_json::json;
 
     fn summary(game_no: u64, status: Status, winner: Option<Team>) -> GameSummary {
         GameSummary {

@@ -29,12 +29,14 @@ impl Table<'_> {
                 tracing::error!("referee bug: seat {seat}'s checked signal {word} was refused");
                 return;
             };
-            let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
-            self.rec.line(&RecordLine::Signal {
-                from: seat_no(seat),
-                signal: word.clone(),
-                seen_by: seen,
-            });
+            if self.rec.keeps() {
+                let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
+                self.rec.line(&RecordLine::Signal {
+                    from: seat_no(seat),
+                    signal: word.clone(),
+                    seen_by: seen,
+                });
+            }
             for s in Seat::ALL {
                 if s != seat && seen_by[s.index()] {
                     self.bots[s.index()]
