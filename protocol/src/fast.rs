@@ -130,6 +130,10 @@ mod tests {
             // One card (the list's one comma taken back), and numbers either side of the one-
             // and two-digit paths.
             ToBot::Deal { deal: 10, dealer: 9, hand: vec![card("Kb")] },
+            // Lists either side of the encoder's 16 cards at a time.
+            ToBot::Deal { deal: 1, dealer: 0, hand: CardCode::ALL[..16].to_vec() },
+            ToBot::Deal { deal: 1, dealer: 0, hand: CardCode::ALL[..17].to_vec() },
+            ToBot::Deal { deal: 1, dealer: 0, hand: CardCode::ALL.to_vec() },
             ToBot::Hello { id: 99, protocol: 100, features: vec![], time_ms: 101 },
             ToBot::Vote { seat: 2, accept: false },
             ToBot::Chant { taken: true },

@@ -538,8 +538,7 @@ struct GameJson<'a> {
     record: Option<std::borrow::Cow<'a, str>>,
     score: [u16; 2],
     seed: u64,
-    /// Four small objects whose keys a value sorts.
-    stats: serde_json::Value,
+    stats: [StatsJson; 4],
     status: &'static str,
     winner: Option<usize>,
 }
@@ -555,6 +554,36 @@ struct DealJson {
     score: [u16; 2],
     tricks: [u8; 4],
     winner: Option<usize>,
+}
+
+/// A seat's statistics in the `--json` document: `SeatStats`'s fields in alphabetical order (the
+/// document's), without a `serde_json::Value` per seat. `of` names every field, so a new one
+/// does not compile until it is placed here; a test holds keys and values to the value's.
+#[derive(serde::Serialize)]
+struct StatsJson {
+    answers: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_us: Option<u64>,
+    faults: u32,
+    max_us: u64,
+    replaced: bool,
+    strikes: u32,
+    think_us: u64,
+}
+
+impl StatsJson {
+    fn of(s: &protocol::record::SeatStats) -> StatsJson {
+        let protocol::record::SeatStats {
+            answers,
+            think_us,
+            max_us,
+            cpu_us,
+            faults,
+            strikes,
+            replaced,
+        } = *s;
+        StatsJson { answers, cpu_us, faults, max_us, replaced, strikes, think_us }
+    }
 }
 
 impl GameJson<'_> {
@@ -580,7 +609,7 @@ impl GameJson<'_> {
             record: s.record.as_deref().map(|p| p.to_string_lossy()),
             score: s.score,
             seed: s.seed,
-            stats: serde_json::to_value(&s.stats).unwrap_or_default(),
+            stats: std::array::from_fn(|i| StatsJson::of(&s.stats[i])),
             status: match s.status {
                 Status::Complete => "complete",
                 Status::Aborted => "aborted",
