@@ -489,27 +489,109 @@ impl JsonGames {
         (JsonGames { any: false }, DOCUMENT_HEAD)
     }
 
-    /// The text of one more game: the very slice of the document serde_json's pretty printer
-    /// gives it, printed as `{"games":[game]}` (so its lines carry the document's indentation)
-    /// and cut out, instead of indenting a game's own text line by line.
+    /// The text of one more game, as the game's element of the top-level array: serde_json's
+    /// pretty layout of the object its value used to be (keys sorted, as a value's map sorts
+    /// them), written directly (building and printing that value per game cost more than the
+    /// rest of the game's bookkeeping). A test holds the two to the same bytes.
     fn game(&mut self, s: &GameSummary, player_at: [usize; 4]) -> String {
-        #[derive(serde::Serialize)]
-        struct Document<'a> {
-            games: [GameJson<'a>; 1],
-        }
-        const AFTER: &str = "\n  ]\n}";
-        let mut text = Vec::with_capacity(4096);
+        let mut p = Pretty { text: Vec::with_capacity(4096), depth: 2, empty: true };
         if self.any {
-            text.push(b',');
+            p.text.push(b',');
         }
-        let at = text.len();
-        // Writing to memory cannot fail, and every key is a string.
-        serde_json::to_writer_pretty(&mut text, &Document { games: [GameJson::of(s, player_at)] })
-            .ok();
-        text.drain(at..at + DOCUMENT_HEAD.len());
-        text.truncate(text.len().saturating_sub(AFTER.len()));
+        p.newline();
+        p.open(b'{');
+        p.key("deals");
+        p.open(b'[');
+        for d in &s.deals {
+            p.item();
+            p.open(b'{');
+            p.key("counted");
+            p.bool(d.counted);
+            p.key("deal");
+            p.u64(d.deal.into());
+            p.key("dealer");
+            p.u64(d.dealer.index() as u64);
+            p.key("mordienne");
+            p.bool(d.mordienne);
+            p.key("points");
+            p.u64(d.points.into());
+            p.key("score");
+            p.u64s(d.score.map(u64::from));
+            p.key("tricks");
+            p.u64s(d.tricks.map(u64::from));
+            p.key("winner");
+            p.opt(d.winner.map(|w| w.index() as u64));
+            p.close(b'}');
+        }
+        p.close(b']');
+        p.key("duration_ms");
+        p.u64(s.duration.as_millis() as u64);
+        p.key("faults");
+        // Rare: as a value prints them, their keys sorted.
+        p.serde(&serde_json::to_value(&s.faults).unwrap_or_default());
+        p.key("forfeit");
+        p.opt(s.forfeit.map(|t| t.index() as u64));
+        p.key("game");
+        p.u64(s.game_no);
+        p.key("names");
+        p.open(b'[');
+        for name in &s.names {
+            p.item();
+            p.str(name);
+        }
+        p.close(b']');
+        p.key("players_by_seat");
+        p.u64s(player_at.map(|i| i as u64));
+        p.key("record");
+        match &s.record {
+            Some(path) => p.str(&path.to_string_lossy()),
+            None => p.text.extend_from_slice(b"null"),
+        }
+        p.key("score");
+        p.u64s(s.score.map(u64::from));
+        p.key("seed");
+        p.u64(s.seed);
+        p.key("stats");
+        p.open(b'[');
+        for st in &s.stats {
+            // Every field named, so a new one does not compile until it has its place here.
+            let protocol::record::SeatStats {
+                answers,
+                think_us,
+                max_us,
+                cpu_us,
+                faults,
+                strikes,
+                replaced,
+            } = *st;
+            p.item();
+            p.open(b'{');
+            p.key("answers");
+            p.u64(answers.into());
+            if let Some(cpu_us) = cpu_us {
+                p.key("cpu_us");
+                p.u64(cpu_us);
+            }
+            p.key("faults");
+            p.u64(faults.into());
+            p.key("max_us");
+            p.u64(max_us);
+            p.key("replaced");
+            p.bool(replaced);
+            p.key("strikes");
+            p.u64(strikes.into());
+            p.key("think_us");
+            p.u64(think_us);
+            p.close(b'}');
+        }
+        p.close(b']');
+        p.key("status");
+        p.str(s.status.as_str());
+        p.key("winner");
+        p.opt(s.winner.map(|t| t.index() as u64));
+        p.close(b'}');
         self.any = true;
-        String::from_utf8(text).unwrap_or_default()
+        String::from_utf8(p.text).unwrap_or_default()
     }
 
     /// The closing text, after the last game.
@@ -522,99 +604,95 @@ impl JsonGames {
     }
 }
 
-/// One game of the `--json` document, its keys in the alphabetical order the document has
-/// always had (it was built as a `serde_json::Value`, whose maps sort their keys), written
-/// without building that value: it cost more than the rest of the game's bookkeeping.
-#[derive(serde::Serialize)]
-struct GameJson<'a> {
-    deals: Vec<DealJson>,
-    duration_ms: u64,
-    /// Rare, and their keys sorted as a value sorts them.
-    faults: serde_json::Value,
-    forfeit: Option<usize>,
-    game: u64,
-    names: &'a [String; 4],
-    players_by_seat: [usize; 4],
-    record: Option<std::borrow::Cow<'a, str>>,
-    score: [u16; 2],
-    seed: u64,
-    stats: [StatsJson; 4],
-    status: &'static str,
-    winner: Option<usize>,
+/// serde_json's pretty layout (two spaces per level, `"key": value`, one item per line, `[]`
+/// and `{}` when empty), written piece by piece.
+struct Pretty {
+    text: Vec<u8>,
+    /// Levels of indentation of the next item.
+    depth: usize,
+    /// Whether the array or object open has no item yet.
+    empty: bool,
 }
 
-/// One deal of a game of the `--json` document, its keys in alphabetical order.
-#[derive(serde::Serialize)]
-struct DealJson {
-    counted: bool,
-    deal: u16,
-    dealer: usize,
-    mordienne: bool,
-    points: u8,
-    score: [u16; 2],
-    tricks: [u8; 4],
-    winner: Option<usize>,
-}
-
-/// A seat's statistics in the `--json` document: `SeatStats`'s fields in alphabetical order (the
-/// document's), without a `serde_json::Value` per seat. `of` names every field, so a new one
-/// does not compile until it is placed here; a test holds keys and values to the value's.
-#[derive(serde::Serialize)]
-struct StatsJson {
-    answers: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cpu_us: Option<u64>,
-    faults: u32,
-    max_us: u64,
-    replaced: bool,
-    strikes: u32,
-    think_us: u64,
-}
-
-impl StatsJson {
-    fn of(s: &protocol::record::SeatStats) -> StatsJson {
-        let protocol::record::SeatStats {
-            answers,
-            think_us,
-            max_us,
-            cpu_us,
-            faults,
-            strikes,
-            replaced,
-        } = *s;
-        StatsJson { answers, cpu_us, faults, max_us, replaced, strikes, think_us }
+impl Pretty {
+    fn newline(&mut self) {
+        self.text.push(b'\n');
+        for _ in 0..self.depth {
+            self.text.extend_from_slice(b"  ");
+        }
     }
-}
 
-impl GameJson<'_> {
-    fn of(s: &GameSummary, player_at: [usize; 4]) -> GameJson<'_> {
-        let deals = s.deals.iter().map(|d| DealJson {
-            counted: d.counted,
-            deal: d.deal,
-            dealer: d.dealer.index(),
-            mordienne: d.mordienne,
-            points: d.points,
-            score: d.score,
-            tricks: d.tricks,
-            winner: d.winner.map(|w| w.index()),
-        });
-        GameJson {
-            deals: deals.collect(),
-            duration_ms: s.duration.as_millis() as u64,
-            faults: serde_json::to_value(&s.faults).unwrap_or_default(),
-            forfeit: s.forfeit.map(|t| t.index()),
-            game: s.game_no,
-            names: &s.names,
-            players_by_seat: player_at,
-            record: s.record.as_deref().map(|p| p.to_string_lossy()),
-            score: s.score,
-            seed: s.seed,
-            stats: std::array::from_fn(|i| StatsJson::of(&s.stats[i])),
-            status: match s.status {
-                Status::Complete => "complete",
-                Status::Aborted => "aborted",
-            },
-            winner: s.winner.map(|t| t.index()),
+    fn open(&mut self, bracket: u8) {
+        self.text.push(bracket);
+        self.depth += 1;
+        self.empty = true;
+    }
+
+    fn close(&mut self, bracket: u8) {
+        self.depth -= 1;
+        if !self.empty {
+            self.newline();
+        }
+        self.text.push(bracket);
+        self.empty = false;
+    }
+
+    /// Starts an array's next item.
+    fn item(&mut self) {
+        if !self.empty {
+            self.text.push(b',');
+        }
+        self.empty = false;
+        self.newline();
+    }
+
+    /// Starts an object's next entry: its key (a plain name, never escaped).
+    fn key(&mut self, key: &str) {
+        self.item();
+        self.text.push(b'"');
+        self.text.extend_from_slice(key.as_bytes());
+        self.text.extend_from_slice(b"\": ");
+    }
+
+    fn u64(&mut self, n: u64) {
+        protocol::json::Out(&mut self.text).u64(n);
+    }
+
+    fn opt(&mut self, n: Option<u64>) {
+        match n {
+            Some(n) => self.u64(n),
+            None => self.text.extend_from_slice(b"null"),
+        }
+    }
+
+    fn bool(&mut self, b: bool) {
+        self.text.extend_from_slice(if b { b"true" } else { b"false" });
+    }
+
+    fn u64s<const N: usize>(&mut self, ns: [u64; N]) {
+        self.open(b'[');
+        for n in ns {
+            self.item();
+            self.u64(n);
+        }
+        self.close(b']');
+    }
+
+    /// A string with serde_json's escapes.
+    fn str(&mut self, s: &str) {
+        protocol::json::Out(&mut self.text).str(s);
+    }
+
+    /// Any value, as serde_json prints it at this depth.
+    fn serde(&mut self, value: &serde_json::Value) {
+        let text = serde_json::to_string_pretty(value).unwrap_or_default();
+        let mut lines = text.split('\n');
+        if let Some(first) = lines.next() {
+            self.text.extend_from_slice(first.as_bytes());
+        }
+        for line in lines {
+            self.newline();
+            self.text.extend_from_slice(line.as_bytes());
         }
     }
 }
@@ -711,7 +789,11 @@ mod tests {
         s.stats[1].cpu_us = Some(17);
         s.stats[3].replaced = true;
         s.record = Some("records/game-000003.jsonl".into());
-        for (s, any) in [(summary(1, Status::Complete, Some(Team::ALL[0])), false), (s, true)] {
+        let mut no_deal = summary(2, Status::Complete, None);
+        no_deal.deals.clear();
+        no_deal.faults = [s.faults.clone(), s.faults.clone()].concat();
+        let cases = [(summary(1, Status::Complete, Some(Team::ALL[0])), false), (s, true)];
+        for (s, any) in cases.into_iter().chain([(no_deal, true)]) {
             let value = json!({
                 "game": s.game_no,
                 "seed": s.seed,
