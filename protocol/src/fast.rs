@@ -1,7 +1,7 @@
 //! The fast paths of the referee's hot loop, and the proof that they are exact: the encoders
 //! of every message it sends and every record line it writes are generated from the
-//! declarations (`declare.rs`, `json.rs`), and the one answer most lines carry, a canonical
-//! `play`, is decoded here by a shortcut.
+//! declarations (`declare.rs`, `json.rs`), and the answers bots write, a canonical `play`,
+//! `opening` or `discard`, are decoded here by a shortcut.
 //! Several lines cross for every answer, and serde's generic code cost more instructions than the
 //! rest of the referee's turn together (callgrind, issue 8). Both give exactly what serde gives
 //! (the same bytes; the same value), which the tests below and the codec fuzz harness check, so
@@ -12,36 +12,76 @@ use crate::msg::FromBot;
 use crate::wire::CardCode;
 
 impl FromBot {
-    /// Decodes one answer line: [`decode_line`], with a shortcut for a `play` answer written
-    /// exactly as the spec shows it (`{"type":"play","id":N,"card":"XY"}`, no spaces, no
-    /// signals). Any other spelling takes the full, strict decoder.
+    /// Decodes one answer line: [`decode_line`], with a shortcut for a `play`, `opening` or
+    /// `discard` answer written exactly as the spec shows it (`{"type":"play","id":N,"card":"XY"}`,
+    /// `{"type":"opening","id":N}`, `{"type":"opening","id":N,"accept":true}`,
+    /// `{"type":"discard","id":N,"cards":["XY",...]}`: no spaces, no signals). Any other spelling
+    /// takes the full, strict decoder.
     pub fn decode(line: &[u8]) -> Result<FromBot, DecodeError> {
-        match canonical_play(line) {
+        match canonical_answer(line) {
             Some(msg) => Ok(msg),
             None => decode_line(line),
         }
     }
 }
 
-/// The play answer of a line in canonical form, or `None` to let serde decide.
-fn canonical_play(line: &[u8]) -> Option<FromBot> {
+/// The play, opening or discard answer of a line in canonical form, or `None` to let serde
+/// decide.
+fn canonical_answer(line: &[u8]) -> Option<FromBot> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let rest = line.strip_prefix(br#"{"type":"play","id":"#)?;
-    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    // JSON has no leading zeros; serde refuses them, and so must this.
+    let rest = line.strip_prefix(br#"{"type":""#)?;
+    if let Some(rest) = rest.strip_prefix(br#"play","id":"#) {
+        let (id, rest) = canonical_id(rest)?;
+        let &[rank, suit, b'"', b'}'] = rest.strip_prefix(br#","card":""#)? else {
+            return None;
+        };
+        let card = CardCode::from_ascii([rank, suit])?;
+        return Some(FromBot::Play { id, card, signals: Vec::new() });
+    }
+    if let Some(rest) = rest.strip_prefix(br#"opening","id":"#) {
+        let (id, rest) = canonical_id(rest)?;
+        let accept = match rest {
+            b"}" => None,
+            br#","accept":true}"# => Some(true),
+            br#","accept":false}"# => Some(false),
+            _ => return None,
+        };
+        return Some(FromBot::Opening { id, accept, signals: Vec::new() });
+    }
+    let (id, rest) = canonical_id(rest.strip_prefix(br#"discard","id":"#)?)?;
+    let mut rest = rest.strip_prefix(br#","cards":["#)?;
+    let mut cards = Vec::with_capacity(6);
+    if rest != b"]}" {
+        loop {
+            let &[b'"', rank, suit, b'"', next, ref tail @ ..] = rest else { return None };
+            cards.push(CardCode::from_ascii([rank, suit])?);
+            match next {
+                b',' => rest = tail,
+                b']' if tail == b"}" => break,
+                _ => return None,
+            }
+        }
+    }
+    Some(FromBot::Discard { id, cards, signals: Vec::new() })
+}
+
+/// The answer id at the start of `rest` in canonical form (JSON's: no leading zero), and what
+/// follows it; `None` for anything else, or a number past `u64`, that serde must judge.
+fn canonical_id(rest: &[u8]) -> Option<(u64, &[u8])> {
+    let mut id = 0u64;
+    let mut digits = 0;
+    for &b in rest {
+        if !b.is_ascii_digit() {
+            break;
+        }
+        id = id.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+        digits += 1;
+    }
     if digits == 0 || (digits > 1 && rest[0] == b'0') {
         return None;
     }
-    let mut id = 0u64;
-    for &d in &rest[..digits] {
-        id = id.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-    }
-    let &[rank, suit, b'"', b'}'] = rest[digits..].strip_prefix(br#","card":""#)? else {
-        return None;
-    };
-    let card = CardCode::from_ascii([rank, suit])?;
-    Some(FromBot::Play { id, card, signals: Vec::new() })
+    Some((id, &rest[digits..]))
 }
 
 #[cfg(test)]
@@ -87,6 +127,14 @@ mod tests {
             ToBot::Hello { id: 1, protocol: 1, features: vec![], time_ms: 10_000 },
             ToBot::Deal { deal: 1, dealer: 3, hand: hand.clone() },
             ToBot::Deal { deal: 65_535, dealer: 0, hand: vec![] },
+            // One card (the list's one comma taken back), and numbers either side of the one-
+            // and two-digit paths.
+            ToBot::Deal { deal: 10, dealer: 9, hand: vec![card("Kb")] },
+            // Lists either side of the encoder's 16 cards at a time.
+            ToBot::Deal { deal: 1, dealer: 0, hand: CardCode::ALL[..16].to_vec() },
+            ToBot::Deal { deal: 1, dealer: 0, hand: CardCode::ALL[..17].to_vec() },
+            ToBot::Deal { deal: 1, dealer: 0, hand: CardCode::ALL.to_vec() },
+            ToBot::Hello { id: 99, protocol: 100, features: vec![], time_ms: 101 },
             ToBot::Vote { seat: 2, accept: false },
             ToBot::Chant { taken: true },
             ToBot::Played { seat: 1, card: card("7b"), trick: 9 },
@@ -325,7 +373,7 @@ mod tests {
     }
 
     #[test]
-    fn the_play_shortcut_agrees_with_serde() {
+    fn the_answer_shortcut_agrees_with_serde() {
         let lines: &[&[u8]] = &[
             br#"{"type":"play","id":3,"card":"3o"}"#,
             b"{\"type\":\"play\",\"id\":0,\"card\":\"Kb\"}\r\n",
@@ -343,10 +391,36 @@ mod tests {
             br#"{"type":"play","id":,"card":"3o"}"#,
             br#"{"type":"play", "id":3,"card":"3o"}"#,
             br#"{"type":"play","id":3.0,"card":"3o"}"#,
+            br#"{"type":"opening","id":12}"#,
+            b"{\"type\":\"opening\",\"id\":7,\"accept\":true}\n",
+            br#"{"type":"opening","id":18446744073709551615,"accept":false}"#,
+            br#"{"type":"opening","id":07}"#,
+            br#"{"type":"opening","id":7,"accept":null}"#,
+            br#"{"type":"opening","id":7,"accept":1}"#,
+            br#"{"type":"opening","id":7,"accept":true,"signals":[]}"#,
+            br#"{"type":"opening","id":7,"accept":true}}"#,
+            br#"{"type":"opening","id":7,"card":"3o"}"#,
+            br#"{"type":"opening","id":7,}"#,
+            br#"{"type":"opening","id":7"#,
+            br#"{"type":"discard","id":9,"cards":["3o","Kc","Ab","9s","Jo","Cc"]}"#,
+            b"{\"type\":\"discard\",\"id\":10,\"cards\":[\"3o\"]}\r\n",
+            br#"{"type":"discard","id":11,"cards":[]}"#,
+            br#"{"type":"discard","id":12,"cards":["3o","3o"]}"#,
+            br#"{"type":"discard","id":13,"cards":["3o",]}"#,
+            br#"{"type":"discard","id":13,"cards":["3o""Kc"]}"#,
+            br#"{"type":"discard","id":13,"cards":["3o"]]}"#,
+            br#"{"type":"discard","id":13,"cards":["3o"],}"#,
+            br#"{"type":"discard","id":13,"cards":["3x"]}"#,
+            br#"{"type":"discard","id":13,"cards":["3o","K"]}"#,
+            br#"{"type":"discard","id":13,"cards":[3]}"#,
+            br#"{"type":"discard","id":13,"cards":["3o"],"signals":[]}"#,
+            br#"{"type":"discard","id":13,"cards":"3o"}"#,
+            br#"{"type":"discard","id":13,"cards":["3o"]"#,
+            br#"{"type":"discard","id":013,"cards":["3o"]}"#,
         ];
         let mut shortcuts = 0;
         for line in lines {
-            shortcuts += usize::from(canonical_play(line).is_some());
+            shortcuts += usize::from(canonical_answer(line).is_some());
             match (FromBot::decode(line), decode_line::<FromBot>(line)) {
                 (Ok(a), Ok(b)) => assert_eq!(a, b),
                 (Err(_), Err(_)) => {}
@@ -354,7 +428,7 @@ mod tests {
             }
         }
         // The shortcut is really taken, or this test proves nothing about it.
-        assert_eq!(shortcuts, 3);
+        assert_eq!(shortcuts, 10);
     }
 
     #[test]

@@ -37,6 +37,12 @@ pub trait Json: Serialize + Sized {
         o.serde(self);
     }
 
+    /// Appends a list of such values (a type with a tighter loop than one `write` per item
+    /// overrides it: card codes, most of every question's bytes).
+    fn write_list(items: &[Self], o: &mut Out<'_>) {
+        o.list(items, |o, v| v.write(o));
+    }
+
     /// True when an optional field holding this value is left out of a line (`None`, an empty
     /// list, `false`).
     fn absent(&self) -> bool {
@@ -74,6 +80,7 @@ impl Out<'_> {
     }
 
     /// Appends raw bytes: a key written as `,"name":`, or punctuation.
+    #[inline]
     pub fn raw(&mut self, bytes: &[u8]) {
         self.0.extend_from_slice(bytes);
     }
@@ -98,12 +105,20 @@ impl Out<'_> {
     }
 
     /// An unsigned integer in decimal.
-    pub fn u64(&mut self, mut n: u64) {
-        // Seats, tricks and scores: most numbers sent are one digit.
+    #[inline]
+    pub fn u64(&mut self, n: u64) {
+        // Seats, tricks and scores: most numbers sent are one digit, and the call of the
+        // longer path cost more than writing one.
         if n < 10 {
             self.0.push(b'0' + n as u8);
-            return;
+        } else {
+            self.digits(n);
         }
+    }
+
+    /// An unsigned integer of two digits or more.
+    #[inline(never)]
+    fn digits(&mut self, mut n: u64) {
         // Two digits per step from a table: ids and milliseconds have four or more.
         const PAIRS: [u8; 200] = {
             let mut t = [0u8; 200];
@@ -269,7 +284,7 @@ impl<T: Json> Json for Vec<T> {
         de.0.into_iter().map(T::from_de).collect()
     }
     fn write(&self, o: &mut Out<'_>) {
-        o.list(self, |o, v| v.write(o));
+        T::write_list(self, o);
     }
     fn absent(&self) -> bool {
         self.is_empty()
@@ -288,7 +303,7 @@ where
         de
     }
     fn write(&self, o: &mut Out<'_>) {
-        o.list(self, |o, v| v.write(o));
+        T::write_list(self, o);
     }
     fn schema(defs: &mut Defs) -> Value {
         json!({ "type": "array", "items": T::schema(defs), "minItems": N, "maxItems": N })

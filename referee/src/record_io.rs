@@ -65,9 +65,15 @@ impl Recorder {
         self.path.as_deref()
     }
 
+    /// Whether lines added are kept or heard at all: a line that costs something to build is
+    /// built only then (`--no-records`, the benchmarks, keep none).
+    pub(crate) fn keeps(&self) -> bool {
+        self.file.is_some() || self.tap.is_some()
+    }
+
     /// Adds one line.
     pub(crate) fn line(&mut self, line: &RecordLine) {
-        if self.file.is_some() || self.tap.is_some() {
+        if self.keeps() {
             let start = self.buf.len();
             line.encode_into(&mut self.buf);
             if let Some(Tap(tap)) = &self.tap {

@@ -54,7 +54,7 @@ impl Table<'_> {
                     self.rec.line(&RecordLine::Chant { taken });
                     self.tell_all(&ToBot::Chant { taken });
                 }
-                Event::Received { seat, .. } => {
+                Event::Received { seat, .. } if self.rec.keeps() => {
                     let cards = self.received_in_order(seat);
                     self.rec.line(&RecordLine::Receive { seat: seat_no(seat), cards });
                 }
@@ -74,12 +74,14 @@ impl Table<'_> {
                     self.trick_winners.push(t.winner.map(seat_no));
                     let cards: Vec<_> =
                         (0..4).map(|k| table_card(t.leader.plus(k as u8), t.cards[k])).collect();
-                    self.rec.line(&RecordLine::Trick {
-                        trick: t.number,
-                        leader: seat_no(t.leader),
-                        cards: cards.clone(),
-                        winner: t.winner.map(seat_no),
-                    });
+                    if self.rec.keeps() {
+                        self.rec.line(&RecordLine::Trick {
+                            trick: t.number,
+                            leader: seat_no(t.leader),
+                            cards: cards.clone(),
+                            winner: t.winner.map(seat_no),
+                        });
+                    }
                     self.tell_all(&ToBot::Trick {
                         trick: t.number,
                         leader: seat_no(t.leader),
@@ -128,6 +130,7 @@ impl Table<'_> {
                     });
                 }
                 Event::DealStarted { .. }
+                | Event::Received { .. }
                 | Event::Hand { .. }
                 | Event::Discarded { .. }
                 | Event::MatchOver(_)

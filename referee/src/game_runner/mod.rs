@@ -339,12 +339,14 @@ impl Table<'_> {
         self.dealer = dealer;
         self.trick_winners.clear();
         let hands = self.deck.hands(dealer);
-        self.rec.line(&RecordLine::Deal {
-            deal: deal_no,
-            dealer: seat_no(dealer),
-            deck: self.deck.cards().iter().map(|&c| code(c)).collect(),
-            hands: hands.iter().map(|&h| codes(h)).collect(),
-        });
+        if self.rec.keeps() {
+            self.rec.line(&RecordLine::Deal {
+                deal: deal_no,
+                dealer: seat_no(dealer),
+                deck: self.deck.cards().iter().map(|&c| code(c)).collect(),
+                hands: hands.iter().map(|&h| codes(h)).collect(),
+            });
+        }
         if self.game.deal(&self.deck).is_err() {
             return;
         }

@@ -29,12 +29,14 @@ impl Table<'_> {
                 tracing::error!("referee bug: seat {seat}'s checked signal {word} was refused");
                 return;
             };
-            let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
-            self.rec.line(&RecordLine::Signal {
-                from: seat_no(seat),
-                signal: word.clone(),
-                seen_by: seen,
-            });
+            if self.rec.keeps() {
+                let seen: Vec<u8> = (0..4u8).filter(|&s| seen_by[s as usize]).collect();
+                self.rec.line(&RecordLine::Signal {
+                    from: seat_no(seat),
+                    signal: word.clone(),
+                    seen_by: seen,
+                });
+            }
             for s in Seat::ALL {
                 if s != seat && seen_by[s.index()] {
                     self.bots[s.index()]
@@ -112,8 +114,9 @@ impl Table<'_> {
 
     pub(super) async fn discard(&mut self, seat: Seat) {
         let view = self.game.view(seat);
-        let fallback_cards = policy::fallback_discard(view.hand);
-        let fallback = move || policy::discard_done(fallback_cards);
+        // The fallback discard is worked out only when a fault needs it, as for a play.
+        let held = view.hand;
+        let fallback = move || policy::discard_done(policy::fallback_discard(held));
         let (deal, hand, received) = (view.deal, codes(view.hand), self.received_in_order(seat));
         let rule = convert::discard_rule(self.cfg.rules.discard);
         let reply = self
@@ -136,7 +139,7 @@ impl Table<'_> {
             Some((FromBot::Discard { cards, .. }, took, raw)) => {
                 (convert::set(&cards).0, took, Some(raw))
             }
-            _ => (fallback_cards, Took::default(), None),
+            _ => (policy::fallback_discard(held), Took::default(), None),
         };
         let auto = raw.is_none();
         if self.forfeit.is_some() {
