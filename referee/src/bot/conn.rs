@@ -53,6 +53,10 @@ pub(crate) struct LineConn {
     /// write returns (it preempts the referee as it wakes), and then the answer is taken with
     /// one `read`, without the runtime's poll, wake-up and second read (issue 16).
     direct: Option<OwnedFd>,
+    /// A duplicate of the non-blocking descriptor under `writer`, written directly first: a
+    /// question fits in the pipe, so it costs one `write` and no poll of the runtime's; only
+    /// what the pipe does not take waits for the writer.
+    direct_out: Option<OwnedFd>,
     /// The bot runs on the referee thread's one CPU: when the direct read finds nothing, the
     /// thread yields its CPU to it once and reads again, instead of parking the runtime. A bot
     /// that wakes on a write does not always take the CPU at once (a Python bot, mostly not),
@@ -80,6 +84,7 @@ impl LineConn {
             timer: None,
             socket: None,
             direct: None,
+            direct_out: None,
             yield_to_bot: false,
         }
     }
@@ -90,6 +95,12 @@ impl LineConn {
     pub(crate) fn read_directly(&mut self, fd: OwnedFd, same_cpu: bool) {
         self.direct = Some(fd);
         self.yield_to_bot = same_cpu;
+    }
+
+    /// Writes straight to `fd` (a duplicate of the non-blocking descriptor under the writer)
+    /// before handing what is left to the writer.
+    pub(crate) fn write_directly(&mut self, fd: OwnedFd) {
+        self.direct_out = Some(fd);
     }
 
     /// Names the TCP socket under this connection, for [`LineConn::peer_closed`].
@@ -165,6 +176,18 @@ impl LineConn {
     /// Writes everything queued, giving up at `deadline` (a bot that stops reading its input
     /// must not stall the table).
     pub(crate) async fn flush(&mut self, deadline: Instant) -> io::Result<()> {
+        if let Some(fd) = &self.direct_out {
+            let mut written = 0;
+            while written < self.out.len() {
+                match nix::unistd::write(fd, &self.out[written..]) {
+                    Ok(n) => written += n,
+                    Err(nix::errno::Errno::EINTR) => {}
+                    // The pipe is full (EAGAIN), or an error the writer will meet and report.
+                    Err(_) => break,
+                }
+            }
+            self.out.drain(..written);
+        }
         if self.out.is_empty() {
             return Ok(());
         }
@@ -216,8 +239,10 @@ impl LineConn {
         (reader, self.writer)
     }
 
-    /// Closes the write side, so a bot reading its input sees end of file.
+    /// Closes the write side, so a bot reading its input sees end of file (the direct
+    /// descriptor first: while it is open, the pipe is).
     pub(crate) async fn shutdown(&mut self) {
+        self.direct_out = None;
         let _ = self.writer.shutdown().await;
     }
 
@@ -331,6 +356,53 @@ mod tests {
         tx.write_all(b"part").unwrap();
         drop(tx);
         assert!(matches!(conn.next(soon()).await, Incoming::Eof { partial: 4 }));
+    }
+
+    /// A pipe written directly before the writer, as a bot's stdin is: what the pipe takes at
+    /// once goes in one write, the rest through the writer, in order and whole, and the
+    /// deadline still holds for a reader that stops reading.
+    #[tokio::test]
+    async fn direct_writes_and_the_writers_make_one_stream() {
+        use std::io::Read;
+        use std::os::fd::AsFd;
+        let (rx, tx) = std::io::pipe().unwrap();
+        let tx: OwnedFd = tx.into();
+        let direct = tx.as_fd().try_clone_to_owned().unwrap();
+        let writer = tokio::net::unix::pipe::Sender::from_owned_fd(tx).unwrap();
+        let (r, _) = tokio::io::split(tokio::io::duplex(64).0);
+        let mut conn = LineConn::new(Box::new(r), Box::new(writer), 16);
+        conn.write_directly(direct);
+        // Four times what a pipe holds by default: the direct write takes the first part.
+        let lines: Vec<ToBot> =
+            (0..8000).map(|i| ToBot::Bye { reason: format!("{i:030}") }).collect();
+        let mut sent = Vec::new();
+        for l in &lines {
+            conn.queue(l);
+            l.encode_into(&mut sent);
+        }
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            let mut rx = rx;
+            rx.read_to_end(&mut got).unwrap();
+            got
+        });
+        conn.flush(Instant::now() + Duration::from_secs(10)).await.unwrap();
+        drop(conn);
+        assert!(reader.join().unwrap() == sent, "every byte, in order");
+
+        let (rx, tx) = std::io::pipe().unwrap();
+        let tx: OwnedFd = tx.into();
+        let direct = tx.as_fd().try_clone_to_owned().unwrap();
+        let writer = tokio::net::unix::pipe::Sender::from_owned_fd(tx).unwrap();
+        let (r, _) = tokio::io::split(tokio::io::duplex(64).0);
+        let mut conn = LineConn::new(Box::new(r), Box::new(writer), 16);
+        conn.write_directly(direct);
+        for l in &lines {
+            conn.queue(l);
+        }
+        let err = conn.flush(Instant::now() + Duration::from_millis(100)).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut, "a reader that never reads: {err}");
+        drop(rx);
     }
 
     /// The between-games check sees a peer that closed, and only that: an idle peer and a peer

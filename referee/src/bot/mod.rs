@@ -319,11 +319,16 @@ impl Bot {
                         }
                         use std::os::fd::AsFd;
                         let direct = stdout.as_fd().try_clone_to_owned();
+                        let direct_out = stdin.as_fd().try_clone_to_owned();
                         let mut conn =
                             LineConn::new(Box::new(stdout), Box::new(stdin), cfg.max_line);
-                        // Without the duplicate, the reader alone reads: slower, as correct.
+                        // Without the duplicates, the reader alone reads and the writer alone
+                        // writes: slower, as correct.
                         if let Ok(fd) = direct {
                             conn.read_directly(fd, cpu.is_some() || process::on_one_cpu());
+                        }
+                        if let Ok(fd) = direct_out {
+                            conn.write_directly(fd);
                         }
                         self.conn = Some(conn);
                         self.process = Some(proc_);
