@@ -44,6 +44,9 @@ fn echo_on(mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
 #[derive(Clone, Debug)]
 pub(crate) struct Floor {
     pub(crate) median_us: f64,
+    /// The mean round trip: what a run of many round trips costs each, outliers included, as
+    /// a referee's wall time per answer does (the median leaves the slow ones out).
+    pub(crate) mean_us: f64,
     pub(crate) p90_us: f64,
     pub(crate) samples: usize,
     /// The parent's own CPU time per round trip (user + system, from `getrusage`), which is
@@ -170,6 +173,7 @@ pub(crate) fn measure(
     times.sort_by(f64::total_cmp);
     Ok(Floor {
         median_us: percentile(&times, 50.0),
+        mean_us: times.iter().sum::<f64>() / times.len().max(1) as f64,
         p90_us: percentile(&times, 90.0),
         samples: times.len(),
         parent_cpu_us,

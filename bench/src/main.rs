@@ -698,6 +698,12 @@ fn headline_rows(report: &mut Report, runs: &[HeadRun], pin: usize) {
         per_run(&|r| r.floor.median_us),
         None,
     );
+    figure(
+        "floor: 4 children in turn, pinned, mean round trip",
+        "us",
+        per_run(&|r| r.floor.mean_us),
+        None,
+    );
     figure("floor: parent's CPU per round trip", "us", per_run(&|r| r.floor.parent_cpu_us), None);
     figure(
         "floor's cap: 1 / (answers per deal x floor round trip)",
@@ -718,6 +724,13 @@ fn headline_rows(report: &mut Report, runs: &[HeadRun], pin: usize) {
         "x",
         per_run(&|r| wall_per_answer(r) / r.floor.median_us),
         Some(("<=", 1.3)),
+    );
+    // The same against the floor's mean: a mean against a mean, slow round trips on both sides.
+    figure(
+        "instant bots: wall time per answer / floor's mean",
+        "x",
+        per_run(&|r| wall_per_answer(r) / r.floor.mean_us),
+        None,
     );
     // The referee's CPU per answer beside a table's bots, and against the floor's parent.
     let mut cpu_rows = |bots: &str, table: &dyn Fn(&HeadRun) -> Outcome| {
@@ -746,6 +759,7 @@ fn headline_rows(report: &mut Report, runs: &[HeadRun], pin: usize) {
 #[derive(Clone, Copy, Debug)]
 struct FloorRef {
     median_us: f64,
+    mean_us: f64,
     parent_cpu_us: f64,
     children_cpu_us: Option<f64>,
     placement: &'static str,
@@ -755,6 +769,7 @@ impl FloorRef {
     fn new(f: &floor::Floor, placement: &'static str) -> FloorRef {
         FloorRef {
             median_us: f.median_us,
+            mean_us: f.mean_us,
             parent_cpu_us: f.parent_cpu_us,
             children_cpu_us: f.children_cpu_us,
             placement,
