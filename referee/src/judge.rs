@@ -4,7 +4,6 @@
 //! ([`Game::check_discard`], [`Game::check_signal`]), so what the rules would refuse is exactly
 //! what is refused here.
 
-use crate::convert;
 use protocol::CardCode;
 use protocol::msg::FromBot;
 use protocol::record::FaultKind;

@@ -12,7 +12,6 @@
 use crate::bot::builtin::{self, Builtin};
 use crate::bot::conn::{Reader, Writer};
 use crate::bot::{Bot, BotSpec, ConnectConfig};
-use crate::convert;
 use crate::game_runner::*;
 use crate::judge::MAX_SIGNALS;
 use crate::policy::OnFault;

@@ -4,7 +4,6 @@
 mod bot;
 mod check_bot;
 mod cli;
-mod convert;
 mod entropy;
 mod fault;
 mod game_runner;

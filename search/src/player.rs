@@ -5,11 +5,10 @@
 
 use crate::decide::{self, Budget};
 use crate::knowledge::Knowledge;
+use convert::{card, code};
 use protocol::CardCode;
 use protocol::msg::{FromBot, ToBot};
-use protocol::options as wire;
-use rules::{Card, CardSet, ChantSecond, DiscardRule, Rules, Seat, Signal, SignalDelivery};
-use rules::{SignalTruth, SplitMix64, derive_seed};
+use rules::{CardSet, Rules, Seat, Signal, SignalDelivery, SignalTruth, SplitMix64, derive_seed};
 
 /// How the bot searches.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,47 +54,18 @@ pub struct Player {
     pending_signals: bool,
 }
 
-/// Converts what the search needs of the wire rules (of signal delivery, only whether there is
-/// any: the knowledge takes the signals as they come).
+/// The game's rules, from the `game` message. The referee checked them before it sent them; a
+/// field this referee does not know (a newer referee's) leaves the defaults, as the search needs
+/// only what a deal's play depends on.
 fn rules_of(w: &protocol::RulesWire) -> Rules {
-    let base = Rules::default();
-    Rules {
-        chant: w.chant == wire::OnOff::On,
-        chant_second: if w.chant_second == wire::ChantSecond::Partner {
-            ChantSecond::Partner
-        } else {
-            ChantSecond::Dealer
-        },
-        discard: if w.discard == wire::DiscardRule::KeepHighest {
-            DiscardRule::KeepHighest
-        } else {
-            DiscardRule::Free
-        },
-        // An unannounced mordienne scores under `on` and `announced` only; this bot announces none.
-        mordienne: matches!(w.mordienne, wire::Mordienne::On | wire::Mordienne::Announced),
-        mordienne_run: w.mordienne_run,
-        signals: if w.signals == wire::Signals::Off { SignalDelivery::Off } else { base.signals },
-        signal_truth: if w.signal_truth == wire::SignalTruth::Free {
-            SignalTruth::Free
-        } else {
-            SignalTruth::Truthful
-        },
-        ..base
-    }
-}
-
-fn card(c: CardCode) -> Card {
-    Card::from_ascii(c.as_bytes()).unwrap_or(Card::MONSIEUR)
-}
-
-fn code(c: Card) -> CardCode {
-    CardCode::ALL[c.index() as usize]
+    convert::rules_from_wire(w).map_or_else(|_| Rules::default(), |(rules, _)| rules)
 }
 
 fn set(codes: &[CardCode]) -> CardSet {
-    codes.iter().map(|&c| card(c)).collect()
+    convert::set(codes).0
 }
 
+/// The referee's seat numbers are 0..3.
 fn seat(n: u8) -> Seat {
     Seat::new(n & 3).unwrap_or(Seat::ALL[0])
 }

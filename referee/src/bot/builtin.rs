@@ -40,7 +40,7 @@ impl Builtin {
 }
 
 fn card(c: CardCode) -> Card {
-    crate::convert::card(c)
+    convert::card(c)
 }
 
 fn hand_set(hand: &[CardCode]) -> CardSet {
@@ -88,8 +88,8 @@ impl State {
             ToBot::Game { game, seat, rules, .. } => {
                 self.seat = seat;
                 // The referee's own message states valid rules; were one not, the defaults.
-                self.rules = crate::convert::rules_from_wire(&rules)
-                    .map_or_else(|_| Rules::default(), |r| r.0);
+                self.rules =
+                    convert::rules_from_wire(&rules).map_or_else(|_| Rules::default(), |r| r.0);
                 self.rng = SplitMix64::new(rules::derive_seed(&[game, u64::from(seat)]));
                 None
             }
@@ -119,7 +119,7 @@ impl State {
                 } else {
                     weakest_first(hand).into_iter().take(6).collect()
                 };
-                let cards = cards.into_iter().map(crate::convert::code).collect();
+                let cards = cards.into_iter().map(convert::code).collect();
                 Some(FromBot::Discard { id, cards, signals: vec![] })
             }
             ToBot::Play { id, hand, table, .. } => {
@@ -128,7 +128,7 @@ impl State {
                     Builtin::Random => hand.nth(self.rng.below(hand.len() as u64) as usize)?,
                     _ => self.heuristic_play(hand, &table)?,
                 };
-                Some(FromBot::Play { id, card: crate::convert::code(pick), signals: vec![] })
+                Some(FromBot::Play { id, card: convert::code(pick), signals: vec![] })
             }
             _ => None,
         }
@@ -220,7 +220,6 @@ pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert;
     use protocol::options::Seating;
     use serde_json::{Value, json};
 

@@ -2,9 +2,9 @@
 //! refusal to the bot's author: what was expected, what came back, and the line.
 
 use super::{Got, RAW_MAX};
-use crate::convert::codes;
 use crate::fault::Fault;
 use crate::judge::{self, Refusal};
+use convert::codes;
 use protocol::CardCode;
 use protocol::msg::FromBot;
 use protocol::record::FaultKind;
@@ -64,11 +64,8 @@ fn explain(refusal: &Refusal, msg: &FromBot, hand: CardSet, raw: &str) -> Fault 
         }
         Refusal::CardTwice
         | Refusal::Discard(IllegalAction::DiscardCount(_) | IllegalAction::DiscardNotHeld(_)) => {
-            let not_held: Vec<CardCode> = cards
-                .iter()
-                .copied()
-                .filter(|&c| !hand.contains(crate::convert::card(c)))
-                .collect();
+            let not_held: Vec<CardCode> =
+                cards.iter().copied().filter(|&c| !hand.contains(convert::card(c))).collect();
             let why = if not_held.is_empty() {
                 String::new()
             } else {

@@ -3,11 +3,11 @@
 
 use super::answers::{judge_discard, judge_opening, judge_play, judge_pledge};
 use super::{BANK_MS, Checker, Judged, Outcome, SEAT, SEED_TAG};
-use crate::convert::{code, codes, rules_wire, seat_no, table_card};
 use crate::fault::Fault;
 use crate::game_runner::votes_cast;
 use crate::judge;
 use crate::policy;
+use convert::{code, codes, rules_wire, seat_no, table_card};
 use protocol::msg::{SeatNo, TableCard, ToBot};
 use protocol::record::Penalty;
 use rules::{
@@ -154,7 +154,7 @@ impl Checker {
                     deal: view.deal,
                     hand: codes(view.hand),
                     received: codes(view.received),
-                    rule: crate::convert::discard_rule(game.rules().discard),
+                    rule: convert::discard_rule(game.rules().discard),
                     time_ms,
                     bank_ms: BANK_MS,
                 },
@@ -279,7 +279,7 @@ impl Checker {
                         mordienne: d.score.mordienne,
                         counted: d.counted,
                         score: d.match_score,
-                        pledge: crate::convert::pledge(&d),
+                        pledge: convert::pledge(&d),
                     }),
                     _ => {}
                 }
@@ -327,7 +327,7 @@ impl Situation {
 
 impl Situations {
     fn of(trick: u8, table: &[TableCard], hand: CardSet) -> Situation {
-        let best = table.iter().map(|t| crate::convert::card(t.card).level()).min();
+        let best = table.iter().map(|t| convert::card(t.card).level()).min();
         if hand.len() == 1 {
             Situation::OneCard
         } else if table.is_empty() && trick == 1 {
@@ -352,7 +352,7 @@ impl Situations {
         };
         slot.get_or_insert_with(|| match situation {
             Situation::LastToWin => {
-                let best = table.iter().map(|t| crate::convert::card(t.card).level()).min();
+                let best = table.iter().map(|t| convert::card(t.card).level()).min();
                 let wins = best.is_some_and(|b| card.level() < b);
                 format!(
                     "{} (table {}, {} cards held): played {card}{}",

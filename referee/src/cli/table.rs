@@ -8,7 +8,6 @@ use super::values::{MAX_MIB, MAX_MS, line_limit, probability, whole, word};
 use crate::bot::ConnectConfig;
 use crate::bot::process::Limits;
 use crate::bot::tcp::{NetConfig, PendingLimits};
-use crate::convert;
 use crate::game_runner::GameConfig;
 use crate::policy::Policy;
 use crate::web::WebConfig;

@@ -2,7 +2,7 @@
 //! and written to the record.
 
 use super::{DealLine, Table};
-use crate::convert::{self, code, seat_no, table_card};
+use convert::{code, seat_no, table_card};
 use protocol::msg::ToBot;
 use protocol::record::RecordLine;
 use rules::{Action, Event, Events, Seat};

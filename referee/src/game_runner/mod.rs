@@ -15,12 +15,12 @@ mod tests;
 
 use crate::bot::ask::{IgnoredLines, Limit, MAX_IGNORED_KEPT};
 use crate::bot::{Bot, Reply};
-use crate::convert::{self, code, codes, seat_no};
 use crate::fault::Fault;
 use crate::judge::Refusal;
 use crate::policy::{self, Policy};
 use crate::record_io::Recorder;
 use crate::shutdown::Shutdown;
+use convert::{code, codes, seat_no};
 use protocol::msg::{Clock, FromBot, ToBot, VoteCast};
 use protocol::options::ClockMode;
 use protocol::record::{

@@ -4,9 +4,9 @@
 //! is told nothing of them and plays on unchanged.
 
 use super::{Table, Took};
-use crate::convert::{codes, seat_no};
 use crate::judge;
 use crate::policy;
+use convert::{codes, seat_no};
 use protocol::msg::ToBot;
 use protocol::record::RecordLine;
 use rules::{Action, Turn};

@@ -2,10 +2,10 @@
 //! signals an accepted answer carries checked and delivered.
 
 use super::{Table, Took, votes_cast};
-use crate::convert::{self, code, codes, seat_no, table_card};
 use crate::fault::Fault;
 use crate::judge::{self, Refusal};
 use crate::policy;
+use convert::{code, codes, seat_no, table_card};
 use protocol::msg::{FromBot, ToBot};
 use protocol::record::RecordLine;
 use rules::{Action, Event, Seat, SignalDelivery};

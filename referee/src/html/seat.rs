@@ -17,7 +17,6 @@ use super::{
     chant_step, deal_over_step, deal_step, event, footer_step, play_step, pledge_step, signal_step,
     step, trick_step, vote_step,
 };
-use crate::convert;
 use crate::seat_replay::{self, Conversation, Dir, End, Recorded};
 use protocol::codec::decode_line;
 use protocol::msg::{SeatNo, ToBot};

@@ -7,7 +7,6 @@ use super::account::{
 };
 use super::read::{ReplayError, corrupt, differs, refused};
 use super::{Replayer, is_stated};
-use crate::convert;
 use protocol::CardCode;
 use protocol::msg::SeatNo;
 use protocol::record::RecordLine;

@@ -17,7 +17,6 @@ mod tests;
 
 pub(crate) use read::{Replay, ReplayError, replay_file, replay_str};
 
-use crate::convert;
 use crate::text::Shown;
 use account::{Account, clock_text, plural, score_text, think};
 use protocol::CardCode;

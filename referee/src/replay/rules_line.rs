@@ -1,6 +1,5 @@
 //! The account's rules line: the options in force, spelled as the referee's flags spell them.
 
-use crate::convert;
 use protocol::RulesWire;
 use protocol::options::Signals;
 use rules::Rules;

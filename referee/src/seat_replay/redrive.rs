@@ -316,7 +316,7 @@ pub(super) async fn redrive(
             // What the match would have offered this command under the recorded rules.
             features: crate::bot::offered_features(
                 &crate::bot::BotSpec::Command(argv.to_vec()),
-                crate::convert::pre_lead_rounds(&game.header.rules),
+                convert::pre_lead_rounds(&game.header.rules),
             ),
             time_ms: game.header.clock.handshake_ms,
         });

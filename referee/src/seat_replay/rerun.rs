@@ -6,7 +6,6 @@ use super::script::{Move, Start, found_on_write, scripts};
 use super::{End, PIPE_BYTES, Recorded};
 use crate::bot::process::Limits;
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
-use crate::convert;
 use crate::fault::Fault;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, run_game_with_decks};
 use crate::policy::{self, Policy};

@@ -403,7 +403,7 @@ impl Plan {
                 .map(|e| PlanEntrant { name: e.name.clone(), command: e.command.clone() })
                 .collect(),
             settings: serde_json::to_value(Settings {
-                rules: crate::convert::rules_wire(&gc.rules, gc.seating),
+                rules: convert::rules_wire(&gc.rules, gc.seating),
                 clock: gc.clock,
                 policy: Policy { on_fault: gc.policy.on_fault, max_strikes: gc.policy.max_strikes },
                 limits: Limits {

@@ -1,4 +1,5 @@
-//! The one module that names both vocabularies: rules types and wire types meet here only.
+//! The one crate that names both vocabularies: rules types and wire types meet here only, for
+//! the referee and for the search bot alike (`rules` and `protocol` do not know each other).
 
 use protocol::msg::{Pledge, PledgeKind as WirePledgeKind, SeatNo, TableCard};
 use protocol::options as wire;
@@ -7,47 +8,47 @@ use rules::{AllSpoiled, Announcement, ChantSecond, DiscardRule, MatchLength, OnT
 use rules::{Card, CardSet, DealResult, PledgeKind, Seat, SignalDelivery, SignalTruth};
 
 /// A wire card code as an engine card. Every valid code is one of the 48 cards.
-pub(crate) fn card(code: CardCode) -> Card {
+pub fn card(code: CardCode) -> Card {
     // CardCode validates the same alphabet as rules::Card, so this cannot fail; the fallback
     // only keeps the function total.
     Card::from_ascii(code.as_bytes()).unwrap_or(Card::MONSIEUR)
 }
 
 /// An engine card as its wire code.
-pub(crate) fn code(card: Card) -> CardCode {
+pub fn code(card: Card) -> CardCode {
     // Both number the 48 cards in the same canonical order (suit by suit, then rank): a table
     // read, since every card of every question passes here. A unit test checks all 48 cards.
     CardCode::ALL[usize::from(card.index())]
 }
 
 /// Cards in canonical order as wire codes.
-pub(crate) fn codes(set: CardSet) -> Vec<CardCode> {
+pub fn codes(set: CardSet) -> Vec<CardCode> {
     set.iter().map(code).collect()
 }
 
 /// A list of wire codes as a set, with the number of codes given (duplicates collapse in the
 /// set, so callers compare the two to catch them).
-pub(crate) fn set(codes: &[CardCode]) -> (CardSet, usize) {
+pub fn set(codes: &[CardCode]) -> (CardSet, usize) {
     (codes.iter().map(|&c| card(c)).collect(), codes.len())
 }
 
 /// A seat as its wire number.
-pub(crate) fn seat_no(seat: Seat) -> SeatNo {
+pub fn seat_no(seat: Seat) -> SeatNo {
     seat.index() as SeatNo
 }
 
 /// A wire seat number as a seat, if it is 0..3.
-pub(crate) fn seat(no: SeatNo) -> Option<Seat> {
+pub fn seat(no: SeatNo) -> Option<Seat> {
     Seat::new(no)
 }
 
 /// A table entry.
-pub(crate) fn table_card(seat: Seat, card: Card) -> TableCard {
+pub fn table_card(seat: Seat, card: Card) -> TableCard {
     TableCard { seat: seat_no(seat), card: code(card) }
 }
 
 /// A deal's surrender or announcement as `deal_over` states it.
-pub(crate) fn pledge(deal: &DealResult) -> Option<Pledge> {
+pub fn pledge(deal: &DealResult) -> Option<Pledge> {
     let p = deal.pledge?;
     Some(Pledge {
         kind: match p.kind {
@@ -61,7 +62,7 @@ pub(crate) fn pledge(deal: &DealResult) -> Option<Pledge> {
 }
 
 /// Rules as written in `game` messages and record headers.
-pub(crate) fn rules_wire(rules: &Rules, seating: wire::Seating) -> RulesWire {
+pub fn rules_wire(rules: &Rules, seating: wire::Seating) -> RulesWire {
     let on_off = |b: bool| if b { wire::OnOff::On } else { wire::OnOff::Off };
     RulesWire {
         seating,
@@ -111,7 +112,7 @@ pub(crate) fn rules_wire(rules: &Rules, seating: wire::Seating) -> RulesWire {
 }
 
 /// The wire value of a discard rule.
-pub(crate) fn discard_rule(rule: DiscardRule) -> wire::DiscardRule {
+pub fn discard_rule(rule: DiscardRule) -> wire::DiscardRule {
     match rule {
         DiscardRule::Free => wire::DiscardRule::Free,
         DiscardRule::KeepHighest => wire::DiscardRule::KeepHighest,
@@ -120,14 +121,14 @@ pub(crate) fn discard_rule(rule: DiscardRule) -> wire::DiscardRule {
 
 /// Whether games under these wire rules hold the rounds before the first lead (rules that do
 /// not convert hold none: they are refused where they are checked).
-pub(crate) fn pre_lead_rounds(w: &RulesWire) -> bool {
+pub fn pre_lead_rounds(w: &RulesWire) -> bool {
     rules_from_wire(w).is_ok_and(|(rules, _)| rules.has_pre_lead_rounds())
 }
 
 /// Rules from their wire form (a record header), with the seating (the referee's, not the
 /// engine's), or the name of the first bad field. The words are typed on the wire; the numbers'
 /// ranges are checked here.
-pub(crate) fn rules_from_wire(w: &RulesWire) -> Result<(Rules, wire::Seating), String> {
+pub fn rules_from_wire(w: &RulesWire) -> Result<(Rules, wire::Seating), String> {
     let bad = |field: &str, value: &str| format!("rules option {field} has no value {value:?}");
     let rules = Rules {
         chant: w.chant == wire::OnOff::On,
