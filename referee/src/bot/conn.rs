@@ -365,13 +365,18 @@ mod tests {
     async fn direct_writes_and_the_writers_make_one_stream() {
         use std::io::Read;
         use std::os::fd::AsFd;
-        let (rx, tx) = std::io::pipe().unwrap();
-        let tx: OwnedFd = tx.into();
-        let direct = tx.as_fd().try_clone_to_owned().unwrap();
-        let writer = tokio::net::unix::pipe::Sender::from_owned_fd(tx).unwrap();
-        let (r, _) = tokio::io::split(tokio::io::duplex(64).0);
-        let mut conn = LineConn::new(Box::new(r), Box::new(writer), 16);
-        conn.write_directly(direct);
+        // A connection whose writer is a pipe, written directly too, and the pipe's other end.
+        let piped = || {
+            let (rx, tx) = std::io::pipe().unwrap();
+            let tx: OwnedFd = tx.into();
+            let direct = tx.as_fd().try_clone_to_owned().unwrap();
+            let writer = tokio::net::unix::pipe::Sender::from_owned_fd(tx).unwrap();
+            let (r, _) = tokio::io::split(tokio::io::duplex(64).0);
+            let mut conn = LineConn::new(Box::new(r), Box::new(writer), 16);
+            conn.write_directly(direct);
+            (conn, rx)
+        };
+        let (mut conn, rx) = piped();
         // Four times what a pipe holds by default: the direct write takes the first part.
         let lines: Vec<ToBot> =
             (0..8000).map(|i| ToBot::Bye { reason: format!("{i:030}") }).collect();
@@ -390,13 +395,7 @@ mod tests {
         drop(conn);
         assert!(reader.join().unwrap() == sent, "every byte, in order");
 
-        let (rx, tx) = std::io::pipe().unwrap();
-        let tx: OwnedFd = tx.into();
-        let direct = tx.as_fd().try_clone_to_owned().unwrap();
-        let writer = tokio::net::unix::pipe::Sender::from_owned_fd(tx).unwrap();
-        let (r, _) = tokio::io::split(tokio::io::duplex(64).0);
-        let mut conn = LineConn::new(Box::new(r), Box::new(writer), 16);
-        conn.write_directly(direct);
+        let (mut conn, rx) = piped();
         for l in &lines {
             conn.queue(l);
         }

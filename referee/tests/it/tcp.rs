@@ -703,6 +703,42 @@ fn a_second_connection_for_a_seat_in_play_is_refused() {
     assert_seat0_played_cleanly(&t.s, "first");
 }
 
+/// Claims alice's seat as `name`, taking up `features`, answers five questions and drops the
+/// connection with the sixth unanswered.
+fn answer_five_and_drop(addr: &str, name: &str, features: &[&str]) {
+    let mut quitter = Client::connect(addr);
+    quitter.handshake_with(name, Some("alice"), features);
+    quitter.answer_some(5).expect("a sixth question");
+    let _ = quitter.stream.shutdown(Shutdown::Both);
+}
+
+/// Connects as `name` with alice's token (taking up `features`) until the first message after
+/// the hello is not a `bye` whose reason `refused` takes for a refusal (the referee has not
+/// noticed the drop yet: the seat is still in use, or given up), for 10 s at most; the
+/// connection, and the refusals' reasons.
+fn until_not_refused(
+    addr: &str,
+    name: &str,
+    features: &[&str],
+    refused: impl Fn(&str) -> bool,
+) -> (Client, Vec<String>) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut refusals = Vec::new();
+    loop {
+        let mut c = Client::connect(addr);
+        c.handshake_with(name, Some("alice"), features);
+        let first = c.recv();
+        let reason = first.as_ref().filter(|m| m["type"] == "bye").map(|m| &m["reason"]);
+        match reason.and_then(Value::as_str) {
+            Some(r) if refused(r) && Instant::now() < deadline => {
+                refusals.push(r.to_string());
+                thread::sleep(Duration::from_millis(50));
+            }
+            _ => return (c, refusals),
+        }
+    }
+}
+
 #[test]
 fn a_disconnect_mid_game_is_replaced_and_the_bot_may_come_back() {
     let _shared = shared();
@@ -712,26 +748,9 @@ fn a_disconnect_mid_game_is_replaced_and_the_bot_may_come_back() {
     // before game 2.
     let carol = steady(&lobby.addr, "carol", "carol", Duration::from_millis(20));
 
-    let mut quitter = Client::connect(&lobby.addr);
-    quitter.handshake("quitter", Some("alice"));
-    quitter.answer_some(5).expect("a sixth question");
-    let _ = quitter.stream.shutdown(Shutdown::Both);
-    drop(quitter);
-
-    // The same token may connect again and plays from the next game. A refusal "already in use"
-    // only means the referee has not noticed the drop yet: try again.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let mut phoenix = loop {
-        let mut c = Client::connect(&lobby.addr);
-        c.handshake("phoenix", Some("alice"));
-        let first = c.recv();
-        match first.as_ref().map(|m| &m["type"]) {
-            Some(t) if t == "bye" && Instant::now() < deadline => {
-                thread::sleep(Duration::from_millis(50));
-            }
-            _ => break c,
-        }
-    };
+    answer_five_and_drop(&lobby.addr, "quitter", &[]);
+    // The same token may connect again and plays from the next game.
+    let (mut phoenix, _) = until_not_refused(&lobby.addr, "phoenix", &[], |_| true);
     assert_eq!(phoenix.kinds()[..2], ["hello", "game"], "the reconnected bot waits for game 2");
     phoenix.play_out();
     assert_eq!(phoenix.bye(), Some("match over"));
@@ -1436,26 +1455,9 @@ fn a_resuming_bot_back_after_the_grace_plays_from_the_next_game() {
     // Carol answers after 20 ms: game 1 lasts about a second, past the grace.
     let carol = steady(&lobby.addr, "carol", "carol", Duration::from_millis(20));
 
-    let mut gone = Client::connect(&lobby.addr);
-    gone.handshake_with("late", Some("alice"), &["resume"]);
-    gone.answer_some(5).expect("a sixth question");
-    let _ = gone.stream.shutdown(Shutdown::Both);
-    drop(gone);
+    answer_five_and_drop(&lobby.addr, "late", &["resume"]);
     thread::sleep(Duration::from_millis(600));
-
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut refusals = Vec::new();
-    let mut back = loop {
-        let mut c = Client::connect(&lobby.addr);
-        c.handshake_with("late", Some("alice"), &["resume"]);
-        match c.recv() {
-            Some(m) if m["type"] == "bye" && Instant::now() < deadline => {
-                refusals.push(m["reason"].as_str().unwrap_or_default().to_string());
-                thread::sleep(Duration::from_millis(50));
-            }
-            _ => break c,
-        }
-    };
+    let (mut back, refusals) = until_not_refused(&lobby.addr, "late", &["resume"], |_| true);
     assert_eq!(back.kinds()[..2], ["hello", "game"], "a new bot, for game 2: {:?}", back.got);
     assert!(refusals.iter().all(|r| r.contains("given up")), "{refusals:?}");
     back.play_out();
@@ -1484,26 +1486,10 @@ fn a_bot_waiting_for_a_game_after_the_last_is_told_the_match_is_over() {
     // Carol answers after 20 ms: the game lasts about a second, time enough to come back.
     let carol = steady(&lobby.addr, "carol", "carol", Duration::from_millis(20));
 
-    let mut quitter = Client::connect(&lobby.addr);
-    quitter.handshake("quitter", Some("alice"));
-    quitter.answer_some(5).expect("a sixth question");
-    let _ = quitter.stream.shutdown(Shutdown::Both);
-    drop(quitter);
-
-    // Refused while the referee has not noticed the drop: try again. Taken, the seat's new bot
-    // waits for a next game, which this one-game match never has.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let mut late = loop {
-        let mut c = Client::connect(&lobby.addr);
-        c.handshake("late", Some("alice"));
-        let first = c.recv();
-        match first.as_ref().map(|m| (&m["type"], &m["reason"])) {
-            Some((t, r)) if t == "bye" && r != "match over" && Instant::now() < deadline => {
-                thread::sleep(Duration::from_millis(50));
-            }
-            _ => break c,
-        }
-    };
+    answer_five_and_drop(&lobby.addr, "quitter", &[]);
+    // Taken, the seat's new bot waits for a next game, which this one-game match never has.
+    let (mut late, _) =
+        until_not_refused(&lobby.addr, "late", &[], |reason| reason != "match over");
     late.drain();
     assert_eq!(late.kinds(), ["hello", "bye"], "{:?}", late.got);
     assert_eq!(late.bye(), Some("match over"));
