@@ -62,9 +62,9 @@ pub(crate) struct BotProcess {
 }
 
 /// Children of the referee that have ended, counted by a `SIGCHLD` handler. Asking the kernel
-/// whether a bot has ended is a system call (`waitid`), a tenth of an answer's whole cost on a
-/// pinned table; while this count has not moved since a bot was last seen running, no child of
-/// the referee has ended, so neither has the bot and there is nothing to ask.
+/// whether a bot has ended is a system call (`waitid`), about a tenth of the referee's CPU per
+/// answer on a pinned table; while this count has not moved since a bot was last seen running,
+/// no child of the referee has ended, so neither has the bot and there is nothing to ask.
 static CHILD_ENDS: AtomicU64 = AtomicU64::new(0);
 
 /// Installs the handler that counts [`CHILD_ENDS`], once; false when it cannot be installed.
