@@ -379,7 +379,12 @@ async fn serve(
         }
     };
     tracing::debug!("{peer}: refused: {}", refusal.1);
-    let delay = shared.gate().strike(from, Instant::now());
+    // Only a wrong token is a strike: a right one refused while its seat has its bot (or the
+    // referee has not yet noticed the bot's connection drop) is the seat's bot, trying again.
+    let delay = match refusal.0 {
+        Refusal::Token => shared.gate().strike(from, Instant::now()),
+        _ => Duration::ZERO,
+    };
     let gave_way = tokio::select! {
         () = tokio::time::sleep(delay) => false,
         _ = &mut place.place.gave_way => true,
