@@ -101,10 +101,23 @@ fn check_conservation(game: &Game, talon_left: CardSet, played: CardSet, discard
     assert_eq!(seen, CardSet::FULL);
 }
 
-fn check_views(game: &Game, talon_left: CardSet) {
+fn check_views(game: &Game, talon_left: CardSet, talon: &[Card]) {
     for seat in Seat::ALL {
         let view = game.view(seat);
         assert_eq!(view.hand, game.hand(seat));
+        // The talon cards a seat received, in the order dealt: alternately to the two
+        // recipients, so each card's place in the talon has the seat's parity and grows.
+        let order: Vec<usize> = game
+            .received_in_order(seat)
+            .map(|c| talon.iter().position(|&t| t == c).expect("a talon card"))
+            .collect();
+        assert_eq!(
+            CardSet::from_cards(&game.received_in_order(seat).collect::<Vec<_>>()),
+            view.received
+        );
+        assert!(order.windows(2).all(|w| w[1] == w[0] + 2), "{seat}: {order:?}");
+        let first = usize::from(seat != game.dealer().left());
+        assert!(order.first().is_none_or(|&p| p == first), "{seat} got the talon from {order:?}");
         let known = view.known_cards();
         for other in Seat::ALL.into_iter().filter(|&o| o != seat) {
             assert!(
@@ -208,6 +221,7 @@ fn play(seed: u64) -> (Vec<Logged>, Game) {
     let mut log = Vec::new();
     let (mut talon_left, mut played, mut discards) =
         (CardSet::EMPTY, CardSet::EMPTY, CardSet::EMPTY);
+    let mut talon: Vec<Card> = Vec::new();
     let mut steps = 0;
     let mut extended = false;
     let mut trick_winners: Vec<Option<Seat>> = Vec::new();
@@ -251,6 +265,7 @@ fn play(seed: u64) -> (Vec<Logged>, Game) {
             Turn::Deal => {
                 let deck = Deck::shuffled(rng.next_u64());
                 talon_left = CardSet::from_cards(deck.talon());
+                talon = deck.talon().to_vec();
                 played = CardSet::EMPTY;
                 discards = CardSet::EMPTY;
                 trick_winners.clear();
@@ -326,7 +341,7 @@ fn play(seed: u64) -> (Vec<Logged>, Game) {
         }
         if !matches!(game.to_act(), Some(Turn::Deal) | None) {
             check_conservation(&game, talon_left, played, discards);
-            check_views(&game, talon_left);
+            check_views(&game, talon_left, &talon);
         }
     }
     (log, game)

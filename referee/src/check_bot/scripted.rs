@@ -153,7 +153,7 @@ impl Checker {
                     id,
                     deal: view.deal,
                     hand: codes(view.hand),
-                    received: codes(view.received),
+                    received: game.received_in_order(me).map(code).collect(),
                     rule: convert::discard_rule(game.rules().discard),
                     time_ms,
                     bank_ms: BANK_MS,

@@ -33,6 +33,15 @@ impl Game {
             to_act: self.to_act(),
         }
     }
+
+    /// The talon cards `seat` received in this deal, in the order they were dealt to it: the
+    /// talon goes to the two recipients in turn, the dealer's left first. None for a seat that
+    /// received nothing. (The view's `received` is a set; a seat saw the order.)
+    pub fn received_in_order(&self, seat: Seat) -> impl Iterator<Item = Card> + '_ {
+        let second = usize::from(seat != self.dealer.left());
+        let got = self.received[seat.index()];
+        self.talon.iter().skip(second).step_by(2).copied().filter(move |&c| got.contains(c))
+    }
 }
 
 /// Everything one seat may know at one moment: its own cards, and what is public.
