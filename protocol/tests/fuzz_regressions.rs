@@ -7,28 +7,14 @@
 #[path = "../../fuzz/harness/codec.rs"]
 mod harness;
 
-use std::path::{Path, PathBuf};
+#[path = "../../fuzz/harness/replay.rs"]
+mod replay;
 
-/// The files of a folder under `fuzz/`, sorted; a missing folder has none.
-fn inputs(sub: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz").join(sub);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.file_name().is_some_and(|n| !n.to_string_lossy().starts_with('.')));
-    files.sort();
-    files.into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
-}
+use replay::inputs;
 
-/// Runs each input, naming the file of the first that fails.
+/// Runs each input of `sub`, naming the file of the first that fails.
 fn replay(sub: &str) -> usize {
-    let files = inputs(sub);
-    for (path, data) in &files {
-        if std::panic::catch_unwind(|| harness::check(data)).is_err() {
-            panic!("fuzz input {} fails the codec harness", path.display());
-        }
-    }
-    files.len()
+    replay::replay(sub, "codec", harness::check)
 }
 
 #[test]
