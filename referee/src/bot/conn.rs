@@ -158,6 +158,11 @@ impl LineConn {
         msg.encode_into(&mut self.out);
     }
 
+    /// Adds the lines `encode` writes at the end of the outgoing buffer.
+    pub(crate) fn queue_with(&mut self, encode: impl FnOnce(&mut Vec<u8>)) {
+        encode(&mut self.out);
+    }
+
     /// Adds an already encoded line (or lines), so a notice for four bots is encoded once.
     pub(crate) fn queue_bytes(&mut self, bytes: &[u8]) {
         self.out.extend_from_slice(bytes);

@@ -388,7 +388,10 @@ impl Bot {
         let time_ms = limit.as_millis() as u64;
         let reply = self
             .ask(
-                |id| ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms },
+                |id, out| {
+                    ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms }
+                        .encode_into(out)
+                },
                 limit,
                 &mut IgnoredLines::default(),
             )
@@ -505,12 +508,13 @@ impl Bot {
         }
     }
 
-    /// Asks one question, built from its id, and waits at most `limit` for the answer. Lines
-    /// with stale or unknown ids are skipped and reported in `ignored`. A bot found gone is
-    /// dead from then on.
+    /// Asks one question, which `question` encodes with the id it is given at the end of the
+    /// outgoing queue (so the caller may keep what the question was built from), and waits at
+    /// most `limit` for the answer. Lines with stale or unknown ids are skipped and reported in
+    /// `ignored`. A bot found gone is dead from then on.
     pub(crate) async fn ask(
         &mut self,
-        question: impl FnOnce(u64) -> ToBot,
+        question: impl FnOnce(u64, &mut Vec<u8>),
         limit: impl Into<Limit>,
         ignored: &mut IgnoredLines,
     ) -> Reply {
@@ -527,7 +531,7 @@ impl Bot {
         };
         let id = self.next_id;
         self.next_id += 1;
-        conn.queue(&question(id));
+        conn.queue_with(|out| question(id, out));
         let peer = Peer { conn, process: self.process.as_mut(), tcp: self.spec.is_tcp() };
         match ask::ask(peer, id, limit, ignored).await {
             Heard::Answer(msg, took, cpu, raw) => Reply::Answer(msg, took, cpu, raw),

@@ -1,7 +1,7 @@
 //! The commit step: an accepted action recorded, applied, and what followed told to every seat
 //! and written to the record.
 
-use super::{DealLine, Table};
+use super::{DealLine, Table, Took};
 use crate::convert::{self, code, seat_no, table_card};
 use protocol::msg::ToBot;
 use protocol::record::RecordLine;
@@ -11,8 +11,15 @@ impl Table<'_> {
     /// Records an action, applies it, tells everyone what followed, and settles a replaced bot.
     /// The action was validated (or is the fallback), so the rules accept it; a refusal here
     /// would be a referee bug, logged loudly rather than hidden.
-    pub(super) async fn commit(&mut self, seat: Seat, line: RecordLine, action: Action, trick: u8) {
-        self.action_line(seat, &line);
+    pub(super) async fn commit(
+        &mut self,
+        seat: Seat,
+        answer: (Took, Option<String>),
+        line: impl FnOnce(Took, bool, Option<String>) -> RecordLine,
+        action: Action,
+        trick: u8,
+    ) {
+        self.action_line(seat, answer, line);
         match self.game.apply(seat, action) {
             Ok(ev) => {
                 let ev = *ev;
@@ -25,21 +32,31 @@ impl Table<'_> {
         self.settle(seat).await;
     }
 
-    /// Records the line of a seat's vote, opening answer, discard or play. The footer's answer
-    /// statistics are counted here, from the lines themselves, so they are exactly those of the
+    /// Counts and records a seat's vote, opening answer, discard or play: `answer` is what it
+    /// took and the bot's line (none when the referee answered for the bot, `auto`), from which
+    /// `line` builds the record line, only when a record or a spectator keeps it. The footer's
+    /// answer statistics are counted from the same values, so they are exactly those of the
     /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
     /// false signal that forfeits the game) has no line and counts for nothing.
-    pub(super) fn action_line(&mut self, seat: Seat, line: &RecordLine) {
-        if let Some((us, cpu_us)) = line.answered().filter(|a| !a.auto).map(|a| (a.us, a.cpu_us)) {
+    pub(super) fn action_line(
+        &mut self,
+        seat: Seat,
+        (took, raw): (Took, Option<String>),
+        line: impl FnOnce(Took, bool, Option<String>) -> RecordLine,
+    ) {
+        let auto = raw.is_none();
+        if !auto {
             let stats = &mut self.seats[seat.index()].stats;
             stats.answers += 1;
-            stats.think_us += us;
-            stats.max_us = stats.max_us.max(us);
-            if let (Some(total), Some(cpu)) = (stats.cpu_us.as_mut(), cpu_us) {
+            stats.think_us += took.us;
+            stats.max_us = stats.max_us.max(took.us);
+            if let (Some(total), Some(cpu)) = (stats.cpu_us.as_mut(), took.cpu_us) {
                 *total += cpu;
             }
         }
-        self.rec.line(line);
+        if self.rec.keeps() {
+            self.rec.line(&line(took, auto, raw));
+        }
     }
 
     /// Turns the engine's public events of an action into notices and record lines. `trick` is

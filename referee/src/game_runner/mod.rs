@@ -165,6 +165,8 @@ struct Table<'a> {
     given_decks: Vec<Deck>,
     /// Scratch buffer for encoding a notice once for all seats.
     line_buf: Vec<u8>,
+    /// The lists of the last question asked, kept for the next one.
+    spare: questions::Spare,
     /// Dealer of the deal in progress.
     dealer: Seat,
     /// Winners of the finished tricks of the deal in progress, for `deal_over`.
@@ -215,6 +217,7 @@ pub(crate) async fn run_game_with_decks(
         deck: Deck::canonical(),
         given_decks: decks.unwrap_or_default(),
         line_buf: Vec::with_capacity(512),
+        spare: questions::Spare::default(),
         dealer: setup.first_dealer,
         trick_winners: Vec::with_capacity(9),
         forfeit: None,
@@ -395,8 +398,13 @@ impl Table<'_> {
         };
         let mut ignored = IgnoredLines::default();
         self.asking = Some(seat);
-        let reply =
-            self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
+        let spare = &mut self.spare;
+        let question = |id, out: &mut Vec<u8>| {
+            let question = build(id, answer_ms, bank_us / 1000);
+            question.encode_into(out);
+            spare.recycle(question);
+        };
+        let reply = self.bots[i].ask(question, limit, &mut ignored).await;
         for fault in ignored.kept {
             self.fault(seat, fault, String::new());
         }

@@ -6,9 +6,53 @@ use crate::convert::{self, code, codes, seat_no, table_card};
 use crate::fault::Fault;
 use crate::judge::{self, Refusal};
 use crate::policy;
+use protocol::CardCode;
+use protocol::msg::TableCard;
 use protocol::msg::{FromBot, ToBot};
 use protocol::record::RecordLine;
-use rules::{Action, Event, Seat, SignalDelivery};
+use rules::{Action, Card, CardSet, Event, Seat, SignalDelivery};
+
+/// The lists of the last question asked (its hand, its table), emptied and kept for the next
+/// question: a question is asked once per answer, and its lists need not be allocated each time.
+#[derive(Debug, Default)]
+pub(super) struct Spare {
+    hand: Vec<CardCode>,
+    table: Vec<TableCard>,
+}
+
+impl Spare {
+    /// The cards of `set` as wire codes, in the kept list.
+    pub(super) fn hand(&mut self, set: CardSet) -> Vec<CardCode> {
+        let mut hand = std::mem::take(&mut self.hand);
+        hand.clear();
+        hand.extend(set.iter().map(code));
+        hand
+    }
+
+    /// The cards on the table as the question lists them, in the kept list.
+    fn table(&mut self, cards: &[(Seat, Card)]) -> Vec<TableCard> {
+        let mut table = std::mem::take(&mut self.table);
+        table.clear();
+        table.extend(cards.iter().map(|&(s, c)| table_card(s, c)));
+        table
+    }
+
+    /// Keeps the lists of a question once it is encoded.
+    pub(super) fn recycle(&mut self, question: ToBot) {
+        match question {
+            ToBot::Play { hand, table, .. } => {
+                self.hand = hand;
+                self.table = table;
+            }
+            ToBot::Opening { hand, .. }
+            | ToBot::Discard { hand, .. }
+            | ToBot::Offer { hand, .. }
+            | ToBot::Reply { hand, .. }
+            | ToBot::Announce { hand, .. } => self.hand = hand,
+            _ => {}
+        }
+    }
+}
 
 impl Table<'_> {
     /// Checks and delivers the signals of an accepted answer, whose line is `raw`. The first
@@ -70,7 +114,7 @@ impl Table<'_> {
         let view = self.game.view(seat);
         let vote = judge::vote_asked(&self.game, seat);
         let votes = votes_cast(&view);
-        let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), codes(view.hand));
+        let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), self.spare.hand(view.hand));
         let fallback = move || policy::opening_done(vote).to_string();
         let reply = self
             .ask(
@@ -95,21 +139,26 @@ impl Table<'_> {
             }
             _ => (policy::FALLBACK_VOTE, Took::default(), None),
         };
-        let Took { us, cpu_us } = took;
-        let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
+        let s = seat_no(seat);
         if !vote {
-            self.action_line(
-                seat,
-                &RecordLine::Opening { seat: seat_no(seat), us, cpu_us, auto, raw },
-            );
+            self.action_line(seat, (took, raw), |Took { us, cpu_us }, auto, raw| {
+                RecordLine::Opening { seat: s, us, cpu_us, auto, raw }
+            });
             self.settle(seat).await;
             return;
         }
-        let line = RecordLine::Vote { seat: seat_no(seat), accept, us, cpu_us, auto, raw };
-        self.commit(seat, line, Action::Vote(accept), 0).await;
+        let line = move |Took { us, cpu_us }, auto, raw| RecordLine::Vote {
+            seat: s,
+            accept,
+            us,
+            cpu_us,
+            auto,
+            raw,
+        };
+        self.commit(seat, (took, raw), line, Action::Vote(accept), 0).await;
     }
 
     pub(super) async fn discard(&mut self, seat: Seat) {
@@ -117,7 +166,8 @@ impl Table<'_> {
         // The fallback discard is worked out only when a fault needs it, as for a play.
         let held = view.hand;
         let fallback = move || policy::discard_done(policy::fallback_discard(held));
-        let (deal, hand, received) = (view.deal, codes(view.hand), self.received_in_order(seat));
+        let (deal, received) = (view.deal, self.received_in_order(seat));
+        let hand = self.spare.hand(view.hand);
         let rule = convert::discard_rule(self.cfg.rules.discard);
         let reply = self
             .ask(
@@ -135,19 +185,24 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (cards, Took { us, cpu_us }, raw) = match reply {
+        let (cards, took, raw) = match reply {
             Some((FromBot::Discard { cards, .. }, took, raw)) => {
                 (convert::set(&cards).0, took, Some(raw))
             }
             _ => (policy::fallback_discard(held), Took::default(), None),
         };
-        let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
-        let line =
-            RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, cpu_us, auto, raw };
-        self.commit(seat, line, Action::Discard(cards), 0).await;
+        let line = move |Took { us, cpu_us }, auto, raw| RecordLine::Discard {
+            seat: seat_no(seat),
+            cards: codes(cards),
+            us,
+            cpu_us,
+            auto,
+            raw,
+        };
+        self.commit(seat, (took, raw), line, Action::Discard(cards), 0).await;
     }
 
     pub(super) async fn play_card(&mut self, seat: Seat) {
@@ -158,9 +213,8 @@ impl Table<'_> {
         // The weakest card is worked out only when a fault needs it: this is the hot path.
         let held = view.hand;
         let fallback = move || policy::play_done(policy::fallback_play(held));
-        let table = view.table().iter().map(|&(s, c)| table_card(s, c)).collect();
-        let (deal, trick, leader, hand) =
-            (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
+        let (table, hand) = (self.spare.table(view.table()), self.spare.hand(view.hand));
+        let (deal, trick, leader) = (view.deal, view.trick, seat_no(view.leader));
         let (won, score) = (view.tricks_won(), view.score);
         self.asking_play = Some(seat);
         let reply = self
@@ -183,19 +237,24 @@ impl Table<'_> {
             )
             .await;
         self.asking_play = None;
-        let (card, Took { us, cpu_us }, raw) = match reply {
+        let (card, took, raw) = match reply {
             Some((FromBot::Play { card, .. }, took, raw)) => (convert::card(card), took, Some(raw)),
             _ => match policy::fallback_play(held) {
                 Some(card) => (card, Took::default(), None),
                 None => return,
             },
         };
-        let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
-        let line =
-            RecordLine::Play { seat: seat_no(seat), card: code(card), us, cpu_us, auto, raw };
-        self.commit(seat, line, Action::Play(card), trick).await;
+        let line = move |Took { us, cpu_us }, auto, raw| RecordLine::Play {
+            seat: seat_no(seat),
+            card: code(card),
+            us,
+            cpu_us,
+            auto,
+            raw,
+        };
+        self.commit(seat, (took, raw), line, Action::Play(card), trick).await;
     }
 }
