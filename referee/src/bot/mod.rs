@@ -157,9 +157,9 @@ impl Identity {
 /// The outcome of one question.
 #[derive(Debug)]
 pub(crate) enum Reply {
-    /// An answer with the question's id, the think time, the CPU time (when measured), and the
-    /// line as received.
-    Answer(FromBot, Duration, Option<Duration>, String),
+    /// An answer with the question's id, the think time and the CPU time (when measured); its
+    /// line is [`Bot::answer_line`] until the bot is asked again.
+    Answer(FromBot, Duration, Option<Duration>),
     /// No usable answer.
     Fault(Fault),
 }
@@ -401,8 +401,8 @@ impl Bot {
                 FromBot::Hello { name, version, author, protocol, token, features, .. },
                 _,
                 _,
-                raw,
             ) => {
+                let raw = ask::answer_text(self.answer_line());
                 // Records may be published; a seat token is a credential, so the recorded hello
                 // names it only as redacted.
                 self.hello_raw = Some(match &token {
@@ -417,7 +417,7 @@ impl Bot {
                 self.identity = Identity { name, version, author, token, features };
                 Ok(())
             }
-            Reply::Answer(other, _, _, _) => {
+            Reply::Answer(other, _, _) => {
                 Err(format!("expected a hello answer, got {}", other.kind()))
             }
             Reply::Fault(f) => Err(format!("{}: {}", f.kind.as_str(), f.detail)),
@@ -534,7 +534,7 @@ impl Bot {
         conn.queue_with(|out| question(id, out));
         let peer = Peer { conn, process: self.process.as_mut(), tcp: self.spec.is_tcp() };
         match ask::ask(peer, id, limit, ignored).await {
-            Heard::Answer(msg, took, cpu, raw) => Reply::Answer(msg, took, cpu, raw),
+            Heard::Answer(msg, took, cpu) => Reply::Answer(msg, took, cpu),
             Heard::Malformed(e, line) => Reply::Fault(ask::malformed(&e, line)),
             Heard::Fault(fault) => Reply::Fault(fault),
             Heard::Gone(fault) => {
@@ -542,6 +542,13 @@ impl Bot {
                 Reply::Fault(fault)
             }
         }
+    }
+
+    /// The line of the answer last heard ([`Reply::Answer`]), as received, until the bot is
+    /// asked again; empty without one. Most answers are judged and forgotten: only a record,
+    /// a spectator or a fault copies the line.
+    pub(crate) fn answer_line(&self) -> &[u8] {
+        self.conn.as_ref().map_or(&[], LineConn::line)
     }
 
     /// True when the bot's answers come with their CPU time: its process is measured, or a

@@ -2,6 +2,7 @@
 //! and written to the record.
 
 use super::{DealLine, Table, Took};
+use crate::bot::ask;
 use crate::convert::{self, code, seat_no, table_card};
 use protocol::msg::ToBot;
 use protocol::record::RecordLine;
@@ -14,7 +15,7 @@ impl Table<'_> {
     pub(super) async fn commit(
         &mut self,
         seat: Seat,
-        answer: (Took, Option<String>),
+        answer: Option<Took>,
         line: impl FnOnce(Took, bool, Option<String>) -> RecordLine,
         action: Action,
         trick: u8,
@@ -32,21 +33,21 @@ impl Table<'_> {
         self.settle(seat).await;
     }
 
-    /// Counts and records a seat's vote, opening answer, discard or play: `answer` is what it
-    /// took and the bot's line (none when the referee answered for the bot, `auto`), from which
-    /// `line` builds the record line, only when a record or a spectator keeps it. The footer's
+    /// Counts and records a seat's vote, opening answer, discard or play: `answer` is what the
+    /// bot's answer took (none when the referee answered for the bot, `auto`), from which, with
+    /// the bot's line, `line` builds the record line, only when a record or a spectator keeps it. The footer's
     /// answer statistics are counted from the same values, so they are exactly those of the
     /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
     /// false signal that forfeits the game) has no line and counts for nothing.
     pub(super) fn action_line(
         &mut self,
         seat: Seat,
-        (took, raw): (Took, Option<String>),
+        answer: Option<Took>,
         line: impl FnOnce(Took, bool, Option<String>) -> RecordLine,
     ) {
-        let auto = raw.is_none();
-        if !auto {
-            let stats = &mut self.seats[seat.index()].stats;
+        let i = seat.index();
+        if let Some(took) = answer {
+            let stats = &mut self.seats[i].stats;
             stats.answers += 1;
             stats.think_us += took.us;
             stats.max_us = stats.max_us.max(took.us);
@@ -55,7 +56,10 @@ impl Table<'_> {
             }
         }
         if self.rec.keeps() {
-            self.rec.line(&line(took, auto, raw));
+            // The answer's line is still the bot's last: nothing has read from it since.
+            let raw = answer.map(|_| ask::answer_text(self.bots[i].answer_line()));
+            let line = line(answer.unwrap_or_default(), answer.is_none(), raw);
+            self.rec.line(&line);
         }
     }
 

@@ -373,7 +373,7 @@ impl Table<'_> {
     /// Asks `seat` a question; `None` when the referee must choose for the bot (it is replaced,
     /// or it faulted, in which case the fault is already recorded with `fallback` as the action
     /// taken). The answer comes with its think time and CPU time in microseconds (the bank is
-    /// charged the one the clock counts) and its raw line, its
+    /// charged the one the clock counts); its line is the bot's [`Bot::answer_line`], its
     /// signals already checked and delivered: while the question is still open, so that a
     /// refused signal's fault names the question (and its trick) like any other fault about it.
     async fn ask(
@@ -382,7 +382,7 @@ impl Table<'_> {
         build: impl FnOnce(u64, u64, u64) -> ToBot,
         validate: impl FnOnce(&Game, &FromBot) -> Result<(), Refusal>,
         fallback: impl FnOnce() -> String,
-    ) -> Option<(FromBot, Took, String)> {
+    ) -> Option<(FromBot, Took)> {
         let i = seat.index();
         if self.seats[i].replaced || !self.bots[i].is_alive() {
             return None;
@@ -412,7 +412,7 @@ impl Table<'_> {
         let more = u32::try_from(ignored.more).unwrap_or(u32::MAX);
         self.seats[i].stats.faults = self.seats[i].stats.faults.saturating_add(more);
         let result = match reply {
-            Reply::Answer(msg, took, cpu, raw) => match validate(&self.game, &msg) {
+            Reply::Answer(msg, took, cpu) => match validate(&self.game, &msg) {
                 Ok(()) => {
                     let took =
                         Took { us: took.as_micros() as u64, cpu_us: self.bots[i].cpu_charged(cpu) };
@@ -422,12 +422,13 @@ impl Table<'_> {
                     };
                     let st = &mut self.seats[i];
                     st.bank_us = st.bank_us.saturating_sub(charged.saturating_sub(answer_us));
-                    self.signals(seat, msg.signals(), &raw);
-                    Some((msg, took, raw))
+                    self.signals(seat, msg.signals());
+                    Some((msg, took))
                 }
                 Err(refusal) => {
                     let fault = Fault::new(refusal.kind(), refusal.to_string());
-                    self.fault(seat, fault.with_raw(raw.into_bytes()), fallback());
+                    let raw = self.bots[i].answer_line().to_vec();
+                    self.fault(seat, fault.with_raw(raw), fallback());
                     None
                 }
             },

@@ -34,11 +34,11 @@ impl Table<'_> {
         } else {
             None
         };
-        let (action, took, raw) = match reply {
-            Some((msg, took, raw)) => {
-                (judge::pledge(&self.game, seat, &msg).unwrap_or(fallback), took, Some(raw))
+        let (action, took) = match reply {
+            Some((msg, took)) => {
+                (judge::pledge(&self.game, seat, &msg).unwrap_or(fallback), Some(took))
             }
-            None => (fallback, Took::default(), None),
+            None => (fallback, None),
         };
         if self.forfeit.is_some()
             || !matches!(action, Action::Offer(_) | Action::Reply(_) | Action::Announce(_))
@@ -54,6 +54,6 @@ impl Table<'_> {
                 RecordLine::Announce { seat: s, announce, us, cpu_us, auto, raw }
             }
         };
-        self.commit(seat, (took, raw), line, action, 0).await;
+        self.commit(seat, took, line, action, 0).await;
     }
 }

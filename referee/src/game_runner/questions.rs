@@ -55,16 +55,16 @@ impl Spare {
 }
 
 impl Table<'_> {
-    /// Checks and delivers the signals of an accepted answer, whose line is `raw`. The first
-    /// refused signal is a fault and drops it and the rest of the answer's signals.
-    pub(super) fn signals(&mut self, seat: Seat, words: &[String], raw: &str) {
+    /// Checks and delivers the signals of an accepted answer (the seat's bot's last line). The
+    /// first refused signal is a fault and drops it and the rest of the answer's signals.
+    pub(super) fn signals(&mut self, seat: Seat, words: &[String]) {
         if let Err(refusal) = judge::signal_count(words) {
-            return self.refuse_signal(seat, refusal, raw);
+            return self.refuse_signal(seat, refusal);
         }
         for word in words {
             let signal = match judge::signal(&self.game, seat, word) {
                 Ok(s) => s,
-                Err(refusal) => return self.refuse_signal(seat, refusal, raw),
+                Err(refusal) => return self.refuse_signal(seat, refusal),
             };
             // Checked before the coins are drawn: only a delivered signal takes any, so the
             // record's signal lines alone say which outputs of the stream each one took.
@@ -92,10 +92,11 @@ impl Table<'_> {
 
     /// A refused signal's fault. It keeps the answer's line, which has no line of its own in the
     /// record when the fault forfeits the game.
-    fn refuse_signal(&mut self, seat: Seat, refusal: Refusal, raw: &str) {
+    fn refuse_signal(&mut self, seat: Seat, refusal: Refusal) {
         let fault = Fault::new(refusal.kind(), refusal.to_string());
         let done = policy::SIGNAL_DROPPED.to_string();
-        self.fault(seat, fault.with_raw(raw.as_bytes().to_vec()), done);
+        let raw = self.bots[seat.index()].answer_line().to_vec();
+        self.fault(seat, fault.with_raw(raw), done);
     }
 
     /// The coin flips of a delivered signal, for the opponent on the sender's left and then the
@@ -133,19 +134,23 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (accept, took, raw) = match reply {
-            Some((FromBot::Opening { accept, .. }, took, raw)) => {
-                (accept.unwrap_or(policy::FALLBACK_VOTE), took, Some(raw))
+        let (accept, took) = match reply {
+            Some((FromBot::Opening { accept, .. }, took)) => {
+                (accept.unwrap_or(policy::FALLBACK_VOTE), Some(took))
             }
-            _ => (policy::FALLBACK_VOTE, Took::default(), None),
+            _ => (policy::FALLBACK_VOTE, None),
         };
         if self.forfeit.is_some() {
             return;
         }
         let s = seat_no(seat);
         if !vote {
-            self.action_line(seat, (took, raw), |Took { us, cpu_us }, auto, raw| {
-                RecordLine::Opening { seat: s, us, cpu_us, auto, raw }
+            self.action_line(seat, took, |Took { us, cpu_us }, auto, raw| RecordLine::Opening {
+                seat: s,
+                us,
+                cpu_us,
+                auto,
+                raw,
             });
             self.settle(seat).await;
             return;
@@ -158,7 +163,7 @@ impl Table<'_> {
             auto,
             raw,
         };
-        self.commit(seat, (took, raw), line, Action::Vote(accept), 0).await;
+        self.commit(seat, took, line, Action::Vote(accept), 0).await;
     }
 
     pub(super) async fn discard(&mut self, seat: Seat) {
@@ -185,11 +190,9 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (cards, took, raw) = match reply {
-            Some((FromBot::Discard { cards, .. }, took, raw)) => {
-                (convert::set(&cards).0, took, Some(raw))
-            }
-            _ => (policy::fallback_discard(held), Took::default(), None),
+        let (cards, took) = match reply {
+            Some((FromBot::Discard { cards, .. }, took)) => (convert::set(&cards).0, Some(took)),
+            _ => (policy::fallback_discard(held), None),
         };
         if self.forfeit.is_some() {
             return;
@@ -202,7 +205,7 @@ impl Table<'_> {
             auto,
             raw,
         };
-        self.commit(seat, (took, raw), line, Action::Discard(cards), 0).await;
+        self.commit(seat, took, line, Action::Discard(cards), 0).await;
     }
 
     pub(super) async fn play_card(&mut self, seat: Seat) {
@@ -237,10 +240,10 @@ impl Table<'_> {
             )
             .await;
         self.asking_play = None;
-        let (card, took, raw) = match reply {
-            Some((FromBot::Play { card, .. }, took, raw)) => (convert::card(card), took, Some(raw)),
+        let (card, took) = match reply {
+            Some((FromBot::Play { card, .. }, took)) => (convert::card(card), Some(took)),
             _ => match policy::fallback_play(held) {
-                Some(card) => (card, Took::default(), None),
+                Some(card) => (card, None),
                 None => return,
             },
         };
@@ -255,6 +258,6 @@ impl Table<'_> {
             auto,
             raw,
         };
-        self.commit(seat, (took, raw), line, Action::Play(card), trick).await;
+        self.commit(seat, took, line, Action::Play(card), trick).await;
     }
 }
