@@ -445,5 +445,10 @@ mod tests {
             }
             n *= 10;
         }
+        // The twenty-digit numbers, which fill the encoder's buffer.
+        for id in [10u64.pow(19) - 1, 10u64.pow(19), u64::MAX - 1, u64::MAX] {
+            let (fault, message, action) = (String::new(), String::new(), String::new());
+            same(&ToBot::Error { id: Some(id), fault, message, action });
+        }
     }
 }
