@@ -26,7 +26,9 @@ impl FromBot {
 }
 
 /// The play, opening or discard answer of a line in canonical form, or `None` to let serde
-/// decide.
+/// decide. Inlined into [`FromBot::decode`], so its answer is built where the caller keeps it
+/// rather than moved there.
+#[inline]
 fn canonical_answer(line: &[u8]) -> Option<FromBot> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
