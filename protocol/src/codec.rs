@@ -79,13 +79,22 @@ pub struct LineFramer {
     max: usize,
     /// True while skipping the rest of an over-long line.
     skipping: bool,
+    /// Where in `buf` the line [`LineFramer::next_line`] last returned is, until the framer
+    /// is used again.
+    last: (usize, usize),
 }
 
 impl LineFramer {
     /// A framer for lines of at most `max` bytes.
     pub fn new(max: usize) -> LineFramer {
         // Answers are short; the buffer grows for the rare long line.
-        LineFramer { buf: Vec::with_capacity(512.min(max + 1)), start: 0, max, skipping: false }
+        LineFramer {
+            buf: Vec::with_capacity(512.min(max + 1)),
+            start: 0,
+            max,
+            skipping: false,
+            last: (0, 0),
+        }
     }
 
     /// The line limit.
@@ -106,6 +115,7 @@ impl LineFramer {
 
     /// Adds bytes read from the peer.
     pub fn push(&mut self, bytes: &[u8]) {
+        self.last = (0, 0);
         if self.start > 0 && self.start == self.buf.len() {
             self.buf.clear();
             self.start = 0;
@@ -115,6 +125,7 @@ impl LineFramer {
 
     /// The next complete line, a `TooLong` marker, or `None` when more bytes are needed.
     pub fn next_line(&mut self) -> Option<Frame<'_>> {
+        self.last = (0, 0);
         loop {
             let data = &self.buf[self.start..];
             let newline = find_newline(data);
@@ -134,9 +145,9 @@ impl LineFramer {
             }
             return match newline {
                 Some(i) if i <= self.max => {
-                    let line = self.start..self.start + i;
+                    self.last = (self.start, self.start + i);
                     self.start += i + 1;
-                    Some(Frame::Line(&self.buf[line]))
+                    Some(Frame::Line(self.last_line()))
                 }
                 Some(i) => {
                     self.start += i + 1;
@@ -157,6 +168,13 @@ impl LineFramer {
                 }
             };
         }
+    }
+
+    /// The line the last call of [`LineFramer::next_line`] returned, while neither it nor
+    /// [`LineFramer::push`] is called again (empty when that call returned no line): a reader
+    /// can judge a line from the framer's buffer and copy it only when it must keep it.
+    pub fn last_line(&self) -> &[u8] {
+        &self.buf[self.last.0..self.last.1]
     }
 
     /// Bytes of an unfinished line, for reporting a half-sent line at end of stream.
@@ -294,5 +312,34 @@ mod tests {
         f.push(b"tail\nnext\n");
         assert_eq!(f.next_line(), Some(Frame::Line(b"next")));
         assert_eq!(f.next_line(), None);
+    }
+
+    /// The last line stays readable from the framer until it is used again, and only the
+    /// line: never a stale one after a marker, an empty look, or new bytes.
+    #[test]
+    fn the_last_line_is_kept_until_the_framer_is_used_again() {
+        let mut f = LineFramer::new(8);
+        assert_eq!(f.last_line(), b"");
+        f.push(
+            b"abc
+de
+123456789
+",
+        );
+        assert_eq!(f.next_line(), Some(Frame::Line(b"abc")));
+        assert_eq!(f.last_line(), b"abc");
+        assert_eq!(f.next_line(), Some(Frame::Line(b"de")));
+        assert_eq!(f.last_line(), b"de");
+        assert_eq!(f.next_line(), Some(Frame::TooLong));
+        assert_eq!(f.last_line(), b"");
+        f.push(
+            b"ok
+",
+        );
+        assert_eq!(f.next_line(), Some(Frame::Line(b"ok")));
+        f.push(b"par");
+        assert_eq!(f.last_line(), b"", "new bytes end the last line");
+        assert_eq!(f.next_line(), None);
+        assert_eq!(f.last_line(), b"");
     }
 }

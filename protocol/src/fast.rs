@@ -26,7 +26,9 @@ impl FromBot {
 }
 
 /// The play, opening or discard answer of a line in canonical form, or `None` to let serde
-/// decide.
+/// decide. Inlined into [`FromBot::decode`], so its answer is built where the caller keeps it
+/// rather than moved there.
+#[inline]
 fn canonical_answer(line: &[u8]) -> Option<FromBot> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -444,6 +446,11 @@ mod tests {
                 same(&ToBot::Error { id: Some(id), fault, message, action });
             }
             n *= 10;
+        }
+        // The twenty-digit numbers, which fill the encoder's buffer.
+        for id in [10u64.pow(19) - 1, 10u64.pow(19), u64::MAX - 1, u64::MAX] {
+            let (fault, message, action) = (String::new(), String::new(), String::new());
+            same(&ToBot::Error { id: Some(id), fault, message, action });
         }
     }
 }

@@ -99,10 +99,10 @@ impl Limit {
 /// How a question ended.
 #[derive(Debug)]
 pub(crate) enum Heard {
-    /// The answer with the question's id, its think time (from the start of the write), the CPU
-    /// time its process used since its previous answer (when measured), and its line: a decoded
-    /// line is UTF-8, so its own buffer is the text, without a copy.
-    Answer(FromBot, Duration, Option<Duration>, String),
+    /// The answer with the question's id, its think time (from the start of the write), and the
+    /// CPU time its process used since its previous answer (when measured). Its line is the
+    /// connection's [`LineConn::line`] until the next read: [`answer_text`] makes the text.
+    Answer(FromBot, Duration, Option<Duration>),
     /// A line that is not a bot message: why, and the line's bytes as sent.
     Malformed(DecodeError, Vec<u8>),
     /// No usable answer, and the bot may be asked again: a line over the limit, or no answer
@@ -161,14 +161,11 @@ pub(crate) async fn ask(
             return Heard::Gone(exited(status));
         }
         match incoming {
-            Incoming::Line(line) => {
-                let msg = match FromBot::decode(&line) {
+            Incoming::Line => {
+                let msg = match FromBot::decode(conn.line()) {
                     Ok(msg) => msg,
-                    Err(e) => return Heard::Malformed(e, line),
+                    Err(e) => return Heard::Malformed(e, conn.line().to_vec()),
                 };
-                // The fallback is never taken: a decoded line is UTF-8.
-                let raw = String::from_utf8(line)
-                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
                 if msg.id() == id {
                     let took = sent.elapsed();
                     let cpu =
@@ -179,9 +176,9 @@ pub(crate) async fn ask(
                     {
                         return limit.timed_out();
                     }
-                    return Heard::Answer(msg, took, cpu, raw);
+                    return Heard::Answer(msg, took, cpu);
                 }
-                ignored.push(stray(&msg, id).with_raw(raw.into_bytes()));
+                ignored.push(stray(&msg, id).with_raw(conn.line().to_vec()));
             }
             Incoming::TooLong => {
                 let detail = format!("a line longer than {} bytes", conn.max_line());
@@ -244,6 +241,12 @@ fn stray(msg: &FromBot, open: u64) -> Fault {
     } else {
         Fault::new(FaultKind::UnknownId, format!("{kind} answer with id {id} that was never asked"))
     }
+}
+
+/// The text of an answer's line ([`Heard::Answer`]), to keep. Nothing is replaced: a line that
+/// decoded is UTF-8.
+pub(crate) fn answer_text(line: &[u8]) -> String {
+    String::from_utf8_lossy(line).into_owned()
 }
 
 /// The `malformed` fault of a line that is not a bot message, keeping the line.
@@ -351,9 +354,9 @@ mod tests {
         .unwrap();
         let mut ignored = IgnoredLines::default();
         let heard = ask(peer(&mut conn, false), 3, SECOND, &mut ignored).await;
-        let Heard::Answer(msg, _, _, raw) = heard else { panic!("{heard:?}") };
+        let Heard::Answer(msg, _, _) = heard else { panic!("{heard:?}") };
         assert_eq!(msg.id(), 3);
-        assert_eq!(raw, r#"{"type":"play","id":3,"card":"Kc"}"#);
+        assert_eq!(answer_text(conn.line()), r#"{"type":"play","id":3,"card":"Kc"}"#);
         let kinds: Vec<FaultKind> = ignored.kept.iter().map(|f| f.kind).collect();
         assert_eq!(kinds, [FaultKind::StaleId, FaultKind::UnknownId, FaultKind::UnknownId]);
         assert_eq!(ignored.kept[0].detail, "play answer with id 2 while question 3 is open");

@@ -17,8 +17,9 @@ pub(crate) type Writer = Box<dyn AsyncWrite + Unpin + Send>;
 /// What came in from a bot.
 #[derive(Debug)]
 pub(crate) enum Incoming {
-    /// One complete line (without its newline).
-    Line(Vec<u8>),
+    /// One complete line, which [`LineConn::line`] shows (without its newline) until the next
+    /// read: most lines are judged and forgotten, and only those kept are copied.
+    Line,
     /// A line over the length limit; its bytes were dropped.
     TooLong,
     /// End of stream; `partial` holds the bytes of an unfinished last line.
@@ -158,9 +159,19 @@ impl LineConn {
         msg.encode_into(&mut self.out);
     }
 
+    /// Adds the lines `encode` writes at the end of the outgoing buffer.
+    pub(crate) fn queue_with(&mut self, encode: impl FnOnce(&mut Vec<u8>)) {
+        encode(&mut self.out);
+    }
+
     /// Adds an already encoded line (or lines), so a notice for four bots is encoded once.
     pub(crate) fn queue_bytes(&mut self, bytes: &[u8]) {
         self.out.extend_from_slice(bytes);
+    }
+
+    /// The line the last [`LineConn::next`] brought ([`Incoming::Line`]), until the next.
+    pub(crate) fn line(&self) -> &[u8] {
+        self.framer.last_line()
     }
 
     /// The line length limit.
@@ -252,7 +263,7 @@ impl LineConn {
         let mut tried = false;
         loop {
             match self.framer.next_line() {
-                Some(Frame::Line(line)) => return Incoming::Line(line.to_vec()),
+                Some(Frame::Line(_)) => return Incoming::Line,
                 Some(Frame::TooLong) => return Incoming::TooLong,
                 None => {}
             }
@@ -314,9 +325,9 @@ mod tests {
         let soon = || Instant::now() + Duration::from_millis(100);
         assert!(matches!(conn.next(soon()).await, Incoming::Deadline));
         tw.write_all(b"hello\n0123456789abcdefXYZ\nok\npart").await.unwrap();
-        assert!(matches!(conn.next(soon()).await, Incoming::Line(l) if l == b"hello"));
+        assert!(matches!(conn.next(soon()).await, Incoming::Line) && conn.line() == b"hello");
         assert!(matches!(conn.next(soon()).await, Incoming::TooLong));
-        assert!(matches!(conn.next(soon()).await, Incoming::Line(l) if l == b"ok"));
+        assert!(matches!(conn.next(soon()).await, Incoming::Line) && conn.line() == b"ok");
         drop(tw);
         drop(tr);
         assert!(matches!(conn.next(soon()).await, Incoming::Eof { partial: 4 }));
@@ -346,13 +357,13 @@ mod tests {
             tx
         });
         let long = Instant::now() + Duration::from_secs(10);
-        assert!(matches!(conn.next(long).await, Incoming::Line(l) if l == b"hello"));
+        assert!(matches!(conn.next(long).await, Incoming::Line) && conn.line() == b"hello");
         let mut tx = later.join().unwrap();
-        assert!(matches!(conn.next(soon()).await, Incoming::Line(l) if l == b"world"));
+        assert!(matches!(conn.next(soon()).await, Incoming::Line) && conn.line() == b"world");
         assert!(matches!(conn.next(soon()).await, Incoming::Deadline));
         tx.write_all(b"0123456789abcdefXYZ\nok\n").unwrap();
         assert!(matches!(conn.next(soon()).await, Incoming::TooLong));
-        assert!(matches!(conn.next(soon()).await, Incoming::Line(l) if l == b"ok"));
+        assert!(matches!(conn.next(soon()).await, Incoming::Line) && conn.line() == b"ok");
         tx.write_all(b"part").unwrap();
         drop(tx);
         assert!(matches!(conn.next(soon()).await, Incoming::Eof { partial: 4 }));
@@ -424,7 +435,7 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(!conn.peer_closed(), "a peer with a line waiting is there");
         let soon = Instant::now() + Duration::from_secs(1);
-        assert!(matches!(conn.next(soon).await, Incoming::Line(l) if l == b"early"));
+        assert!(matches!(conn.next(soon).await, Incoming::Line) && conn.line() == b"early");
         drop(peer);
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         while !conn.peer_closed() {

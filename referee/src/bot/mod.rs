@@ -157,9 +157,9 @@ impl Identity {
 /// The outcome of one question.
 #[derive(Debug)]
 pub(crate) enum Reply {
-    /// An answer with the question's id, the think time, the CPU time (when measured), and the
-    /// line as received.
-    Answer(FromBot, Duration, Option<Duration>, String),
+    /// An answer with the question's id, the think time and the CPU time (when measured); its
+    /// line is [`Bot::answer_line`] until the bot is asked again.
+    Answer(FromBot, Duration, Option<Duration>),
     /// No usable answer.
     Fault(Fault),
 }
@@ -388,7 +388,10 @@ impl Bot {
         let time_ms = limit.as_millis() as u64;
         let reply = self
             .ask(
-                |id| ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms },
+                |id, out| {
+                    ToBot::Hello { id, protocol: PROTOCOL_VERSION, features, time_ms }
+                        .encode_into(out)
+                },
                 limit,
                 &mut IgnoredLines::default(),
             )
@@ -398,8 +401,8 @@ impl Bot {
                 FromBot::Hello { name, version, author, protocol, token, features, .. },
                 _,
                 _,
-                raw,
             ) => {
+                let raw = ask::answer_text(self.answer_line());
                 // Records may be published; a seat token is a credential, so the recorded hello
                 // names it only as redacted.
                 self.hello_raw = Some(match &token {
@@ -414,7 +417,7 @@ impl Bot {
                 self.identity = Identity { name, version, author, token, features };
                 Ok(())
             }
-            Reply::Answer(other, _, _, _) => {
+            Reply::Answer(other, _, _) => {
                 Err(format!("expected a hello answer, got {}", other.kind()))
             }
             Reply::Fault(f) => Err(format!("{}: {}", f.kind.as_str(), f.detail)),
@@ -505,12 +508,13 @@ impl Bot {
         }
     }
 
-    /// Asks one question, built from its id, and waits at most `limit` for the answer. Lines
-    /// with stale or unknown ids are skipped and reported in `ignored`. A bot found gone is
-    /// dead from then on.
+    /// Asks one question, which `question` encodes with the id it is given at the end of the
+    /// outgoing queue (so the caller may keep what the question was built from), and waits at
+    /// most `limit` for the answer. Lines with stale or unknown ids are skipped and reported in
+    /// `ignored`. A bot found gone is dead from then on.
     pub(crate) async fn ask(
         &mut self,
-        question: impl FnOnce(u64) -> ToBot,
+        question: impl FnOnce(u64, &mut Vec<u8>),
         limit: impl Into<Limit>,
         ignored: &mut IgnoredLines,
     ) -> Reply {
@@ -527,10 +531,10 @@ impl Bot {
         };
         let id = self.next_id;
         self.next_id += 1;
-        conn.queue(&question(id));
+        conn.queue_with(|out| question(id, out));
         let peer = Peer { conn, process: self.process.as_mut(), tcp: self.spec.is_tcp() };
         match ask::ask(peer, id, limit, ignored).await {
-            Heard::Answer(msg, took, cpu, raw) => Reply::Answer(msg, took, cpu, raw),
+            Heard::Answer(msg, took, cpu) => Reply::Answer(msg, took, cpu),
             Heard::Malformed(e, line) => Reply::Fault(ask::malformed(&e, line)),
             Heard::Fault(fault) => Reply::Fault(fault),
             Heard::Gone(fault) => {
@@ -538,6 +542,13 @@ impl Bot {
                 Reply::Fault(fault)
             }
         }
+    }
+
+    /// The line of the answer last heard ([`Reply::Answer`]), as received, until the bot is
+    /// asked again; empty without one. Most answers are judged and forgotten: only a record,
+    /// a spectator or a fault copies the line.
+    pub(crate) fn answer_line(&self) -> &[u8] {
+        self.conn.as_ref().map_or(&[], LineConn::line)
     }
 
     /// True when the bot's answers come with their CPU time: its process is measured, or a

@@ -92,7 +92,7 @@ impl Checker {
         let mut skipped = IgnoredLines::default();
         let peer = Peer { conn: wire, process: self.process.as_mut(), tcp: false };
         let (got, took) = match ask::ask(peer, id, limit, &mut skipped).await {
-            Heard::Answer(msg, took, _, raw) => (Got::Answer(msg, raw), took),
+            Heard::Answer(msg, took, _) => (Got::Answer(msg, ask::answer_text(wire.line())), took),
             Heard::Malformed(e, line) => {
                 let raw = String::from_utf8_lossy(&line).into_owned();
                 (Got::Bad(e.to_string(), raw), asked.elapsed())

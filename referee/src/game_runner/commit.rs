@@ -1,7 +1,8 @@
 //! The commit step: an accepted action recorded, applied, and what followed told to every seat
 //! and written to the record.
 
-use super::{DealLine, Table};
+use super::{DealLine, Table, Took};
+use crate::bot::ask;
 use convert::{code, seat_no, table_card};
 use protocol::msg::ToBot;
 use protocol::record::RecordLine;
@@ -11,8 +12,15 @@ impl Table<'_> {
     /// Records an action, applies it, tells everyone what followed, and settles a replaced bot.
     /// The action was validated (or is the fallback), so the rules accept it; a refusal here
     /// would be a referee bug, logged loudly rather than hidden.
-    pub(super) async fn commit(&mut self, seat: Seat, line: RecordLine, action: Action, trick: u8) {
-        self.action_line(seat, &line);
+    pub(super) async fn commit(
+        &mut self,
+        seat: Seat,
+        answer: Option<Took>,
+        line: impl FnOnce(Took, bool, Option<String>) -> RecordLine,
+        action: Action,
+        trick: u8,
+    ) {
+        self.action_line(seat, answer, line);
         match self.game.apply(seat, action) {
             Ok(ev) => {
                 let ev = *ev;
@@ -25,21 +33,34 @@ impl Table<'_> {
         self.settle(seat).await;
     }
 
-    /// Records the line of a seat's vote, opening answer, discard or play. The footer's answer
-    /// statistics are counted here, from the lines themselves, so they are exactly those of the
+    /// Counts and records a seat's vote, opening answer, discard or play: `answer` is what the
+    /// bot's answer took (none when the referee answered for the bot, `auto`), from which, with
+    /// the bot's line, `line` builds the record line, only when a record or a spectator keeps it. The footer's
+    /// answer statistics are counted from the same values, so they are exactly those of the
     /// seat's lines without `auto`: an answer refused for any reason (an illegal card, or a
     /// false signal that forfeits the game) has no line and counts for nothing.
-    pub(super) fn action_line(&mut self, seat: Seat, line: &RecordLine) {
-        if let Some((us, cpu_us)) = line.answered().filter(|a| !a.auto).map(|a| (a.us, a.cpu_us)) {
-            let stats = &mut self.seats[seat.index()].stats;
+    pub(super) fn action_line(
+        &mut self,
+        seat: Seat,
+        answer: Option<Took>,
+        line: impl FnOnce(Took, bool, Option<String>) -> RecordLine,
+    ) {
+        let i = seat.index();
+        if let Some(took) = answer {
+            let stats = &mut self.seats[i].stats;
             stats.answers += 1;
-            stats.think_us += us;
-            stats.max_us = stats.max_us.max(us);
-            if let (Some(total), Some(cpu)) = (stats.cpu_us.as_mut(), cpu_us) {
+            stats.think_us += took.us;
+            stats.max_us = stats.max_us.max(took.us);
+            if let (Some(total), Some(cpu)) = (stats.cpu_us.as_mut(), took.cpu_us) {
                 *total += cpu;
             }
         }
-        self.rec.line(line);
+        if self.rec.keeps() {
+            // The answer's line is still the bot's last: nothing has read from it since.
+            let raw = answer.map(|_| ask::answer_text(self.bots[i].answer_line()));
+            let line = line(answer.unwrap_or_default(), answer.is_none(), raw);
+            self.rec.line(&line);
+        }
     }
 
     /// Turns the engine's public events of an action into notices and record lines. `trick` is
@@ -139,10 +160,9 @@ impl Table<'_> {
         }
     }
 
-    /// A chant recipient's talon cards in the order dealt: alternately, the dealer's left first.
+    /// A chant recipient's talon cards in the order dealt, as wire codes.
     pub(super) fn received_in_order(&self, seat: Seat) -> Vec<protocol::CardCode> {
-        let parity = usize::from(seat != self.game.dealer().left());
-        self.deck.talon().iter().skip(parity).step_by(2).map(|&c| code(c)).collect()
+        self.game.received_in_order(seat).map(code).collect()
     }
 
     /// Tells the bots that took up the feature `surrender` (spec/protocol.md section 4.12); the

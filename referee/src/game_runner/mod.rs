@@ -165,6 +165,8 @@ struct Table<'a> {
     given_decks: Vec<Deck>,
     /// Scratch buffer for encoding a notice once for all seats.
     line_buf: Vec<u8>,
+    /// The lists of the last question asked, kept for the next one.
+    spare: questions::Spare,
     /// Dealer of the deal in progress.
     dealer: Seat,
     /// Winners of the finished tricks of the deal in progress, for `deal_over`.
@@ -215,6 +217,7 @@ pub(crate) async fn run_game_with_decks(
         deck: Deck::canonical(),
         given_decks: decks.unwrap_or_default(),
         line_buf: Vec::with_capacity(512),
+        spare: questions::Spare::default(),
         dealer: setup.first_dealer,
         trick_winners: Vec::with_capacity(9),
         forfeit: None,
@@ -370,7 +373,7 @@ impl Table<'_> {
     /// Asks `seat` a question; `None` when the referee must choose for the bot (it is replaced,
     /// or it faulted, in which case the fault is already recorded with `fallback` as the action
     /// taken). The answer comes with its think time and CPU time in microseconds (the bank is
-    /// charged the one the clock counts) and its raw line, its
+    /// charged the one the clock counts); its line is the bot's [`Bot::answer_line`], its
     /// signals already checked and delivered: while the question is still open, so that a
     /// refused signal's fault names the question (and its trick) like any other fault about it.
     async fn ask(
@@ -379,7 +382,7 @@ impl Table<'_> {
         build: impl FnOnce(u64, u64, u64) -> ToBot,
         validate: impl FnOnce(&Game, &FromBot) -> Result<(), Refusal>,
         fallback: impl FnOnce() -> String,
-    ) -> Option<(FromBot, Took, String)> {
+    ) -> Option<(FromBot, Took)> {
         let i = seat.index();
         if self.seats[i].replaced || !self.bots[i].is_alive() {
             return None;
@@ -395,8 +398,13 @@ impl Table<'_> {
         };
         let mut ignored = IgnoredLines::default();
         self.asking = Some(seat);
-        let reply =
-            self.bots[i].ask(|id| build(id, answer_ms, bank_us / 1000), limit, &mut ignored).await;
+        let spare = &mut self.spare;
+        let question = |id, out: &mut Vec<u8>| {
+            let question = build(id, answer_ms, bank_us / 1000);
+            question.encode_into(out);
+            spare.recycle(question);
+        };
+        let reply = self.bots[i].ask(question, limit, &mut ignored).await;
         for fault in ignored.kept {
             self.fault(seat, fault, String::new());
         }
@@ -404,7 +412,7 @@ impl Table<'_> {
         let more = u32::try_from(ignored.more).unwrap_or(u32::MAX);
         self.seats[i].stats.faults = self.seats[i].stats.faults.saturating_add(more);
         let result = match reply {
-            Reply::Answer(msg, took, cpu, raw) => match validate(&self.game, &msg) {
+            Reply::Answer(msg, took, cpu) => match validate(&self.game, &msg) {
                 Ok(()) => {
                     let took =
                         Took { us: took.as_micros() as u64, cpu_us: self.bots[i].cpu_charged(cpu) };
@@ -414,12 +422,13 @@ impl Table<'_> {
                     };
                     let st = &mut self.seats[i];
                     st.bank_us = st.bank_us.saturating_sub(charged.saturating_sub(answer_us));
-                    self.signals(seat, msg.signals(), &raw);
-                    Some((msg, took, raw))
+                    self.signals(seat, msg.signals());
+                    Some((msg, took))
                 }
                 Err(refusal) => {
                     let fault = Fault::new(refusal.kind(), refusal.to_string());
-                    self.fault(seat, fault.with_raw(raw.into_bytes()), fallback());
+                    let raw = self.bots[i].answer_line().to_vec();
+                    self.fault(seat, fault.with_raw(raw), fallback());
                     None
                 }
             },

@@ -6,7 +6,7 @@
 use super::{Table, Took};
 use crate::judge;
 use crate::policy;
-use convert::{codes, seat_no};
+use convert::seat_no;
 use protocol::msg::ToBot;
 use protocol::record::RecordLine;
 use rules::{Action, Turn};
@@ -18,7 +18,7 @@ impl Table<'_> {
             return;
         };
         let view = self.game.view(seat);
-        let (deal, hand, score) = (view.deal, codes(view.hand), view.score);
+        let (deal, hand, score) = (view.deal, self.spare.hand(view.hand), view.score);
         let offerer = view.pledges.offered_by().map_or(0, seat_no);
         let reply = if self.bots[seat.index()].identity.has(protocol::SURRENDER) {
             let build = move |id, time_ms, bank_ms| match turn {
@@ -34,24 +34,26 @@ impl Table<'_> {
         } else {
             None
         };
-        let (action, Took { us, cpu_us }, raw) = match reply {
-            Some((msg, took, raw)) => {
-                (judge::pledge(&self.game, seat, &msg).unwrap_or(fallback), took, Some(raw))
+        let (action, took) = match reply {
+            Some((msg, took)) => {
+                (judge::pledge(&self.game, seat, &msg).unwrap_or(fallback), Some(took))
             }
-            None => (fallback, Took::default(), None),
+            None => (fallback, None),
         };
-        if self.forfeit.is_some() {
+        if self.forfeit.is_some()
+            || !matches!(action, Action::Offer(_) | Action::Reply(_) | Action::Announce(_))
+        {
             return;
         }
-        let (s, auto) = (seat_no(seat), raw.is_none());
-        let line = match action {
+        let s = seat_no(seat);
+        let line = move |Took { us, cpu_us }, auto, raw| match action {
             Action::Offer(offer) => RecordLine::Offer { seat: s, offer, us, cpu_us, auto, raw },
             Action::Reply(accept) => RecordLine::Reply { seat: s, accept, us, cpu_us, auto, raw },
-            Action::Announce(announce) => {
+            _ => {
+                let announce = matches!(action, Action::Announce(true));
                 RecordLine::Announce { seat: s, announce, us, cpu_us, auto, raw }
             }
-            _ => return,
         };
-        self.commit(seat, line, action, 0).await;
+        self.commit(seat, took, line, action, 0).await;
     }
 }

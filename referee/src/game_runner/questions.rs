@@ -6,21 +6,65 @@ use crate::fault::Fault;
 use crate::judge::{self, Refusal};
 use crate::policy;
 use convert::{code, codes, seat_no, table_card};
+use protocol::CardCode;
+use protocol::msg::TableCard;
 use protocol::msg::{FromBot, ToBot};
 use protocol::record::RecordLine;
-use rules::{Action, Event, Seat, SignalDelivery};
+use rules::{Action, Card, CardSet, Event, Seat, SignalDelivery};
+
+/// The lists of the last question asked (its hand, its table), emptied and kept for the next
+/// question: a question is asked once per answer, and its lists need not be allocated each time.
+#[derive(Debug, Default)]
+pub(super) struct Spare {
+    hand: Vec<CardCode>,
+    table: Vec<TableCard>,
+}
+
+impl Spare {
+    /// The cards of `set` as wire codes, in the kept list.
+    pub(super) fn hand(&mut self, set: CardSet) -> Vec<CardCode> {
+        let mut hand = std::mem::take(&mut self.hand);
+        hand.clear();
+        hand.extend(set.iter().map(code));
+        hand
+    }
+
+    /// The cards on the table as the question lists them, in the kept list.
+    fn table(&mut self, cards: &[(Seat, Card)]) -> Vec<TableCard> {
+        let mut table = std::mem::take(&mut self.table);
+        table.clear();
+        table.extend(cards.iter().map(|&(s, c)| table_card(s, c)));
+        table
+    }
+
+    /// Keeps the lists of a question once it is encoded.
+    pub(super) fn recycle(&mut self, question: ToBot) {
+        match question {
+            ToBot::Play { hand, table, .. } => {
+                self.hand = hand;
+                self.table = table;
+            }
+            ToBot::Opening { hand, .. }
+            | ToBot::Discard { hand, .. }
+            | ToBot::Offer { hand, .. }
+            | ToBot::Reply { hand, .. }
+            | ToBot::Announce { hand, .. } => self.hand = hand,
+            _ => {}
+        }
+    }
+}
 
 impl Table<'_> {
-    /// Checks and delivers the signals of an accepted answer, whose line is `raw`. The first
-    /// refused signal is a fault and drops it and the rest of the answer's signals.
-    pub(super) fn signals(&mut self, seat: Seat, words: &[String], raw: &str) {
+    /// Checks and delivers the signals of an accepted answer (the seat's bot's last line). The
+    /// first refused signal is a fault and drops it and the rest of the answer's signals.
+    pub(super) fn signals(&mut self, seat: Seat, words: &[String]) {
         if let Err(refusal) = judge::signal_count(words) {
-            return self.refuse_signal(seat, refusal, raw);
+            return self.refuse_signal(seat, refusal);
         }
         for word in words {
             let signal = match judge::signal(&self.game, seat, word) {
                 Ok(s) => s,
-                Err(refusal) => return self.refuse_signal(seat, refusal, raw),
+                Err(refusal) => return self.refuse_signal(seat, refusal),
             };
             // Checked before the coins are drawn: only a delivered signal takes any, so the
             // record's signal lines alone say which outputs of the stream each one took.
@@ -48,10 +92,11 @@ impl Table<'_> {
 
     /// A refused signal's fault. It keeps the answer's line, which has no line of its own in the
     /// record when the fault forfeits the game.
-    fn refuse_signal(&mut self, seat: Seat, refusal: Refusal, raw: &str) {
+    fn refuse_signal(&mut self, seat: Seat, refusal: Refusal) {
         let fault = Fault::new(refusal.kind(), refusal.to_string());
         let done = policy::SIGNAL_DROPPED.to_string();
-        self.fault(seat, fault.with_raw(raw.as_bytes().to_vec()), done);
+        let raw = self.bots[seat.index()].answer_line().to_vec();
+        self.fault(seat, fault.with_raw(raw), done);
     }
 
     /// The coin flips of a delivered signal, for the opponent on the sender's left and then the
@@ -70,7 +115,7 @@ impl Table<'_> {
         let view = self.game.view(seat);
         let vote = judge::vote_asked(&self.game, seat);
         let votes = votes_cast(&view);
-        let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), codes(view.hand));
+        let (deal, dealer, hand) = (view.deal, seat_no(view.dealer), self.spare.hand(view.hand));
         let fallback = move || policy::opening_done(vote).to_string();
         let reply = self
             .ask(
@@ -89,27 +134,36 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (accept, took, raw) = match reply {
-            Some((FromBot::Opening { accept, .. }, took, raw)) => {
-                (accept.unwrap_or(policy::FALLBACK_VOTE), took, Some(raw))
+        let (accept, took) = match reply {
+            Some((FromBot::Opening { accept, .. }, took)) => {
+                (accept.unwrap_or(policy::FALLBACK_VOTE), Some(took))
             }
-            _ => (policy::FALLBACK_VOTE, Took::default(), None),
+            _ => (policy::FALLBACK_VOTE, None),
         };
-        let Took { us, cpu_us } = took;
-        let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
+        let s = seat_no(seat);
         if !vote {
-            self.action_line(
-                seat,
-                &RecordLine::Opening { seat: seat_no(seat), us, cpu_us, auto, raw },
-            );
+            self.action_line(seat, took, |Took { us, cpu_us }, auto, raw| RecordLine::Opening {
+                seat: s,
+                us,
+                cpu_us,
+                auto,
+                raw,
+            });
             self.settle(seat).await;
             return;
         }
-        let line = RecordLine::Vote { seat: seat_no(seat), accept, us, cpu_us, auto, raw };
-        self.commit(seat, line, Action::Vote(accept), 0).await;
+        let line = move |Took { us, cpu_us }, auto, raw| RecordLine::Vote {
+            seat: s,
+            accept,
+            us,
+            cpu_us,
+            auto,
+            raw,
+        };
+        self.commit(seat, took, line, Action::Vote(accept), 0).await;
     }
 
     pub(super) async fn discard(&mut self, seat: Seat) {
@@ -117,7 +171,8 @@ impl Table<'_> {
         // The fallback discard is worked out only when a fault needs it, as for a play.
         let held = view.hand;
         let fallback = move || policy::discard_done(policy::fallback_discard(held));
-        let (deal, hand, received) = (view.deal, codes(view.hand), self.received_in_order(seat));
+        let (deal, received) = (view.deal, self.received_in_order(seat));
+        let hand = self.spare.hand(view.hand);
         let rule = convert::discard_rule(self.cfg.rules.discard);
         let reply = self
             .ask(
@@ -135,19 +190,22 @@ impl Table<'_> {
                 fallback,
             )
             .await;
-        let (cards, Took { us, cpu_us }, raw) = match reply {
-            Some((FromBot::Discard { cards, .. }, took, raw)) => {
-                (convert::set(&cards).0, took, Some(raw))
-            }
-            _ => (policy::fallback_discard(held), Took::default(), None),
+        let (cards, took) = match reply {
+            Some((FromBot::Discard { cards, .. }, took)) => (convert::set(&cards).0, Some(took)),
+            _ => (policy::fallback_discard(held), None),
         };
-        let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
-        let line =
-            RecordLine::Discard { seat: seat_no(seat), cards: codes(cards), us, cpu_us, auto, raw };
-        self.commit(seat, line, Action::Discard(cards), 0).await;
+        let line = move |Took { us, cpu_us }, auto, raw| RecordLine::Discard {
+            seat: seat_no(seat),
+            cards: codes(cards),
+            us,
+            cpu_us,
+            auto,
+            raw,
+        };
+        self.commit(seat, took, line, Action::Discard(cards), 0).await;
     }
 
     pub(super) async fn play_card(&mut self, seat: Seat) {
@@ -158,9 +216,8 @@ impl Table<'_> {
         // The weakest card is worked out only when a fault needs it: this is the hot path.
         let held = view.hand;
         let fallback = move || policy::play_done(policy::fallback_play(held));
-        let table = view.table().iter().map(|&(s, c)| table_card(s, c)).collect();
-        let (deal, trick, leader, hand) =
-            (view.deal, view.trick, seat_no(view.leader), codes(view.hand));
+        let (table, hand) = (self.spare.table(view.table()), self.spare.hand(view.hand));
+        let (deal, trick, leader) = (view.deal, view.trick, seat_no(view.leader));
         let (won, score) = (view.tricks_won(), view.score);
         self.asking_play = Some(seat);
         let reply = self
@@ -183,19 +240,24 @@ impl Table<'_> {
             )
             .await;
         self.asking_play = None;
-        let (card, Took { us, cpu_us }, raw) = match reply {
-            Some((FromBot::Play { card, .. }, took, raw)) => (convert::card(card), took, Some(raw)),
+        let (card, took) = match reply {
+            Some((FromBot::Play { card, .. }, took)) => (convert::card(card), Some(took)),
             _ => match policy::fallback_play(held) {
-                Some(card) => (card, Took::default(), None),
+                Some(card) => (card, None),
                 None => return,
             },
         };
-        let auto = raw.is_none();
         if self.forfeit.is_some() {
             return;
         }
-        let line =
-            RecordLine::Play { seat: seat_no(seat), card: code(card), us, cpu_us, auto, raw };
-        self.commit(seat, line, Action::Play(card), trick).await;
+        let line = move |Took { us, cpu_us }, auto, raw| RecordLine::Play {
+            seat: seat_no(seat),
+            card: code(card),
+            us,
+            cpu_us,
+            auto,
+            raw,
+        };
+        self.commit(seat, took, line, Action::Play(card), trick).await;
     }
 }

@@ -247,7 +247,7 @@ impl Driven {
             say!("  (and {} more lines with other ids: ignored)", ignored.more);
         }
         match heard {
-            Heard::Answer(m, _, _, _) => Said::Answer(m),
+            Heard::Answer(m, _, _) => Said::Answer(m),
             Heard::Malformed(_, line) => Said::Malformed(line),
             Heard::Fault(f) if f.kind == FaultKind::LineTooLong => Said::TooLong,
             Heard::Fault(_) => Said::Nothing,
