@@ -1,10 +1,10 @@
 //! `referee match --bot human` and `--watch` (spec/protocol.md section 9), end to end: the real
 //! referee binary, its web server on 127.0.0.1, and the system Chromium driven through the
-//! DevTools protocol by puppeteer-core (`referee/tests/browser/drive.js`), clicking as a person
+//! DevTools protocol by puppeteer-core (`referee/browser/drive.js`), clicking as a person
 //! would. Also the pages' own logic under `node --test`, and the server's checks (token,
 //! `Origin`, content security policy) with plain sockets.
 //!
-//! puppeteer-core comes from npm (`referee/tests/browser/package.json`), installed by `.ci/run`
+//! puppeteer-core comes from npm (`referee/browser/package.json`), installed by `.ci/run`
 //! with `npm ci`; Chromium is Debian's package. A test never installs anything: without them it
 //! fails in one line saying how to get them.
 
@@ -29,7 +29,7 @@ const DEALS: &str = "4";
 const SEED: &str = "30";
 
 fn browser_dir() -> PathBuf {
-    root().join("referee/tests/browser")
+    root().join("referee/browser")
 }
 
 /// Fails in one line when the browser test's tools are missing.
@@ -37,7 +37,7 @@ fn ensure_tools() {
     let modules = browser_dir().join("node_modules/puppeteer-core");
     assert!(
         modules.exists(),
-        "{} is missing: run `npm ci --prefix referee/tests/browser` (.ci/run does it)",
+        "{} is missing: run `npm ci --prefix referee/browser` (.ci/run does it)",
         modules.display()
     );
     ensure_chromium();
@@ -115,7 +115,7 @@ fn drive(seat_url: &str, out: &Path, watch_url: Option<&str>) -> Value {
     run_driver("drive.js", &args)
 }
 
-/// Runs one of the browser drivers (`referee/tests/browser/SCRIPT`); its JSON report.
+/// Runs one of the browser drivers (`referee/browser/SCRIPT`); its JSON report.
 fn run_driver(script: &str, args: &[String]) -> Value {
     let mut cmd = Command::new("node");
     cmd.arg(browser_dir().join(script)).args(args);

@@ -5,7 +5,7 @@ let puppeteer;
 try {
   puppeteer = require("puppeteer-core");
 } catch (e) {
-  console.error("puppeteer-core is missing: run `npm ci --prefix referee/tests/browser` (.ci/run does it)");
+  console.error("puppeteer-core is missing: run `npm ci --prefix referee/browser` (.ci/run does it)");
   process.exit(2);
 }
 

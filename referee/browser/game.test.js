@@ -3,7 +3,7 @@
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const G = require("../../src/web/assets/game.js");
+const G = require("../src/web/assets/game.js");
 
 const FIFTEEN = ["3o", "Ao", "4o", "2c", "9c", "Kc", "Jc", "5s", "6s", "7s", "8b", "4b", "5b", "6b", "7b"];
 
