@@ -208,6 +208,7 @@ fn find_newline(data: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::msg::{FromBot, ToBot};
 
     /// The word-at-a-time search finds what a byte-by-byte one finds, wherever the newline (or
     /// several, or none) sits, and whatever the other bytes are.
@@ -230,8 +231,6 @@ mod tests {
             }
         }
     }
-    use crate::msg::{FromBot, ToBot};
-
     #[test]
     fn encode_gives_exactly_one_newline() {
         let msg = ToBot::Bye { reason: "line1\nline2\r\u{2028}".into() };
