@@ -99,6 +99,22 @@ impl BotSpec {
         matches!(self, BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_) | BotSpec::Human { .. })
     }
 
+    /// The token of a seat that waits in the lobby for its bot (`tcp`, `tcp:TOKEN`).
+    pub(crate) fn lobby_token(&self) -> Option<&str> {
+        match self {
+            BotSpec::TcpSeat { token } => Some(token),
+            _ => None,
+        }
+    }
+
+    /// The token of a person's seat, in its page's address.
+    pub(crate) fn page_token(&self) -> Option<&str> {
+        match self {
+            BotSpec::Human { token } => Some(token),
+            _ => None,
+        }
+    }
+
     /// A short name before the handshake tells the real one.
     pub(crate) fn short_name(&self) -> String {
         match self {

@@ -218,10 +218,8 @@ pub(crate) async fn open_lobby(
     connect: &ConnectConfig,
     quiet_stdout: bool,
 ) -> Result<Option<Lobby>, String> {
-    let tokens: Vec<String> = players
-        .iter()
-        .filter_map(|p| if let BotSpec::TcpSeat { token } = p { Some(token.clone()) } else { None })
-        .collect();
+    let tokens: Vec<String> =
+        players.iter().filter_map(BotSpec::lobby_token).map(str::to_string).collect();
     if tokens.is_empty() {
         return Ok(None);
     }
@@ -230,7 +228,7 @@ pub(crate) async fn open_lobby(
             .await?;
     let mut text = format!("Listening for TCP bots on {}\n", lobby.addr());
     for (p, spec) in players.iter().enumerate() {
-        if let BotSpec::TcpSeat { token } = spec {
+        if let Some(token) = spec.lobby_token() {
             text.push_str(&format!(
                 "  player {p}: token {token}  (e.g. python3 sample-bots/python/heuristic_bot.py --connect {} --token {token})\n",
                 lobby.addr()
@@ -261,17 +259,15 @@ async fn open_web(
     connect: &ConnectConfig,
     quiet_stdout: bool,
 ) -> Result<Option<Web>, String> {
-    let tokens: Vec<String> = players
-        .iter()
-        .filter_map(|p| if let BotSpec::Human { token } = p { Some(token.clone()) } else { None })
-        .collect();
+    let tokens: Vec<String> =
+        players.iter().filter_map(BotSpec::page_token).map(str::to_string).collect();
     if tokens.is_empty() && !cfg.watch {
         return Ok(None);
     }
     let web = Web::bind(cfg, &tokens, connect).await?;
     let mut text = String::new();
     for (p, spec) in players.iter().enumerate() {
-        if let BotSpec::Human { token } = spec {
+        if let Some(token) = spec.page_token() {
             text.push_str(&format!("Player {p} (you): open {}\n", web.seat_url(token)));
         }
     }
@@ -295,9 +291,9 @@ async fn seat_humans(bots: &mut [Bot], web: &Web, args: &MatchConfig, wait: Dura
         wall_cap: None,
     };
     for bot in bots.iter_mut() {
-        let BotSpec::Human { token } = &bot.spec else { continue };
+        let Some(token) = bot.spec.page_token() else { continue };
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        match web.take(&token.clone(), left).await {
+        match web.take(token, left).await {
             Some((r, w)) => {
                 let spec = bot.spec.clone();
                 bot.replace_with(Bot::attach(spec, r, w, &args.connect).await);
@@ -315,10 +311,8 @@ async fn seat_humans(bots: &mut [Bot], web: &Web, args: &MatchConfig, wait: Dura
 
 /// Starts the four players' bots at once (handshakes overlap; TCP seats wait for their bots).
 pub(crate) async fn connect_all(players: &[BotSpec; 4], place: &Place<'_>) -> Vec<Bot> {
-    let tokens: Vec<String> = players
-        .iter()
-        .filter_map(|p| if let BotSpec::TcpSeat { token } = p { Some(token.clone()) } else { None })
-        .collect();
+    let tokens: Vec<String> =
+        players.iter().filter_map(BotSpec::lobby_token).map(str::to_string).collect();
     // TCP seats are taken from the lobby only once all of them are filled (or the wait is
     // over), just before the game: until then a bot that drops and reconnects keeps its seat.
     let ready = async {

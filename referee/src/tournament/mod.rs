@@ -395,7 +395,7 @@ fn open_lobby(
     let mut tokens = Vec::new();
     let mut lines = Vec::new();
     for e in &cfg.entrants {
-        if let BotSpec::TcpSeat { token } = &e.spec {
+        if let Some(token) = e.spec.lobby_token() {
             let mine: Vec<String> = (0..tables)
                 .flat_map(|t| {
                     (0..rooms).flat_map(move |r| {
