@@ -121,8 +121,29 @@ pub(crate) async fn ask(
     limit: impl Into<Limit>,
     ignored: &mut IgnoredLines,
 ) -> Heard {
-    let limit = limit.into();
     let Peer { conn, mut process, tcp } = peer;
+    let heard = listen(conn, process.as_deref_mut(), tcp, id, limit.into(), ignored).await;
+    // Each question is charged the CPU time spent for it, once. An answer moved the clock's mark
+    // when it was read; any other end (a timeout above all) moves it now, or every later question
+    // would start with this one's overrun already spent and time out at once (issue 23). What
+    // the bot spends from here to its next question still counts towards that question.
+    if !matches!(heard, Heard::Answer(..))
+        && let Some(clock) = process.and_then(BotProcess::cpu)
+    {
+        clock.restart();
+    }
+    heard
+}
+
+/// [`ask`]'s wait, once the peer is taken apart.
+async fn listen(
+    conn: &mut LineConn,
+    mut process: Option<&mut BotProcess>,
+    tcp: bool,
+    id: u64,
+    limit: Limit,
+    ignored: &mut IgnoredLines,
+) -> Heard {
     // The clock starts before the question is written: a bot on the referee's CPU, woken by
     // the write, may run (and think) before the write returns.
     let sent = Instant::now();

@@ -24,6 +24,8 @@ Correct play: answers hello, plays the first card of its hand, votes refuse, dis
                          refuses, when d % 3 == 0 it does not offer and announces
   burn                   spends 30 ms of CPU time (a busy loop) on every play question
   spin                   spends CPU time for ever (a busy loop) on its 2nd play question
+  overrun                spends 450 ms of CPU time on its 2nd play question, then answers it
+                         (late) and every later question at once (tests/it/cpu_clock.rs)
   nap                    sleeps 100 ms on every play question but its 9th, and 2.1 s on its 8th:
                          wall time, no CPU time (tests/it/cpu_clock.rs)
   script                 plays the CARDs, in order, while the next one is in its hand (so four
@@ -102,6 +104,10 @@ def main():
                     pass
             if MODE == "spin" and plays == 2:
                 while True:
+                    pass
+            if MODE == "overrun" and plays == 2:
+                end = time.process_time() + 0.45
+                while time.process_time() < end:
                     pass
             if MODE == "nap":
                 time.sleep({8: 2.1, 9: 0}.get(plays, 0.1))

@@ -112,6 +112,24 @@ fn a_spinning_bot_times_out_on_its_cpu_time() {
     assert!(ms < 9_900, "the game waited for a wall cap: {ms} ms");
 }
 
+/// One overrun is charged once (issue 23): a bot that spends 450 ms of CPU time on its 2nd
+/// play, against 200 ms and a 100 ms bank, times out there, and the count starts afresh: what
+/// it spends after the timeout (about 150 ms, between questions) counts towards the next
+/// question, which it answers in time, as it does every later one. Counting on from the old
+/// mark, every later question began over its budget and timed out until the bot was replaced.
+#[test]
+fn an_overrun_under_the_cpu_clock_costs_one_answer() {
+    let (_s, game) = under_cpu_clock("cpu-clock-overrun", "overrun", ["200", "100", "20"]);
+    let faults = game.faults();
+    let timeouts: Vec<&&Value> = faults.iter().filter(|f| f["kind"] == "timeout").collect();
+    assert_eq!(timeouts.len(), 1, "{faults:#?}");
+    assert_eq!(detail(timeouts[0]), "no answer within 300 ms of CPU time (6000 ms of wall time at most)");
+    assert!(faults.iter().all(|f| f["penalty"] != "replaced"), "{faults:#?}");
+    let plays = game.plays(0);
+    assert!(!auto(plays[0]) && auto(plays[1]), "the 2nd play timed out");
+    assert!(plays[2..].iter().all(|p| !auto(p)), "every later answer is in time");
+}
+
 /// A record made under the CPU clock replays seat by seat: `replay --seat` re-runs the game on
 /// a paused clock charging the recorded `cpu_us`, and holds the outcome to the record's.
 #[test]
