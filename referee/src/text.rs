@@ -26,6 +26,55 @@ pub(crate) fn first_unsafe(s: &str) -> Option<char> {
     s.chars().find(|&c| is_unsafe(c))
 }
 
+/// True for a character that shows nothing by itself: white space, the format characters that
+/// only steer other characters (zero-width spaces and joiners, the soft hyphen, the byte order
+/// mark, tags), the blank letters (Hangul fillers, the braille blank) and the marks that only
+/// combine with a character before them. A name made only of these looks empty, or like
+/// somebody else's name with nothing added.
+pub(crate) fn is_invisible(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(c,
+            '\u{ad}' | '\u{34f}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}'
+            | '\u{8e2}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}' | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}'
+            | '\u{2800}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}' | '\u{ffa0}'
+            | '\u{fff9}'..='\u{fffb}' | '\u{1bca0}'..='\u{1bca3}' | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e007f}' | '\u{e0100}'..='\u{e01ef}'
+            // Combining marks.
+            | '\u{300}'..='\u{36f}' | '\u{1ab0}'..='\u{1aff}' | '\u{1dc0}'..='\u{1dff}'
+            | '\u{20d0}'..='\u{20ff}' | '\u{fe20}'..='\u{fe2f}')
+}
+
+/// Refuses a text shown to people that holds a control character (bidirectional controls
+/// included), naming the `field` and the character's code.
+pub(crate) fn check_printable(field: &str, s: &str) -> Result<(), String> {
+    match first_unsafe(s) {
+        Some(c) => Err(format!(
+            "the {field} holds the control character U+{:04X}; it must be printable text, with \
+             no control character and no bidirectional control",
+            c as u32
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The rule for every name the referee takes and shows people (a bot's hello, a tournament
+/// entrant, a command line): at most `max` bytes, not one control character (bidirectional
+/// controls included), and at least one character that shows. `field` names it in the refusal.
+pub(crate) fn check_name(field: &str, s: &str, max: usize) -> Result<(), String> {
+    check_printable(field, s)?;
+    if s.len() > max {
+        return Err(format!("the {field} is {} bytes long; at most {max}", s.len()));
+    }
+    if s.chars().all(is_invisible) {
+        return Err(format!(
+            "the {field} {:?} has no visible character (only spaces, joiners, fillers or marks)",
+            escape(s)
+        ));
+    }
+    Ok(())
+}
+
 /// `s` with every unsafe character written as `\u{XX}`; borrowed when there is none, which is
 /// the common case, so the hot paths pay one scan.
 pub(crate) fn escape(s: &str) -> Cow<'_, str> {
@@ -99,6 +148,22 @@ mod tests {
             assert!(matches!(escape(s), Cow::Borrowed(b) if b == s), "{s}");
             assert!(first_unsafe(s).is_none());
         }
+    }
+
+    /// Names that look empty or hide a reordering are refused; names in any script, with
+    /// emoji, accents or inner spaces, are taken.
+    #[test]
+    fn a_name_needs_a_visible_character_and_no_control() {
+        for ok in ["heuristic-bot", "Zoë's bot ♠", "日本語", "a\u{200d}b", "e\u{301}", "👩\u{200d}💻"] {
+            assert_eq!(check_name("name", ok, 64), Ok(()), "{ok:?}");
+        }
+        for blank in ["", "   ", "\u{200b}\u{200b}", "\u{3164}", "\u{2800}\u{feff}", "\u{301}", "\u{ad}\u{a0}"] {
+            let e = check_name("name", blank, 64).unwrap_err();
+            assert!(e.contains("no visible character"), "{blank:?}: {e}");
+        }
+        let e = check_name("name", "bot\u{202e}gnp.exe", 64).unwrap_err();
+        assert!(e.contains("U+202E"), "{e}");
+        assert!(check_name("name", &"x".repeat(65), 64).unwrap_err().contains("65 bytes"));
     }
 
     #[test]

@@ -42,21 +42,15 @@ pub(crate) fn check_hello(
 
 fn check_identity(name: &str, version: &str, author: Option<&str>) -> Result<(), String> {
     // These are shown to people (terminals, logs, pages): a control character in them is an
-    // attack on whoever reads the output, not a name.
-    for (field, text) in [("name", Some(name)), ("version", Some(version)), ("author", author)] {
-        if let Some(c) = text.and_then(text::first_unsafe) {
-            return Err(format!(
-                "the {field} holds the control character U+{:04X}; a name, version and author \
-                 must be printable text",
-                c as u32
-            ));
-        }
+    // attack on whoever reads the output, and a name that shows nothing passes for another's.
+    text::check_name("name", name, 64)?;
+    text::check_printable("version", version)?;
+    if version.len() > 64 {
+        return Err("the version is longer than 64 bytes".into());
     }
-    if name.trim().is_empty() || name.len() > 64 || version.len() > 64 {
-        return Err("hello answer needs a name of 1 to 64 bytes and a version of at most 64".into());
-    }
-    if author.is_some_and(|a| a.len() > 128) {
-        return Err("author longer than 128 bytes".into());
+    // An author may be left empty; one that is given must show.
+    if let Some(author) = author.filter(|a| !a.is_empty()) {
+        text::check_name("author", author, 128)?;
     }
     Ok(())
 }

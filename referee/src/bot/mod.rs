@@ -50,6 +50,8 @@ pub(crate) enum BotSpec {
 impl BotSpec {
     /// Parses `builtin:NAME`, `tcp`, `tcp:TOKEN`, `tcp://HOST:PORT`, `human` or a command line.
     pub(crate) fn parse(text: &str) -> Result<BotSpec, String> {
+        // A command line is shown in the account, the log and the pages like a name.
+        crate::text::check_printable("bot command", text)?;
         if text == "human" {
             return Ok(BotSpec::Human { token: tcp::new_token() });
         }

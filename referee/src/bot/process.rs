@@ -252,12 +252,57 @@ pub(crate) fn on_one_cpu() -> bool {
     })
 }
 
+/// Refuses a program file the kernel cannot run, before it is started: the standard library
+/// execs through `execvp`, which hands a file the kernel refuses as not executable (no `#!`
+/// line, not a binary: a script saved without its first line, a text file marked executable)
+/// to `/bin/sh`, so the shell would read it as commands and fail somewhere inside, and the bot
+/// would look started and then refused at its handshake. A file that is not there, not readable
+/// (an execute-only binary) or of a format a `binfmt_misc` handler may take is left to the
+/// start itself to judge.
+fn check_runnable(program: &str) -> io::Result<()> {
+    use std::io::Read as _;
+    let path = if program.contains('/') {
+        Some(std::path::PathBuf::from(program))
+    } else {
+        std::env::var_os("PATH").and_then(|dirs| {
+            std::env::split_paths(&dirs).map(|d| d.join(program)).find(|p| {
+                use std::os::unix::fs::PermissionsExt as _;
+                p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+        })
+    };
+    let Some(mut file) = path.and_then(|p| std::fs::File::open(p).ok()) else { return Ok(()) };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    let mut magic = [0u8; 4];
+    let n = file.read(&mut magic).unwrap_or(0);
+    let known = magic[..n].starts_with(b"#!") || magic[..n] == *b"\x7fELF";
+    if known || binfmt_misc_handlers() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "it is not a program this system can run: no `#!` line and not a binary (a script \
+         needs a first line such as `#!/usr/bin/env python3`, or give its interpreter: \
+         `python3 bot.py`)",
+    ))
+}
+
+/// True when the kernel has formats of its own registered beyond scripts and ELF binaries.
+fn binfmt_misc_handlers() -> bool {
+    std::fs::read_dir("/proc/sys/fs/binfmt_misc").is_ok_and(|dir| {
+        dir.flatten().any(|e| !matches!(e.file_name().to_str(), Some("register" | "status")))
+    })
+}
+
 /// Starts a bot with piped stdin and stdout.
 pub(crate) fn spawn(spec: &SpawnSpec) -> io::Result<(BotProcess, ChildStdin, ChildStdout)> {
     let (program, args) = spec
         .argv
         .split_first()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty bot command"))?;
+    check_runnable(program)?;
     #[allow(clippy::disallowed_methods)] // This module is the one place allowed to spawn.
     let mut cmd = Command::new(program);
     cmd.args(args)

@@ -56,7 +56,8 @@ struct RawConfig {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawEntrant {
-    /// 1 to 40 printable characters, unique.
+    /// 1 to 40 bytes of printable text with a visible character (no control or bidirectional
+    /// control character), unique.
     name: String,
     /// The bot's command line (split like a shell, never run by one), `builtin:NAME`, or
     /// `tcp:TOKEN` for bots that connect.
@@ -172,9 +173,7 @@ fn validate(raw: RawConfig) -> Result<tournament::Config, String> {
     let mut entrants = Vec::new();
     for e in &raw.entrants {
         let name = e.name.trim().to_string();
-        if name.is_empty() || name.len() > 40 || name.chars().any(char::is_control) {
-            return Err(format!("entrant name {:?}: 1 to 40 printable characters", e.name));
-        }
+        crate::text::check_name("entrant name", &name, 40)?;
         if entrants.iter().any(|x: &Entrant| x.name == name) {
             return Err(format!("entrant names must differ: {name:?} appears twice"));
         }

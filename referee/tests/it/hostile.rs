@@ -38,6 +38,24 @@ fn not_executable_is_no_start() {
     assert!(pids.is_empty(), "the program never ran");
 }
 
+/// A file marked executable that the kernel cannot run (a script saved without its `#!` line)
+/// did not start: the C library's `execvp` would hand it to `/bin/sh`, which ran it as shell
+/// commands until one failed, and the bot looked started and then refused (`handshake_refused:
+/// exited: exit code 127`).
+#[test]
+fn a_script_without_its_first_line_is_no_start() {
+    let s = Scratch::new("no-shebang");
+    let program = s.join("bot.py");
+    let marker = s.join("ran-as-shell");
+    std::fs::write(&program, format!("import sys\ntouch '{}'\n", marker.display())).unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bot = format!("'{}'", program.display());
+    let (line, _) = HOSTILE.refused(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
+    assert!(line.contains("(no_start: cannot start"), "{line}");
+    assert!(line.contains("no `#!` line"), "{line}");
+    assert!(!marker.exists(), "the file was run by a shell");
+}
+
 #[test]
 fn exit_127_before_hello_is_refused() {
     let s = Scratch::new("exit-127");
@@ -483,6 +501,23 @@ fn assert_output_is_inert(s: &Scratch) {
         assert!(!text.contains('\t'), "{}: a tab", path.display());
     }
     assert!(seen >= 2, "no output files in {}", s.path().display());
+}
+
+/// A name of characters that show nothing is refused by the handshake and by `check-bot`; a
+/// bot command holding a bidirectional control is refused before anything starts.
+#[test]
+fn a_name_that_shows_nothing_is_refused() {
+    let s = Scratch::new("invisible-name");
+    let bot = format!("{} invisible", s.hostile("control_names"));
+    let (line, pids) = HOSTILE.refused(&s, [&bot, RANDOM, RANDOM, RANDOM], &[]);
+    assert!(line.contains("handshake_refused: the name"), "{line}");
+    assert!(line.contains("has no visible character"), "{line}");
+    assert_eq!(pids.len(), 1);
+    let status = referee_logged(&["check-bot", &bot], &s.join("check-bot")).status;
+    assert!(!status.success(), "check-bot passed a bot whose name shows nothing");
+    let line = crate::harness::referee_fails(&["match", "--bot", "python3 bot\u{202e}yp.txt"]);
+    assert!(line.contains("bot command holds the control character U+202E"), "{line}");
+    assert!(!line.contains('\u{202e}'), "the refusal shows the override: {line}");
 }
 
 #[test]

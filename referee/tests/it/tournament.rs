@@ -558,6 +558,18 @@ fn bad_configs_fail_with_one_clear_line() {
             "appears twice",
         ),
         ("gauntlet.toml", format!("gauntlet = \"Z\"\n{two}"), "gauntlet \"Z\""),
+        // Names people read: a right-to-left override reorders the standings' text, and a name
+        // of zero-width spaces and fillers shows nothing (TOML escapes, so the file is ASCII).
+        (
+            "bidi.toml",
+            entrants(&[("A\\u202Eb", "builtin:heuristic"), ("B", "builtin:random")]),
+            "entrant name holds the control character U+202E",
+        ),
+        (
+            "blank.toml",
+            entrants(&[("\\u200B\\u3164", "builtin:heuristic"), ("B", "builtin:random")]),
+            "has no visible character",
+        ),
         ("syntax.toml", format!("games = = 3\n{two}"), "line 1"),
         ("syntax.json", "{\"games\": }".to_string(), "syntax.json"),
         ("config.yaml", two.clone(), ".toml or .json"),
