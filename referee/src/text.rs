@@ -154,10 +154,20 @@ mod tests {
     /// emoji, accents or inner spaces, are taken.
     #[test]
     fn a_name_needs_a_visible_character_and_no_control() {
-        for ok in ["heuristic-bot", "Zoë's bot ♠", "日本語", "a\u{200d}b", "e\u{301}", "👩\u{200d}💻"] {
+        for ok in
+            ["heuristic-bot", "Zoë's bot ♠", "日本語", "a\u{200d}b", "e\u{301}", "👩\u{200d}💻"]
+        {
             assert_eq!(check_name("name", ok, 64), Ok(()), "{ok:?}");
         }
-        for blank in ["", "   ", "\u{200b}\u{200b}", "\u{3164}", "\u{2800}\u{feff}", "\u{301}", "\u{ad}\u{a0}"] {
+        for blank in [
+            "",
+            "   ",
+            "\u{200b}\u{200b}",
+            "\u{3164}",
+            "\u{2800}\u{feff}",
+            "\u{301}",
+            "\u{ad}\u{a0}",
+        ] {
             let e = check_name("name", blank, 64).unwrap_err();
             assert!(e.contains("no visible character"), "{blank:?}: {e}");
         }

@@ -188,7 +188,11 @@ async fn listen(
                     Err(e) => return Heard::Malformed(e, conn.line().to_vec()),
                 };
                 if msg.id() == id {
-                    let took = sent.elapsed();
+                    // The input is looked at before the clock, so an answer that was waiting
+                    // when the referee, kept from running (a busy machine), got to look after
+                    // the deadline is taken; it is charged as at the deadline, since the
+                    // referee cannot tell when it came (spec/protocol.md section 5).
+                    let took = sent.elapsed().min(limit.wall());
                     let cpu =
                         process.as_deref_mut().and_then(BotProcess::cpu).and_then(|c| c.take());
                     // A bot with several threads can spend CPU time faster than the clock runs.

@@ -21,6 +21,9 @@ enum Step {
     Raw(&'static str),
     /// Never answers this question (keeps reading).
     Silent,
+    /// Answers at once, and the referee is then kept from running for this many milliseconds
+    /// (a machine too busy to run it): it reads the answer only after the deadline.
+    StarvedReferee(u64),
 }
 
 /// A correct answer to a question: first card, refuse the chant, first six cards.
@@ -81,6 +84,11 @@ async fn scripted(stream: DuplexStream, script: Vec<Step>) {
                     let _ = w.write_all(format!("{text}\n").as_bytes()).await;
                 }
                 Step::Silent => {}
+                Step::StarvedReferee(ms) => {
+                    let _ = w.write_all(line.as_bytes()).await;
+                    // Moves the paused clock without letting the referee's task run meanwhile.
+                    tokio::time::advance(Duration::from_millis(ms)).await;
+                }
             }
         }
     }
@@ -158,6 +166,20 @@ async fn the_bank_absorbs_an_overrun_then_runs_out() {
     // The late answer arrives while the next question is open and is never taken for it.
     assert!(k.contains(&(FaultKind::StaleId, Penalty::Ignored)), "{k:?}");
     assert_eq!(s.stats[0].answers, 9, "the opening and eight plays answered in time");
+}
+
+/// An answer that was waiting when the referee, kept from running past the deadline, got to
+/// look is taken, and charged as if it came at the deadline: its think time is the question's
+/// `time_ms + bank_ms` (250 ms), never the referee's own delay (400 ms), which spec/protocol.md
+/// section 5 says a recorded `us` cannot exceed.
+#[tokio::test(start_paused = true)]
+async fn an_answer_waiting_for_a_starved_referee_is_charged_at_most_the_deadline() {
+    let s =
+        play(vec![Step::After(0), Step::After(0), Step::StarvedReferee(400)], OnFault::Fallback)
+            .await;
+    assert!(s.faults.is_empty(), "{:?}", s.faults);
+    assert_eq!(s.stats[0].answers, 10, "the opening and nine plays, the late-read one included");
+    assert_eq!(s.stats[0].max_us, 250_000, "charged as at the deadline");
 }
 
 #[tokio::test(start_paused = true)]

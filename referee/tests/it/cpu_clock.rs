@@ -123,7 +123,10 @@ fn an_overrun_under_the_cpu_clock_costs_one_answer() {
     let faults = game.faults();
     let timeouts: Vec<&&Value> = faults.iter().filter(|f| f["kind"] == "timeout").collect();
     assert_eq!(timeouts.len(), 1, "{faults:#?}");
-    assert_eq!(detail(timeouts[0]), "no answer within 300 ms of CPU time (6000 ms of wall time at most)");
+    assert_eq!(
+        detail(timeouts[0]),
+        "no answer within 300 ms of CPU time (6000 ms of wall time at most)"
+    );
     assert!(faults.iter().all(|f| f["penalty"] != "replaced"), "{faults:#?}");
     let plays = game.plays(0);
     assert!(!auto(plays[0]) && auto(plays[1]), "the 2nd play timed out");
