@@ -56,6 +56,17 @@ impl Shutdown {
         *self.rx.borrow()
     }
 
+    /// Resolves once a stop has begun (the first Ctrl-C or SIGTERM): a wait for a bot or a page
+    /// to connect ends there, since no game will start.
+    pub(crate) async fn stopping(&self) {
+        let mut rx = self.rx.clone();
+        while *rx.borrow_and_update() < Stage::Draining {
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
     /// Resolves when running games must be aborted.
     pub(crate) async fn aborted(&mut self) {
         while *self.rx.borrow_and_update() < Stage::Abort {

@@ -6,6 +6,7 @@
 use crate::bot::tcp::Lobby;
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use crate::fault::Fault;
+use crate::shutdown::Shutdown;
 use protocol::record::FaultKind;
 use std::path::Path;
 use std::time::Duration;
@@ -20,6 +21,18 @@ pub(crate) struct Place<'a> {
     pub(crate) lobby: Option<&'a Lobby>,
     /// How long a seat whose bot connects waits for it before the first game.
     pub(crate) connect_wait: Duration,
+    /// Ends every wait for a bot at the first Ctrl-C or SIGTERM: no game will start.
+    pub(crate) stop: &'a Shutdown,
+}
+
+impl Place<'_> {
+    /// `wait`, cut short when a stop begins: `None` then.
+    pub(crate) async fn unless_stopped<T>(&self, wait: impl Future<Output = T>) -> Option<T> {
+        tokio::select! {
+            out = wait => Some(out),
+            () = self.stop.stopping() => None,
+        }
+    }
 }
 
 /// Fills a seat for its first game: its program is started, or the bot that listens is reached,
@@ -43,7 +56,7 @@ pub(crate) async fn fill(
 pub(crate) async fn take_from_lobby(bot: &mut Bot, place: &Place<'_>, wait: Duration) {
     let (BotSpec::TcpSeat { token }, Some(lobby)) = (&bot.spec, place.lobby) else { return };
     let token = token.clone();
-    match lobby.take(&token, wait).await {
+    match place.unless_stopped(lobby.take(&token, wait)).await.flatten() {
         Some(arrived) => bot.replace_with(arrived),
         None => {
             // The token is a credential: records never name it.
@@ -66,7 +79,7 @@ pub(crate) async fn revive(bot: &mut Bot, place: &Place<'_>, stem: &str, cpu: Op
     match (&bot.spec, place.lobby) {
         (BotSpec::TcpSeat { token }, Some(lobby)) => {
             let token = token.clone();
-            if let Some(arrived) = lobby.take(&token, wait).await {
+            if let Some(arrived) = place.unless_stopped(lobby.take(&token, wait)).await.flatten() {
                 bot.replace_with(arrived);
             }
         }
@@ -98,8 +111,12 @@ mod tests {
         Lobby::bind("127.0.0.1:0", &[TOKEN.to_string()], connect.clone(), 8, 8).await.unwrap()
     }
 
-    fn place<'a>(connect: &'a ConnectConfig, lobby: Option<&'a Lobby>) -> Place<'a> {
-        Place { connect, stderr_dir: None, lobby, connect_wait: Duration::from_millis(50) }
+    fn place<'a>(
+        connect: &'a ConnectConfig,
+        lobby: Option<&'a Lobby>,
+        stop: &'a Shutdown,
+    ) -> Place<'a> {
+        Place { connect, stderr_dir: None, lobby, connect_wait: Duration::from_millis(50), stop }
     }
 
     /// A bot that connects with the seat's token and answers its hello; its connection.
@@ -121,10 +138,11 @@ mod tests {
     #[tokio::test]
     async fn a_tcp_seat_nobody_takes_is_recorded_once_without_its_token() {
         let connect = connect_config();
+        let stop = Shutdown::never();
         let lobby = lobby(&connect).await;
         let spec = BotSpec::TcpSeat { token: TOKEN.into() };
         let mut bot =
-            fill(spec, &place(&connect, Some(&lobby)), "seat", None, Duration::ZERO).await;
+            fill(spec, &place(&connect, Some(&lobby), &stop), "seat", None, Duration::ZERO).await;
         assert!(!bot.is_alive());
         let expected =
             Fault::new(FaultKind::NoStart, "no bot connected with this seat's token within 50 ms");
@@ -137,8 +155,9 @@ mod tests {
     #[tokio::test]
     async fn a_tcp_seat_takes_the_bot_that_connected_and_gets_it_back_after_a_drop() {
         let connect = connect_config();
+        let stop = Shutdown::never();
         let lobby = lobby(&connect).await;
-        let place = place(&connect, Some(&lobby));
+        let place = place(&connect, Some(&lobby), &stop);
         let client = tokio::spawn(tcp_bot(lobby.addr()));
         let spec = BotSpec::TcpSeat { token: TOKEN.into() };
         let mut bot = fill(spec, &place, "seat", None, Duration::from_secs(10)).await;
@@ -164,7 +183,8 @@ mod tests {
     #[tokio::test]
     async fn a_program_that_ended_is_started_again_and_a_live_one_left_alone() {
         let connect = connect_config();
-        let place = place(&connect, None);
+        let stop = Shutdown::never();
+        let place = place(&connect, None, &stop);
         let spec = BotSpec::Builtin(Builtin::Random);
         let mut bot = fill(spec, &place, "seat", None, Duration::ZERO).await;
         assert!(bot.is_alive());

@@ -108,15 +108,22 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
         stderr_dir: dir.as_deref(),
         lobby: lobby.as_ref(),
         connect_wait: args.net.connect_wait,
+        stop: &shutdown,
     };
     let web = open_web(players, &args.web, connect, args.json).await?;
-    let mut bots = connect_all(players, &place).await;
+    // A stop while the seats wait for their bots (a page, a TCP bot, a slow handshake) ends the
+    // match there: the bots being started are dropped, which kills their process groups.
+    let mut bots = place.unless_stopped(connect_all(players, &place)).await.unwrap_or_default();
     if let Some(web) = &web {
-        seat_humans(&mut bots, web, &args, args.net.connect_wait).await;
+        seat_humans(&mut bots, web, &args, &place).await;
     }
     // The first game's bots are the start-up check: a program that cannot play stops the match.
+    // A stop while the seats waited for their bots plays no game, and is said as such below.
     let who: Vec<String> = (0..bots.len()).map(|p| format!("player {p}")).collect();
-    if let Some(r) = preflight::refusal(who.iter().map(String::as_str).zip(&bots), dir.as_deref()) {
+    let stopped = shutdown.stage() >= Stage::Draining;
+    if let Some(r) = preflight::refusal(who.iter().map(String::as_str).zip(&bots), dir.as_deref())
+        .filter(|_| !stopped)
+    {
         for b in bots {
             b.close("a bot of this match cannot play", BYE_GRACE).await;
         }
@@ -204,9 +211,10 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     match error {
         Some(e) => Err(e),
         // A run cut short by Ctrl-C must not look like a finished match to a script.
-        None if played < args.games => {
-            Err(format!("stopped by Ctrl-C: {played} of {} games played to the end", args.games))
-        }
+        None if played < args.games => Err(format!(
+            "stopped by Ctrl-C or SIGTERM: {played} of {} games played to the end",
+            args.games
+        )),
         None => Ok(()),
     }
 }
@@ -280,7 +288,8 @@ async fn open_web(
 
 /// Human seats take the stream of the page that opened them (waiting at most `wait` for it),
 /// on a person's clock; a seat whose page never came is recorded as not started.
-async fn seat_humans(bots: &mut [Bot], web: &Web, args: &MatchConfig, wait: Duration) {
+async fn seat_humans(bots: &mut [Bot], web: &Web, args: &MatchConfig, place: &Place<'_>) {
+    let wait = place.connect_wait;
     let deadline = tokio::time::Instant::now() + wait;
     let clock = protocol::msg::Clock {
         handshake_ms: args.game.clock.handshake_ms,
@@ -293,7 +302,7 @@ async fn seat_humans(bots: &mut [Bot], web: &Web, args: &MatchConfig, wait: Dura
     for bot in bots.iter_mut() {
         let Some(token) = bot.spec.page_token() else { continue };
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        match web.take(token, left).await {
+        match place.unless_stopped(web.take(token, left)).await.flatten() {
             Some((r, w)) => {
                 let spec = bot.spec.clone();
                 bot.replace_with(Bot::attach(spec, r, w, &args.connect).await);

@@ -347,5 +347,6 @@ fn place(ctx: &TableCtx) -> Place<'_> {
         stderr_dir: Some(&ctx.records),
         lobby: ctx.lobby.as_ref(),
         connect_wait: ctx.connect_wait,
+        stop: &ctx.shutdown,
     }
 }

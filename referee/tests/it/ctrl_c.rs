@@ -2,10 +2,11 @@
 //! running one finish; the second aborts it with a record closed as `aborted`. Either way the
 //! referee says so, exits non-zero, and leaves no bot process behind.
 
-use crate::harness::{Proc, Scratch, assert_replays, children, record_files, referee_cmd};
+use crate::harness::{Proc, Scratch, assert_replays, children, reaped, record_files, referee_cmd};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value;
+use std::io::BufRead as _;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -107,4 +108,44 @@ fn second_ctrl_c_aborts_the_running_game() {
     // An aborted record is still consistent with the rules as far as it goes.
     assert_replays(last);
     assert_no_bot_left(&bots);
+}
+
+/// SIGTERM (or Ctrl-C) while the seats still wait for their bots ends the match there: a TCP
+/// seat waiting for its bot, a person's page that never came and a program stuck in its
+/// handshake, each with a minute to go. The referee says it stopped, plays no game, exits
+/// non-zero and leaves the stuck program's process behind no more than a finished match would.
+/// It used to wait out the whole minute.
+#[test]
+fn a_stop_while_the_seats_wait_for_their_bots_ends_the_match() {
+    let dir = Scratch::new("waiting");
+    let stuck = crate::harness::Scratch::hostile(&dir, "hang_handshake");
+    let mut child = referee_cmd(&["match", "--games", "3", "--connect-wait-ms", "60000"])
+        .args(["--handshake-ms", "60000", "--bot", "tcp", "--bot", "human", "--bot", &stuck])
+        .args(["--bot", "builtin:random", "--records"])
+        .arg(dir.records())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut said = String::new();
+    while !said.contains("(you): open") {
+        let mut line = String::new();
+        assert!(out.read_line(&mut line).unwrap() > 0, "the referee ended early: {said}");
+        said.push_str(&line);
+    }
+    // The stuck program has been started and sent its hello.
+    let start = Instant::now();
+    while crate::harness::pids_in(&dir.pidfile()).is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(30), "the stuck bot never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(50), "the referee waited out its seats");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "a match stopped before its games exits non-zero");
+    assert!(stderr.contains("stopped by Ctrl-C or SIGTERM: 0 of 3 games"), "{stderr}");
+    assert!(record_files(&dir.records()).is_empty(), "no game was played");
+    reaped(&dir.pidfile(), &["hang_handshake"]);
 }
