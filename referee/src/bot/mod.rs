@@ -16,11 +16,13 @@ use crate::bot::ask::{Heard, IgnoredLines, Limit, Peer};
 use crate::bot::builtin::Builtin;
 use crate::bot::conn::LineConn;
 use crate::bot::process::{BotProcess, SpawnSpec};
+use crate::bot::resumable::Resumable;
 use crate::fault::Fault;
 pub(crate) use hello::{check_hello, offered_features, taken_up};
 use protocol::PROTOCOL_VERSION;
 use protocol::msg::{FromBot, ToBot};
 use protocol::record::FaultKind;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -211,6 +213,8 @@ pub(crate) struct Bot {
     hello_raw: Option<String>,
     /// Called once when the bot dies (frees a TCP seat's token for a reconnection).
     on_death: Option<DeathHook>,
+    /// The resumable seat its connection is carried through, for a bot that listed `resume`.
+    relay: Option<Arc<Resumable>>,
     /// A replay's stand-in for the CPU clock: the recorded `cpu_us` of the seat's answers, in
     /// order, charged instead of a measurement.
     recorded_cpu: Option<std::collections::VecDeque<u64>>,
@@ -251,6 +255,7 @@ impl Bot {
             starts: 0,
             hello_raw: None,
             on_death: None,
+            relay: None,
             recorded_cpu: None,
             clock: None,
         };
@@ -293,6 +298,7 @@ impl Bot {
             starts: 1,
             hello_raw: None,
             on_death: None,
+            relay: None,
             recorded_cpu: None,
             clock: None,
         };
@@ -556,6 +562,7 @@ impl Bot {
             Heard::Malformed(e, line) => Reply::Fault(ask::malformed(&e, line)),
             Heard::Fault(fault) => Reply::Fault(fault),
             Heard::Gone(fault) => {
+                let fault = self.through_relay(fault);
                 self.kill(fault.clone()).await;
                 Reply::Fault(fault)
             }
@@ -610,10 +617,21 @@ impl Bot {
         &mut self,
         reader: conn::Reader,
         writer: conn::Writer,
+        relay: Arc<Resumable>,
     ) -> Option<(conn::Reader, conn::Writer)> {
         let max_line = self.conn.as_ref()?.max_line();
         let old = self.conn.replace(LineConn::new(reader, writer, max_line))?;
+        self.relay = Some(relay);
         Some(old.into_parts())
+    }
+
+    /// A bot found gone through its relay is gone for the reason the relay gave it up, when it
+    /// had one of its own (a storm of resumes), rather than for a connection's end.
+    fn through_relay(&self, mut fault: Fault) -> Fault {
+        if let Some(why) = self.relay.as_ref().and_then(|r| r.why_given_up()) {
+            fault.detail = why;
+        }
+        fault
     }
 
     /// The connection's halves, taken from a bot that is not going to play (a connection taking

@@ -4,12 +4,20 @@
 //! WebSocket in `web/human.rs`, a TCP connection in `bot/tcp/lobby.rs`). A bot that listed
 //! `resume` may connect again within a grace (`--resume-grace-ms`, a minute by default) and is
 //! sent the current game again, while the referee only sees a bot that is slow to answer.
+//!
+//! Everything here is bounded like any other read or write of a bot's: the lines a connection
+//! sends wait in a short queue and then hold the connection's own reads back (back-pressure,
+//! down to TCP's flow control); the lines for a connection wait in a bounded queue, and one that
+//! does not keep up is let go (its grace begins) rather than buffered; resumes are rate-limited
+//! per seat, and a seat resumed too often in one game is given up for that game.
 
 use protocol::msg::{FromBot, ToBot};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::{Notify, mpsc};
+use tokio::time::Instant;
 
 /// Room in the in-memory pipe between the referee and the seat: its end is read at once.
 const PIPE_BYTES: usize = 1 << 20;
@@ -17,12 +25,60 @@ const PIPE_BYTES: usize = 1 << 20;
 /// The `bye` of a connection whose seat another connection of the seat took.
 const TAKEN_OVER: &str = "another connection took this seat";
 
+/// Lines the referee sends a connection that may wait for it beyond the game so far: a few
+/// tricks' worth. A connection further behind is too slow to play, and is let go.
+const LIVE_LINES: usize = 256;
+
+/// Lines of a connection that may wait for the referee to read them; then the connection's
+/// reads wait too. A bot says one line per question.
+const HEARD_LINES: usize = 16;
+
+/// Resumes a seat may make at once; after them, one per [`RESUME_EVERY`].
+const RESUME_BURST: u32 = 3;
+const RESUME_EVERY: Duration = Duration::from_secs(1);
+
+/// Tries to resume one seat in one game (refused ones included) beyond which the seat is given
+/// up for that game: a bot that keeps coming back is broken, or its token is in hands that are
+/// not its author's.
+pub(crate) const MAX_RESUMES_PER_GAME: u32 = 20;
+
 /// A connection holding the seat (a page, a TCP connection): its number and where its
 /// messages go.
 #[derive(Debug)]
 struct Page {
     n: u64,
-    out: mpsc::UnboundedSender<String>,
+    out: mpsc::Sender<String>,
+}
+
+/// The rate of a seat's resumes: a bucket of [`RESUME_BURST`] refilled one per
+/// [`RESUME_EVERY`], and the count of this game's.
+#[derive(Debug)]
+struct Resumes {
+    tokens: u32,
+    refilled: Instant,
+    this_game: u32,
+}
+
+impl Resumes {
+    fn new() -> Resumes {
+        Resumes { tokens: RESUME_BURST, refilled: Instant::now(), this_game: 0 }
+    }
+
+    /// Takes one resume if the rate allows it now.
+    fn take(&mut self, now: Instant) -> bool {
+        let due = now.saturating_duration_since(self.refilled).as_millis()
+            / RESUME_EVERY.as_millis().max(1);
+        if due > 0 {
+            self.tokens =
+                (self.tokens + due.min(u128::from(RESUME_BURST)) as u32).min(RESUME_BURST);
+            self.refilled = now;
+        }
+        if self.tokens == 0 {
+            return false;
+        }
+        self.tokens -= 1;
+        true
+    }
 }
 
 #[derive(Debug)]
@@ -30,7 +86,7 @@ struct State {
     /// The referee's end of the pipe, until the match takes it.
     referee_end: Option<DuplexStream>,
     /// Where the page's lines go; `None` once the seat is given up.
-    to_referee: Option<mpsc::UnboundedSender<Vec<u8>>>,
+    to_referee: Option<mpsc::Sender<Vec<u8>>>,
     page: Option<Page>,
     pages_so_far: u64,
     /// What the seat was sent in the current game (from its `game` message; before any game,
@@ -40,6 +96,10 @@ struct State {
     open: Option<u64>,
     /// The bot's hello answer listed `resume`.
     resume: bool,
+    resumes: Resumes,
+    /// Why the seat was given up, when it was for more than its connection's end (a storm of
+    /// resumes): the referee's fault says so.
+    why_given_up: Option<String>,
 }
 
 /// One seat that may be taken back.
@@ -61,6 +121,8 @@ pub(crate) enum Refused {
     Held,
     /// The seat was given up, or the match is over.
     Gone,
+    /// The seat was resumed too often just now; the connection may try again a second later.
+    TooOften,
 }
 
 impl Refused {
@@ -68,16 +130,30 @@ impl Refused {
         match self {
             Refused::Held => "this seat is already open in another page",
             Refused::Gone => "this seat was given up or its match is over",
+            Refused::TooOften => "resumed too often: at most one resume a second, after three",
         }
     }
 }
 
-/// A connection's hold on the seat: the messages for it, and its number for
-/// [`Resumable::heard`].
+/// A connection's hold on the seat: the messages for it (what it must be sent first, then the
+/// referee's lines as they come), and its number for [`Resumable::heard`].
 #[derive(Debug)]
 pub(crate) struct Attached {
     pub(crate) n: u64,
-    pub(crate) messages: mpsc::UnboundedReceiver<String>,
+    backlog: VecDeque<String>,
+    messages: mpsc::Receiver<String>,
+}
+
+impl Attached {
+    /// The next message for the connection; `None` once it no longer holds the seat (another
+    /// took it, it fell too far behind, the seat was given up or the match is over).
+    /// Cancel-safe: a message is taken only when it is returned.
+    pub(crate) async fn next(&mut self) -> Option<String> {
+        match self.backlog.pop_front() {
+            Some(line) => Some(line),
+            None => self.messages.recv().await,
+        }
+    }
 }
 
 impl Resumable {
@@ -87,7 +163,7 @@ impl Resumable {
     pub(crate) fn new(resume: bool, grace: Duration) -> Arc<Resumable> {
         let (referee_end, ours) = tokio::io::duplex(PIPE_BYTES);
         let (read, mut write) = tokio::io::split(ours);
-        let (to_referee, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (to_referee, mut lines) = mpsc::channel::<Vec<u8>>(HEARD_LINES);
         let seat = Arc::new(Resumable {
             state: Mutex::new(State {
                 referee_end: Some(referee_end),
@@ -97,6 +173,8 @@ impl Resumable {
                 history: Vec::new(),
                 open: None,
                 resume,
+                resumes: Resumes::new(),
+                why_given_up: None,
             }),
             grace,
             arrived: Notify::new(),
@@ -111,8 +189,7 @@ impl Resumable {
             // half is still being read, so dropping this one would not say it).
             let _ = write.shutdown().await;
         });
-        let pump = seat.clone();
-        tokio::spawn(async move { pump.pump(BufReader::new(read)).await });
+        tokio::spawn(seat.clone().pump(BufReader::new(read)));
         seat
     }
 
@@ -139,8 +216,8 @@ impl Resumable {
     }
 
     /// Reads the referee's lines: each is kept for a resumed bot and sent to the connection there
-    /// is.
-    async fn pump(&self, mut read: BufReader<tokio::io::ReadHalf<DuplexStream>>) {
+    /// is. Never waits for a connection: one whose queue is full is let go.
+    async fn pump(self: Arc<Self>, mut read: BufReader<tokio::io::ReadHalf<DuplexStream>>) {
         let mut line = String::new();
         // The referee's own lines: valid UTF-8, at most 64 KiB each (spec/protocol.md 1).
         while matches!(read.read_line(&mut line).await, Ok(n) if n > 0) {
@@ -150,11 +227,17 @@ impl Resumable {
             let mut st = self.state();
             if matches!(msg, Some(ToBot::Game { .. })) {
                 st.history.clear();
+                st.resumes.this_game = 0;
             }
             st.open = msg.as_ref().and_then(ToBot::id);
             st.history.push(text.clone());
-            if let Some(page) = &st.page {
-                let _ = page.out.send(text);
+            let behind = st.page.as_ref().and_then(|page| match page.out.try_send(text) {
+                Err(mpsc::error::TrySendError::Full(_)) => Some(page.n),
+                _ => None,
+            });
+            if let Some(n) = behind {
+                tracing::debug!("a resumable seat's connection fell {LIVE_LINES} lines behind");
+                self.let_go(&mut st, n);
             }
         }
         // The match closed the seat: no connection may take it any more.
@@ -167,7 +250,8 @@ impl Resumable {
     /// the seat's bot listed `resume`, takes the seat back and is sent `resume`, the current
     /// game so far and the open question. A connection still holding the seat is dropped for
     /// it: a person who opened the page again, or a bot whose earlier connection lost its
-    /// network and still looks open.
+    /// network and still looks open. Nothing is dropped for a connection that is refused: a
+    /// seat resumed too often just now, or too often in this game (then given up for it).
     pub(crate) fn attach(&self) -> Result<Attached, Refused> {
         let mut st = self.state();
         if st.to_referee.is_none() {
@@ -178,26 +262,49 @@ impl Resumable {
             // Without `resume`, a connection that left gave the seat up (`detach`).
             return Err(Refused::Held);
         }
-        let (out, messages) = mpsc::unbounded_channel();
+        if !first {
+            // Every try counts towards the game's limit, the refused ones too: a storm is
+            // ended by the limit whatever the rate lets through.
+            st.resumes.this_game += 1;
+            if st.resumes.this_game > MAX_RESUMES_PER_GAME {
+                st.why_given_up = Some(format!(
+                    "resumed more than {MAX_RESUMES_PER_GAME} times in one game; the seat was \
+                     given up for the rest of it"
+                ));
+                st.page = None;
+                st.to_referee = None;
+                return Err(Refused::Gone);
+            }
+            if !st.resumes.take(Instant::now()) {
+                return Err(Refused::TooOften);
+            }
+        }
+        let (out, messages) = mpsc::channel(LIVE_LINES);
+        let mut backlog = VecDeque::with_capacity(st.history.len() + 1);
         if !first {
             let replayed = st.history.len() - usize::from(st.open.is_some());
             let resume = ToBot::Resume { replay: replayed as u64 };
-            let _ = out.send(protocol::encode_line(&resume).trim_end().to_string());
+            backlog.push_back(protocol::encode_line(&resume).trim_end().to_string());
         }
-        for line in &st.history {
-            let _ = out.send(line.clone());
-        }
+        backlog.extend(st.history.iter().cloned());
         st.pages_so_far += 1;
         let n = st.pages_so_far;
         if let Some(earlier) = st.page.replace(Page { n, out }) {
             // Its last message: a page told why does not connect again, and take the seat
-            // back in turn, as one merely cut off would.
+            // back in turn, as one merely cut off would. A connection too far behind to take
+            // it is let go all the same.
             let bye = ToBot::Bye { reason: TAKEN_OVER.into() };
-            let _ = earlier.out.send(protocol::encode_line(&bye).trim_end().to_string());
+            let _ = earlier.out.try_send(protocol::encode_line(&bye).trim_end().to_string());
         }
         drop(st);
         self.arrived.notify_waiters();
-        Ok(Attached { n, messages })
+        Ok(Attached { n, backlog, messages })
+    }
+
+    /// Why the seat was given up, when it was for a storm of resumes rather than its
+    /// connection's end.
+    pub(crate) fn why_given_up(&self) -> Option<String> {
+        self.state().why_given_up.clone()
     }
 
     /// The seat was given up (after its grace, or by a connection without `resume`), or its
@@ -207,25 +314,29 @@ impl Resumable {
     }
 
     /// A line from connection `n` (without its newline), sent on as one line. A connection that
-    /// no longer holds the seat is not heard.
-    pub(crate) fn heard(&self, n: u64, text: &[u8]) {
-        let mut st = self.state();
-        if st.page.as_ref().is_none_or(|p| p.n != n) {
-            return;
-        }
-        if let Ok(answer) = protocol::decode_line::<FromBot>(text) {
-            if let FromBot::Hello { features, .. } = &answer {
-                st.resume = features.iter().any(|f| f == protocol::RESUME);
+    /// no longer holds the seat is not heard. Waits while the referee has [`HEARD_LINES`] of the
+    /// seat's lines unread, so a connection that floods is held back by its own reads.
+    pub(crate) async fn heard(&self, n: u64, text: &[u8]) {
+        let to = {
+            let mut st = self.state();
+            if st.page.as_ref().is_none_or(|p| p.n != n) {
+                return;
             }
-            if st.open == Some(answer.id()) {
-                st.open = None;
+            if let Ok(answer) = protocol::decode_line::<FromBot>(text) {
+                if let FromBot::Hello { features, .. } = &answer {
+                    st.resume = features.iter().any(|f| f == protocol::RESUME);
+                }
+                if st.open == Some(answer.id()) {
+                    st.open = None;
+                }
             }
-        }
-        if let Some(to) = &st.to_referee {
+            st.to_referee.clone()
+        };
+        if let Some(to) = to {
             let mut line = Vec::with_capacity(text.len() + 1);
             line.extend_from_slice(text);
             line.push(b'\n');
-            let _ = to.send(line);
+            let _ = to.send(line).await;
         }
     }
 
@@ -233,6 +344,11 @@ impl Resumable {
     /// its grace unless a connection came back.
     pub(crate) fn detach(self: &Arc<Self>, n: u64) {
         let mut st = self.state();
+        self.let_go(&mut st, n);
+    }
+
+    /// Connection `n` no longer holds the seat (it left, or fell too far behind).
+    fn let_go(self: &Arc<Self>, st: &mut State, n: u64) {
         if st.page.as_ref().is_none_or(|p| p.n != n) {
             return;
         }
@@ -260,7 +376,7 @@ mod tests {
     const GRACE: Duration = Duration::from_secs(60);
 
     async fn next(a: &mut Attached) -> String {
-        tokio::time::timeout(Duration::from_secs(5), a.messages.recv()).await.unwrap().unwrap()
+        tokio::time::timeout(Duration::from_secs(5), a.next()).await.unwrap().unwrap()
     }
 
     /// A page that listed `resume` and comes back is sent `resume`, the game so far and the open
@@ -277,7 +393,8 @@ mod tests {
         seat.heard(
             first.n,
             br#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#,
-        );
+        )
+        .await;
         let mut buf = vec![0; 512];
         let n = referee.read(&mut buf).await.unwrap();
         assert!(buf[..n].ends_with(b"\"features\":[\"resume\"]}\n"));
@@ -289,13 +406,13 @@ mod tests {
         let mut second = seat.attach().unwrap();
         let bye = format!(r#"{{"type":"bye","reason":"{TAKEN_OVER}"}}"#);
         assert_eq!(next(&mut first).await, bye);
-        assert!(first.messages.recv().await.is_none(), "the first connection is let go");
+        assert!(first.next().await.is_none(), "the first connection is let go");
         assert_eq!(next(&mut second).await, r#"{"type":"resume","replay":2}"#);
         assert!(next(&mut second).await.starts_with("{\"type\":\"hello\""));
         assert_eq!(next(&mut second).await, r#"{"type":"chant","taken":false}"#);
         assert!(next(&mut second).await.starts_with("{\"type\":\"opening\",\"id\":2"));
-        seat.heard(first.n, br#"{"type":"opening","id":2}"#);
-        seat.heard(second.n, br#"{"type":"opening","id":2}"#);
+        seat.heard(first.n, br#"{"type":"opening","id":2}"#).await;
+        seat.heard(second.n, br#"{"type":"opening","id":2}"#).await;
         let n = referee.read(&mut buf).await.unwrap();
         assert_eq!(
             &buf[..n],
@@ -322,7 +439,8 @@ mod tests {
         seat.heard(
             first.n,
             br#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#,
-        );
+        )
+        .await;
         let mut buf = vec![0; 512];
         assert!(referee.read(&mut buf).await.unwrap() > 0);
         seat.detach(first.n);
@@ -339,5 +457,68 @@ mod tests {
         assert_eq!(seat.attach().unwrap_err(), Refused::Gone);
         let read = tokio::time::timeout(Duration::from_secs(5), referee.read(&mut buf));
         assert_eq!(read.await.unwrap().unwrap(), 0, "the referee sees the connection end");
+    }
+
+    /// The hello answer that takes `resume` up, heard from connection `n`.
+    async fn takes_up_resume(seat: &Resumable, n: u64) {
+        let hello = br#"{"type":"hello","id":1,"name":"p","version":"1","features":["resume"]}"#;
+        seat.heard(n, hello).await;
+    }
+
+    /// A connection that reads nothing while the referee writes on is let go once its queue is
+    /// full, instead of being buffered for: its messages end, and the seat's grace begins.
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_that_does_not_keep_up_is_let_go() {
+        let seat = Resumable::new(false, GRACE);
+        let mut slow = seat.attach().unwrap();
+        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
+        takes_up_resume(&seat, slow.n).await;
+        for i in 0..LIVE_LINES + 10 {
+            referee
+                .write_all(format!("{{\"type\":\"chant\",\"n\":{i}}}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let mut got = 0;
+        while slow.next().await.is_some() {
+            got += 1;
+        }
+        assert_eq!(got, LIVE_LINES, "its queue, then nothing");
+        assert!(!seat.given_up(), "the seat waits its grace for a connection");
+        assert!(seat.attach().is_ok(), "and may be taken back");
+    }
+
+    /// Resumes come three at once, then one a second; one refused for its rate drops nobody.
+    /// Past the game's limit of tries the seat is given up, with the reason the referee's
+    /// fault gives.
+    #[tokio::test(start_paused = true)]
+    async fn resumes_are_rate_limited_and_limited_per_game() {
+        let seat = Resumable::new(false, GRACE);
+        let first = seat.attach().unwrap();
+        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
+        takes_up_resume(&seat, first.n).await;
+        let mut held = seat.attach().unwrap();
+        for _ in 1..RESUME_BURST {
+            held = seat.attach().unwrap();
+        }
+        assert_eq!(seat.attach().unwrap_err(), Refused::TooOften);
+        referee.write_all(b"{\"type\":\"chant\",\"taken\":false}\n").await.unwrap();
+        while let Some(line) = held.next().await {
+            if line.contains("chant") {
+                break;
+            }
+        }
+        tokio::time::sleep(RESUME_EVERY).await;
+        held = seat.attach().expect("a second later");
+        assert!(seat.why_given_up().is_none());
+        let mut tries = RESUME_BURST + 2;
+        while tries < MAX_RESUMES_PER_GAME {
+            let _ = seat.attach();
+            tries += 1;
+        }
+        assert_eq!(seat.attach().unwrap_err(), Refused::Gone, "try {}", tries + 1);
+        assert!(seat.why_given_up().unwrap().contains("more than 20 times in one game"));
+        while held.next().await.is_some() {}
     }
 }

@@ -18,7 +18,7 @@ pub(super) async fn play(mut socket: WebSocket, seat: Arc<Resumable>, max_line: 
     };
     loop {
         tokio::select! {
-            out = page.messages.recv() => match out {
+            out = page.next() => match out {
                 Some(text) => {
                     if socket.send(Message::Text(text.into())).await.is_err() {
                         break;
@@ -30,7 +30,7 @@ pub(super) async fn play(mut socket: WebSocket, seat: Arc<Resumable>, max_line: 
             msg = socket.recv() => match msg {
                 // A message is a line: one holding a line break would be several.
                 Some(Ok(Message::Text(text))) if !text.contains('\n') && text.len() <= max_line => {
-                    seat.heard(page.n, text.as_str().as_bytes());
+                    seat.heard(page.n, text.as_str().as_bytes()).await;
                 }
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
                 _ => break,

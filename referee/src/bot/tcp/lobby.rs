@@ -4,7 +4,7 @@
 use super::gate::{Admission, Gate, Origin};
 use super::refusals::{Refusal, SUMMARY_EVERY};
 use super::{PendingLimits, resumed, split};
-use crate::bot::resumable::Resumable;
+use crate::bot::resumable::{Refused, Resumable};
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use protocol::msg::ToBot;
 use std::collections::HashMap;
@@ -328,22 +328,37 @@ async fn serve(
     }
     let token = bot.identity.token.clone().unwrap_or_default();
     let resumes = bot.identity.has(protocol::RESUME);
+    // The lobby's own check comes first: a connection that has lost its place takes nothing,
+    // and in particular evicts no connection that holds the seat.
+    let mut freed = false;
     if resumes && let Some(seat) = shared.relay(&token) {
+        if !place.free() {
+            shared.refused(Refusal::Busy, from);
+            bot.close(GAVE_WAY, Duration::ZERO).await;
+            return;
+        }
+        freed = true;
         // Taken back even from a connection that still looks open: one whose network went
         // away sends no end, and the referee would keep it for many minutes. The token says
         // this is the seat's bot; the earlier connection is closed.
-        if let Ok(held) = seat.attach() {
-            if !place.free() {
-                seat.detach(held.n);
-                shared.refused(Refusal::Busy, from);
-                bot.close(GAVE_WAY, Duration::ZERO).await;
+        match seat.attach() {
+            Ok(held) => {
+                tracing::info!("{peer} took back the seat of token {token}");
+                if let Some((r, w)) = bot.into_connection() {
+                    let carry = resumed::carry(seat, held, r, w, cfg.max_line, cfg.handshake);
+                    tokio::spawn(carry);
+                }
                 return;
             }
-            tracing::info!("{peer} took back the seat of token {token}");
-            if let Some((r, w)) = bot.into_connection() {
-                tokio::spawn(resumed::carry(seat, held, r, w, cfg.max_line));
+            Err(why @ Refused::TooOften) => {
+                // The seat's own token, so no strike: the rate alone holds a storm back, and
+                // the game never hears of it until the seat is given up for it.
+                shared.refused(Refusal::Resumes, from);
+                bot.close(why.reason(), Duration::ZERO).await;
+                return;
             }
-            return;
+            // Given up: the token may take the seat as a new bot, below.
+            Err(_) => {}
         }
     }
     let earlier = match reserve(&shared, &token) {
@@ -366,7 +381,7 @@ async fn serve(
         Ok(None) => {
             // The seat is free, or the bot that held it has gone. The place is freed before the
             // seat is filled, so no seated bot is ever told to give way.
-            if place.free() {
+            if freed || place.free() {
                 tracing::info!("{peer} took the seat of token {token}");
                 let relay = if resumes { relay(&mut bot, &cfg).await } else { None };
                 shared.set(&token, Slot::Ready { bot: Box::new(bot), from, relay });
@@ -402,8 +417,9 @@ async fn relay(bot: &mut Bot, cfg: &ConnectConfig) -> Relay {
     let seat = Resumable::new(true, cfg.resume_grace);
     let held = seat.attach().ok()?;
     let (r, w) = tokio::io::split(seat.take(Duration::ZERO).await?);
-    let (tcp_r, tcp_w) = bot.relay_through(Box::new(r), Box::new(w))?;
-    tokio::spawn(resumed::carry(seat.clone(), held, tcp_r, tcp_w, cfg.max_line));
+    let (tcp_r, tcp_w) = bot.relay_through(Box::new(r), Box::new(w), seat.clone())?;
+    let carry = resumed::carry(seat.clone(), held, tcp_r, tcp_w, cfg.max_line, cfg.handshake);
+    tokio::spawn(carry);
     Some(seat)
 }
 

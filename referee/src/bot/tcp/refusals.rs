@@ -15,6 +15,7 @@ pub(super) enum Refusal {
     Handshake = 1,
     Token = 2,
     Taken = 3,
+    Resumes = 4,
 }
 
 impl Refusal {
@@ -24,6 +25,7 @@ impl Refusal {
             Refusal::Handshake => "no valid hello answer within the handshake limit",
             Refusal::Token => "a missing or unknown seat token",
             Refusal::Taken => "the token of a seat that has its bot",
+            Refusal::Resumes => "a seat resumed too often",
         }
     }
 }
@@ -45,8 +47,8 @@ struct Unsaid {
 /// logged at once; the ones that follow are counted and told by the next line.
 #[derive(Debug, Default)]
 pub(super) struct RefusalLog {
-    last_line: [Option<Instant>; 4],
-    unsaid: [Unsaid; 4],
+    last_line: [Option<Instant>; 5],
+    unsaid: [Unsaid; 5],
 }
 
 impl RefusalLog {
@@ -68,7 +70,9 @@ impl RefusalLog {
     /// The lines owed: causes with refusals not logged whose last line is old enough.
     pub(super) fn flush(&mut self, now: Instant) -> Vec<String> {
         let mut lines = Vec::new();
-        for why in [Refusal::Busy, Refusal::Handshake, Refusal::Token, Refusal::Taken] {
+        for why in
+            [Refusal::Busy, Refusal::Handshake, Refusal::Token, Refusal::Taken, Refusal::Resumes]
+        {
             if self.unsaid[why as usize].count > 0 && self.due(why, now) {
                 lines.push(self.say(why, now));
             }
@@ -80,7 +84,9 @@ impl RefusalLog {
     pub(super) fn flush_all(&mut self) -> Vec<String> {
         let now = Instant::now();
         let mut lines = Vec::new();
-        for why in [Refusal::Busy, Refusal::Handshake, Refusal::Token, Refusal::Taken] {
+        for why in
+            [Refusal::Busy, Refusal::Handshake, Refusal::Token, Refusal::Taken, Refusal::Resumes]
+        {
             if self.unsaid[why as usize].count > 0 {
                 lines.push(self.say(why, now));
             }

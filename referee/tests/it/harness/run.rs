@@ -78,7 +78,7 @@ pub(crate) fn run_watched(
 }
 
 /// The peak resident set of a running process, in kB (`None` once it has exited).
-fn vm_hwm_kb(pid: u32) -> Option<u64> {
+pub(crate) fn vm_hwm_kb(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
