@@ -209,6 +209,8 @@ pub(crate) fn run(args: TournamentConfig) -> Result<(), String> {
         );
     }
 
+    let mut pending = pending;
+    schedule::play_order(&mut pending);
     let queue = Queue::new(pending);
     let mut book = Book::new(cfg, plan, names, entries, Journal::open(&out)?, mine.len() as u64);
     book.settle_unplayable(&queue)?;

@@ -5,7 +5,9 @@
 //! every other j). Each pairing has `games` *units*, numbered across the tournament from 1
 //! pairing after pairing: a unit is a deal set of two games (rooms 1 and 2) in duplicate and
 //! one game in a round robin. Games are numbered from 1 in unit order, room 1 before room 2;
-//! a game's number names its record file (game-NNNNNN.jsonl) and its journal line.
+//! a game's number names its record file (game-NNNNNN.jsonl) and its journal line. They are
+//! played in another order, round by round across the pairings (`play_order`), so that a
+//! tournament stopped at any game has played every entrant about as much.
 
 use crate::tournament::config::Format;
 use rules::{Seat, Team, derive_seed};
@@ -109,6 +111,15 @@ pub(crate) fn build(
     jobs
 }
 
+/// Puts games in the order they are played: round by round (every pairing's first unit, then
+/// every pairing's second, ...), rooms of a deal set together, whatever their numbers. Played
+/// in number order, pairing after pairing, a tournament stopped halfway has given some
+/// entrants all their games and others none; round by round, every entrant's count is within
+/// one round of every other's at any moment, so interim standings compare like with like.
+pub(crate) fn play_order(jobs: &mut [Job]) {
+    jobs.sort_by_key(|j| (j.round, j.pairing, j.room));
+}
+
 /// Part K of N of a schedule: the units whose number is K modulo N (K from 1). Whole units,
 /// so the two rooms of a deal set are always played by the same shard.
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -177,6 +188,39 @@ mod tests {
         }
         assert_eq!(a_deals_first, 4);
         assert_eq!(jobs.iter().filter(|j| j.a_team.index() == 0).count(), 4);
+    }
+
+    /// Stopped after any game of the play order, no entrant has played more than one round's
+    /// games (one unit with each of its opponents) beyond another. In a gauntlet the named
+    /// entrant plays every pairing, so the others are held to each other.
+    #[test]
+    fn the_play_order_keeps_entrants_within_a_round_of_each_other() {
+        for (format, rooms) in [(Format::Duplicate, 2), (Format::RoundRobin, 1)] {
+            for (n, gauntlet) in [(4, None), (5, None), (4, Some(2))] {
+                let mut jobs = build(format, n, gauntlet, 3, 1);
+                play_order(&mut jobs);
+                let opponents = if gauntlet.is_some() { 1 } else { n - 1 };
+                let per_round = opponents * rooms;
+                let mut played = vec![0usize; n];
+                for (k, j) in jobs.iter().enumerate() {
+                    played[j.a] += 1;
+                    played[j.b] += 1;
+                    let held: Vec<usize> =
+                        (0..n).filter(|&e| Some(e) != gauntlet).map(|e| played[e]).collect();
+                    let (lo, hi) = (held.iter().min().unwrap(), held.iter().max().unwrap());
+                    assert!(
+                        hi - lo <= per_round,
+                        "{format:?} {n} {gauntlet:?} after {k}: {played:?}"
+                    );
+                }
+                let mut numbers: Vec<u64> = jobs.iter().map(|j| j.index).collect();
+                numbers.sort();
+                assert!(
+                    numbers.iter().enumerate().all(|(i, &x)| x == i as u64 + 1),
+                    "every game once"
+                );
+            }
+        }
     }
 
     #[test]

@@ -24,8 +24,11 @@ use std::sync::Mutex;
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
-/// Bot groups a table keeps at most: enough for both rooms of a pairing and a neighbour.
-const MAX_GROUPS: usize = 6;
+/// Bot groups a table keeps at most: games come round by round, every pairing in turn
+/// (`schedule::play_order`), so a table meets every entrant in both rooms; this is every group
+/// of eight entrants (32 processes), and past that the least recently used are closed and
+/// started again when their entrant comes round.
+const MAX_GROUPS: usize = 16;
 /// How far down the queue a table looks for a game its bots are already running for: far
 /// enough to keep to its own room of a deal set, near enough that the two rooms of a set finish
 /// close together (an SPRT only counts complete sets).

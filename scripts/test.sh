@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The README's test command: finds what the tests need (Python 3, Node.js with npm, Chromium,
+# the browser tests' npm packages), installs what is missing when it can and says what it
+# installs, builds the binaries the tests run, and runs every test of the workspace (and the
+# Python package's, when it is there) without stopping at the first failing binary. Tests
+# themselves never install anything. Exit status 0 only when every test passed.
+#
+#   scripts/test.sh            # everything
+#   scripts/test.sh -- FILTER  # cargo test's filter, passed on (the Python tests are skipped)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '== %s\n' "$*"; }
+fail() { printf 'scripts/test.sh: %s\n' "$*" >&2; exit 1; }
+
+filter=()
+if [ "${1:-}" = "--" ]; then
+  shift
+  filter=("$@")
+fi
+
+command -v cargo >/dev/null 2>&1 ||
+  fail "cargo is not on PATH: install Rust $(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml) or later (rustup.rs)"
+
+# What the end-to-end tests drive: real Python and Node bots, and pages in a headless Chromium
+# (CHROMIUM=/path/to/chromium overrides Debian's /usr/bin/chromium).
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+missing=()
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  missing+=(python3-venv)
+fi
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+[ -x "$chromium" ] || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
+  if command -v apt-get >/dev/null 2>&1 && { [ ${#sudo[@]} -eq 0 ] || sudo -n true 2>/dev/null; }; then
+    say "installing with apt-get: ${missing[*]}"
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    fail "the tests need ${missing[*]}, and this script cannot install them here (no apt-get, or not root and no password-less sudo): install them (Debian and Ubuntu: sudo apt-get install ${missing[*]}), or set CHROMIUM to a Chromium elsewhere, and run this again"
+  fi
+fi
+
+# The browser tests drive Chromium with puppeteer-core, from the committed lock file; it is
+# installed again only when the lock file changed. PUPPETEER_SKIP_DOWNLOAD: the system Chromium.
+lock=referee/browser/package-lock.json
+stamp=referee/browser/node_modules/.package-lock.json
+if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
+  say "installing the browser tests' npm packages: npm ci --prefix referee/browser"
+  PUPPETEER_SKIP_DOWNLOAD=1 npm ci --prefix referee/browser --no-audit --no-fund --loglevel=error
+fi
+
+if [ ! -d target/debug ]; then
+  say "first build: a few minutes on two cores (later runs rebuild only what changed)"
+fi
+# --locked: exactly the committed Cargo.lock, or a failure saying it is stale. The binaries the
+# tests run (the referee, the Rust sample bot, the bench) are built first.
+say "cargo build --workspace --locked --bins"
+cargo build --workspace --locked --bins
+status=0
+say "cargo test --workspace --locked --no-fail-fast"
+cargo test --workspace --locked --no-fail-fast -- "${filter[@]}" || status=1
+if [ ${#filter[@]} -eq 0 ] && [ -x python/test.sh ]; then
+  say "python/test.sh"
+  python/test.sh || status=1
+fi
+if [ "$status" -ne 0 ]; then
+  printf 'scripts/test.sh: some tests failed (the lines above say which)\n' >&2
+fi
+exit "$status"
