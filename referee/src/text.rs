@@ -16,9 +16,14 @@ pub(crate) fn is_unsafe(c: char) -> bool {
     matches!(c,
         '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
         // Line and paragraph separators: a line break to many viewers.
-        | '\u{2028}' | '\u{2029}'
-        // Bidirectional marks, embeddings, overrides and isolates.
-        | '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        | '\u{2028}' | '\u{2029}')
+        || is_bidi_control(c)
+}
+
+/// True for a bidirectional control (marks, embeddings, overrides, isolates): it reorders what
+/// a viewer shows around it, the "trojan source" characters.
+pub(crate) fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// The first unsafe character of `s`, for refusing a text outright (a bot's name).

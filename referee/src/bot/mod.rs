@@ -52,8 +52,16 @@ pub(crate) enum BotSpec {
 impl BotSpec {
     /// Parses `builtin:NAME`, `tcp`, `tcp:TOKEN`, `tcp://HOST:PORT`, `human` or a command line.
     pub(crate) fn parse(text: &str) -> Result<BotSpec, String> {
-        // A command line is shown in the account, the log and the pages like a name.
-        crate::text::check_printable("bot command", text)?;
+        // A command line is shown in the account and the log, escaped like every text; a line
+        // break or a tab has its uses in one (`python3 -c '...'`), a bidirectional control none
+        // but to make it read otherwise than it runs.
+        if let Some(c) = text.chars().find(|&c| crate::text::is_bidi_control(c)) {
+            return Err(format!(
+                "the bot command holds the bidirectional control U+{:04X}, which makes it read \
+                 otherwise than it runs",
+                c as u32
+            ));
+        }
         if text == "human" {
             return Ok(BotSpec::Human { token: tcp::new_token() });
         }

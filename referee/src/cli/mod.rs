@@ -116,8 +116,8 @@ pub(crate) struct CheckBotArgs {
     /// builtin:random or builtin:search.
     #[arg(value_name = "CMD")]
     command: String,
-    /// Time allowed for each answer, in milliseconds.
-    #[arg(long, default_value_t = 2_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
+    /// Time allowed for each answer, in milliseconds (as in a match).
+    #[arg(long, default_value_t = 1_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]
     answer_ms: u64,
     /// Time allowed for the hello answer, in milliseconds.
     #[arg(long, default_value_t = 10_000, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_MS))]

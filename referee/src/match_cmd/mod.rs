@@ -188,11 +188,12 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
             Some(out) => print!("{}", out.game(&summary, player_at)),
             None => print!("{}", text::printable(&account(&summary, player_at))),
         }
-        tally.add(&summary);
+        tally.add(&summary, player_at);
         if error.is_some() {
             break;
         }
     }
+    let names: Vec<String> = bots.iter().map(|b| b.identity.name.clone()).collect();
     let closing: Vec<_> = bots.into_iter().map(|b| b.close("match over", BYE_GRACE)).collect();
     for c in closing {
         c.await;
@@ -205,7 +206,7 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     }
     match json_out {
         Some(out) => println!("{}", out.finish(seed, players)),
-        None => print!("{}", tally.totals()),
+        None => print!("{}", text::printable(&tally.totals(&names))),
     }
     let played = tally.complete;
     match error {
@@ -450,28 +451,48 @@ fn fault_line(f: &protocol::record::FaultRecord, names: &[String; 4]) -> String 
 struct Tally {
     games: u64,
     complete: u64,
-    wins: [u64; 2],
+    /// Wins of each partnership of players (the lower player first), in the order first met.
+    wins: Vec<([usize; 2], u64)>,
     draws: u64,
     aborted: u64,
 }
 
 impl Tally {
-    fn add(&mut self, s: &GameSummary) {
+    /// Counts a game whose seat `s` held player `player_at[s]`.
+    fn add(&mut self, s: &GameSummary, player_at: [usize; 4]) {
         self.games += 1;
+        for team in [0, 1] {
+            let mut pair = [player_at[team], player_at[team + 2]];
+            pair.sort_unstable();
+            if !self.wins.iter().any(|(p, _)| *p == pair) {
+                self.wins.push((pair, 0));
+            }
+        }
         match (s.status, s.winner) {
             (Status::Aborted, _) => self.aborted += 1,
-            (_, Some(t)) => self.wins[t.index()] += 1,
+            (_, Some(t)) => {
+                let i = t.index();
+                let mut pair = [player_at[i], player_at[i + 2]];
+                pair.sort_unstable();
+                if let Some((_, n)) = self.wins.iter_mut().find(|(p, _)| *p == pair) {
+                    *n += 1;
+                }
+            }
             (_, None) => self.draws += 1,
         }
         self.complete += u64::from(s.status == Status::Complete);
     }
 
-    /// Wins per partnership over the match.
-    fn totals(&self) -> String {
-        let mut out = format!(
-            "\nMatch over: {} games; seats 0+2 won {}, seats 1+3 won {}, {} drawn",
-            self.games, self.wins[0], self.wins[1], self.draws
-        );
+    /// Wins per partnership over the match, each named by its players' bots.
+    fn totals(&self, names: &[String]) -> String {
+        let games =
+            if self.games == 1 { "1 game".to_string() } else { format!("{} games", self.games) };
+        let mut out = format!("\nMatch over: {games}");
+        for ([a, b], won) in &self.wins {
+            let name = |p: usize| names.get(p).map_or("?".to_string(), |n| Shown(n).to_string());
+            let _ = write!(out, "; {} + {} (players {a}+{b}) won {won}", name(*a), name(*b));
+        }
+        let _ = write!(out, "; {} drawn", self.draws);
         if self.aborted > 0 {
             let _ = write!(out, ", {} aborted", self.aborted);
         }

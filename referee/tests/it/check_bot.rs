@@ -110,7 +110,7 @@ fn python_heuristic_bot_passes() {
          \"aluette sample bots\""
     );
     assert!(run.line("bye").contains("exited with status 0"), "{}", run.stdout);
-    assert!(run.line("time").contains("limit 2000 ms"), "{}", run.stdout);
+    assert!(run.line("time").contains("limit 1000 ms"), "{}", run.stdout);
 }
 
 #[test]

@@ -163,7 +163,15 @@ fn the_default_lineup_plays_with_builtin_bots() {
         out.contains("seat 0 (builtin-heuristic)") && out.contains("seat 1 (builtin-random)"),
         "{out}"
     );
-    assert!(out.contains("Match over: 1 games"), "{out}");
+    // The summary counts in words a person would write, and names the partnerships by bot.
+    let summary = out.lines().find(|l| l.starts_with("Match over:")).expect("a summary");
+    assert!(
+        summary.starts_with(
+            "Match over: 1 game; builtin-heuristic + builtin-heuristic (players 0+2) won "
+        ),
+        "{summary}"
+    );
+    assert!(summary.contains("; builtin-random + builtin-random (players 1+3) won "), "{summary}");
     let files = record_files(&dir);
     assert_eq!(files.len(), 1);
     let lines = check_record(&files[0]);

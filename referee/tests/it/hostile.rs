@@ -516,7 +516,7 @@ fn a_name_that_shows_nothing_is_refused() {
     let status = referee_logged(&["check-bot", &bot], &s.join("check-bot")).status;
     assert!(!status.success(), "check-bot passed a bot whose name shows nothing");
     let line = crate::harness::referee_fails(&["match", "--bot", "python3 bot\u{202e}yp.txt"]);
-    assert!(line.contains("bot command holds the control character U+202E"), "{line}");
+    assert!(line.contains("bot command holds the bidirectional control U+202E"), "{line}");
     assert!(!line.contains('\u{202e}'), "the refusal shows the override: {line}");
 }
 

@@ -477,7 +477,7 @@ fn tcp_and_program_seats_share_a_table() {
     let mut bob = Proc::python(&lobby.addr, "bob", "bob-bot");
     let done = referee.finish();
     done.assert_ok("mixed table");
-    assert!(done.stdout.contains("Match over: 2 games"), "{}", done.stdout);
+    assert!(done.stdout.contains("Match over: 2 games; "), "{}", done.stdout);
 
     for game in 1..=2 {
         let lines = check_record(&s.record(game));

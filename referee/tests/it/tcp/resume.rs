@@ -9,23 +9,32 @@ use super::*;
 /// after `drop_after` answers (or, with `keep`, leaving it open and silent) and coming back;
 /// its report once it ended.
 fn resume_bot(addr: &str, drop_after: usize, keep: bool) -> thread::JoinHandle<Value> {
-    let script = root().join("referee/tests/tcp_clients/resume_bot.py");
-    let argv = [script.display().to_string(), addr.to_string(), "alice".into()];
-    let rest: Vec<String> = [drop_after.to_string(), "0.2".into()]
-        .into_iter()
-        .chain(keep.then(|| "keep".to_string()))
-        .collect();
+    let mut args = vec![addr.to_string(), "alice".into(), drop_after.to_string(), "0.2".into()];
+    args.extend(keep.then(|| "keep".to_string()));
+    tcp_client("resume_bot.py", args)
+}
+
+/// `tcp_clients/resume_storm.py` in MODE on alice's seat; its report once it ended.
+fn resume_storm(addr: &str, mode: &str) -> thread::JoinHandle<Value> {
+    tcp_client("resume_storm.py", vec![addr.to_string(), "alice".into(), mode.into()])
+}
+
+/// The Python client `tcp_clients/SCRIPT` run with `args` on a thread; the JSON line it prints
+/// at its end.
+fn tcp_client(script: &str, args: Vec<String>) -> thread::JoinHandle<Value> {
+    let path = root().join("referee/tests/tcp_clients").join(script);
+    let script = script.to_string();
     thread::spawn(move || {
         let out = Command::new("python3")
-            .args(&argv)
-            .args(&rest)
+            .arg(&path)
+            .args(&args)
             .current_dir(root())
             .stdin(Stdio::null())
             .output()
             .expect("python3 runs");
-        assert!(out.status.success(), "resume_bot failed: {}", text(&out.stderr));
+        assert!(out.status.success(), "{script} failed: {}", text(&out.stderr));
         serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("resume_bot's report {:?}: {e}", text(&out.stdout)))
+            .unwrap_or_else(|e| panic!("{script}'s report {:?}: {e}", text(&out.stdout)))
     })
 }
 
@@ -129,23 +138,6 @@ fn a_bot_waiting_for_a_game_after_the_last_is_told_the_match_is_over() {
     assert_eq!(late.bye(), Some("match over"));
     referee.finish().assert_ok("waiting at the end");
     carol.join().expect("carol");
-}
-
-/// `tcp_clients/resume_storm.py` in MODE on alice's seat; its report once it ended.
-fn resume_storm(addr: &str, mode: &str) -> thread::JoinHandle<Value> {
-    let script = root().join("referee/tests/tcp_clients/resume_storm.py");
-    let argv = [script.display().to_string(), addr.to_string(), "alice".into(), mode.into()];
-    thread::spawn(move || {
-        let out = Command::new("python3")
-            .args(&argv)
-            .current_dir(root())
-            .stdin(Stdio::null())
-            .output()
-            .expect("python3 runs");
-        assert!(out.status.success(), "resume_storm failed: {}", text(&out.stderr));
-        serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("resume_storm's report {:?}: {e}", text(&out.stdout)))
-    })
 }
 
 /// A token holder that resumes its seat as fast as it can (issue 23: about 440 times a second,
