@@ -25,6 +25,7 @@ struct Open {
 #[pyclass(name = "SeatBot", module = "aluette._core")]
 pub struct SeatBot {
     name: String,
+    token: Option<String>,
     rules: Rules,
     seen: Option<Seen>,
     open: Option<Open>,
@@ -75,7 +76,7 @@ impl SeatBot {
                     version: env!("CARGO_PKG_VERSION").to_string(),
                     author: None,
                     protocol: Some(protocol::PROTOCOL_VERSION),
-                    token: None,
+                    token: self.token.clone(),
                     features: take,
                 };
                 return Ok(Some(line(&hello)));
@@ -206,10 +207,11 @@ fn blank(seat: Seat) -> Seen {
 #[pymethods]
 impl SeatBot {
     #[new]
-    #[pyo3(signature = (name="py-policy"))]
-    fn new(name: &str) -> SeatBot {
+    #[pyo3(signature = (name="py-policy", token=None))]
+    fn new(name: &str, token: Option<String>) -> SeatBot {
         SeatBot {
             name: name.to_string(),
+            token,
             rules: Rules::default(),
             seen: None,
             open: None,

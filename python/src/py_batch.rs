@@ -33,7 +33,7 @@ impl PyBatch {
 #[pymethods]
 impl PyBatch {
     #[new]
-    #[pyo3(signature = (n, seed=0, first_dealer=0, rules=None))]
+    #[pyo3(signature = (n, seed=0, first_dealer=0, **rules))]
     fn new(
         n: usize,
         seed: u64,

@@ -73,7 +73,7 @@ impl PyGame {
 #[pymethods]
 impl PyGame {
     #[new]
-    #[pyo3(signature = (seed=0, first_dealer=0, rules=None))]
+    #[pyo3(signature = (seed=0, first_dealer=0, **rules))]
     fn new(seed: u64, first_dealer: i64, rules: Option<&Bound<'_, PyDict>>) -> PyResult<PyGame> {
         let rules = py_types::rules_from(rules)?;
         Ok(PyGame { table: Table::new(rules, seed, seat(first_dealer)?) })

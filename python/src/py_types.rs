@@ -71,6 +71,12 @@ pub(crate) fn rules_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Rules>
         } else {
             object.insert(name, json);
         }
+        // Checked one option at a time, so the error names the option that is wrong.
+        let checked: Result<protocol::RulesWire, _> =
+            serde_json::from_value(serde_json::Value::Object(object.clone()));
+        if let Err(e) = checked {
+            return Err(PyValueError::new_err(format!("rule option {key}: {e}")));
+        }
     }
     let wire: protocol::RulesWire = serde_json::from_value(serde_json::Value::Object(object))
         .map_err(|e| PyValueError::new_err(format!("bad rule option: {e}")))?;
