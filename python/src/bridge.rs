@@ -246,7 +246,7 @@ impl SeatBot {
         let seen = self.seen.as_ref().ok_or_else(|| PyValueError::new_err("no game yet"))?;
         let mut out = vec![0f32; space::obs_len()];
         encode(seen, self.open.as_ref().map(|o| &o.asked), &self.rules, &mut out);
-        Ok(PyBytes::new(py, &f32_bytes(&out)))
+        f32_bytes(py, &out)
     }
 
     /// The action mask of the open question (all zero when none is open).

@@ -68,7 +68,7 @@ impl PyBatch {
     }
 
     /// The observation of the seat asked in each game: `n * obs_len` float32 values.
-    fn observe<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+    fn observe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let len = space::obs_len();
         let mut out = vec![0f32; len * self.tables.len()];
         for (t, o) in self.tables.iter().zip(out.chunks_mut(len)) {
@@ -76,7 +76,7 @@ impl PyBatch {
                 t.observe(s, o);
             }
         }
-        PyBytes::new(py, &f32_bytes(&out))
+        f32_bytes(py, &out)
     }
 
     /// The action mask of the seat asked in each game: `n * N_ACTIONS` bytes.
@@ -137,6 +137,6 @@ impl PyBatch {
                 self.tables[i] = Table::new(self.rules, seed, self.first_dealer);
             }
         }
-        Ok((PyBytes::new(py, &f32_bytes(&rewards)), PyBytes::new(py, &done)))
+        Ok((f32_bytes(py, &rewards)?, PyBytes::new(py, &done)))
     }
 }

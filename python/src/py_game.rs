@@ -217,7 +217,7 @@ impl PyGame {
     fn observe<'py>(&self, py: Python<'py>, seat_no: i64) -> PyResult<Bound<'py, PyBytes>> {
         let mut out = vec![0f32; space::obs_len()];
         self.table.observe(seat(seat_no)?, &mut out);
-        Ok(PyBytes::new(py, &f32_bytes(&out)))
+        f32_bytes(py, &out)
     }
 
     /// `seat`'s action mask: one byte per action, 1 for legal.
@@ -241,7 +241,13 @@ impl PyGame {
     }
 }
 
-/// Float values as their little-endian bytes, for `numpy.frombuffer`.
-pub(crate) fn f32_bytes(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+/// Float values as a `bytes` of their little-endian bytes, for `numpy.frombuffer`: written
+/// straight into the new object, with no buffer in between.
+pub(crate) fn f32_bytes<'py>(py: Python<'py>, values: &[f32]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, 4 * values.len(), |buf| {
+        for (dst, v) in buf.chunks_exact_mut(4).zip(values) {
+            dst.copy_from_slice(&v.to_le_bytes());
+        }
+        Ok(())
+    })
 }

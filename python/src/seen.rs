@@ -4,7 +4,7 @@
 //! sent. Nothing else reaches an observation, so what a policy sees in training and in a match
 //! is built the same way, and from the seat's own knowledge only.
 
-use crate::space::{self, Kind, MAX_SIGNALS, N_SIGNALS};
+use crate::space::{F, Kind, MAX_SIGNALS, N_SIGNALS, at};
 use rules::{
     Announcement, CardSet, DiscardRule, Pledges, Rules, Seat, SignalDelivery, SignalTruth,
 };
@@ -88,58 +88,57 @@ fn put_answer(out: &mut [f32], at: usize, answer: Option<bool>) {
 }
 
 /// Writes the observation of `seen` (with the decision `asked`, when the seat is asked one) into
-/// `out`, which holds [`space::obs_len`] values. Every value not set is zero.
+/// `out`, which holds [`crate::space::obs_len`] values. Every value not set is zero.
 pub fn encode(seen: &Seen, asked: Option<&Asked>, rules: &Rules, out: &mut [f32]) {
     out.fill(0.0);
     let me = seen.seat;
-    let at = space::offset;
-    put_cards(out, at("hand"), seen.hand);
-    put_cards(out, at("received"), seen.received);
-    put_cards(out, at("discarded"), seen.discarded);
+    put_cards(out, at(F::Hand), seen.hand);
+    put_cards(out, at(F::Received), seen.received);
+    put_cards(out, at(F::Discarded), seen.discarded);
     for s in Seat::ALL {
-        put_cards(out, at("played_by") + 48 * rel(me, s), seen.played_by[s.index()]);
-        put_cards(out, at("table") + 48 * rel(me, s), seen.table[s.index()]);
+        put_cards(out, at(F::PlayedBy) + 48 * rel(me, s), seen.played_by[s.index()]);
+        put_cards(out, at(F::Table) + 48 * rel(me, s), seen.table[s.index()]);
         let r = rel(me, s);
-        put_answer(out, at("votes") + 2 * r, seen.votes[s.index()]);
-        put_answer(out, at("offers") + 2 * r, seen.pledges.offers[s.index()]);
-        put_answer(out, at("replies") + 2 * r, seen.pledges.replies[s.index()]);
-        put_answer(out, at("announces") + 2 * r, seen.pledges.announces[s.index()]);
+        put_answer(out, at(F::Votes) + 2 * r, seen.votes[s.index()]);
+        put_answer(out, at(F::Offers) + 2 * r, seen.pledges.offers[s.index()]);
+        put_answer(out, at(F::Replies) + 2 * r, seen.pledges.replies[s.index()]);
+        put_answer(out, at(F::Announces) + 2 * r, seen.pledges.announces[s.index()]);
         for (i, &n) in seen.signals[s.index()].iter().enumerate() {
-            out[at("signals_seen") + N_SIGNALS * r + i] = f32::from(n);
+            out[at(F::SignalsSeen) + N_SIGNALS * r + i] = f32::from(n);
         }
     }
     if let Some(a) = asked {
-        put_cards(out, at("picked"), a.picked);
-        out[at("decision") + a.kind.index()] = 1.0;
+        put_cards(out, at(F::Picked), a.picked);
+        out[at(F::Decision) + a.kind.index()] = 1.0;
         for (i, &sent) in a.sent.iter().enumerate() {
-            out[at("signals_sent") + i] = f32::from(u8::from(sent));
+            out[at(F::SignalsSent) + i] = f32::from(u8::from(sent));
         }
         let left = if rules.signals == SignalDelivery::Off { 0 } else { MAX_SIGNALS - a.n_sent };
-        out[at("signals_left")] = f32::from(left);
+        out[at(F::SignalsLeft)] = f32::from(left);
     }
     if let Some(s) = seen.to_act {
-        out[at("to_act") + rel(me, s)] = 1.0;
+        out[at(F::ToAct) + rel(me, s)] = 1.0;
     }
-    out[at("dealer") + rel(me, seen.dealer)] = 1.0;
-    out[at("leader") + rel(me, seen.leader)] = 1.0;
-    put_answer(out, at("chant"), seen.chant);
+    out[at(F::Dealer) + rel(me, seen.dealer)] = 1.0;
+    out[at(F::Leader) + rel(me, seen.leader)] = 1.0;
+    put_answer(out, at(F::Chant), seen.chant);
     let mut won = [0u8; 4];
     for (t, w) in seen.winners.iter().take(usize::from(seen.tricks_done)).enumerate() {
         let col = w.map_or(4, |w| rel(me, w));
-        out[at("trick_winners") + 5 * t + col] = 1.0;
+        out[at(F::TrickWinners) + 5 * t + col] = 1.0;
         if let Some(w) = w {
             won[rel(me, *w)] += 1;
         }
     }
     for (r, n) in won.iter().enumerate() {
-        out[at("tricks_won") + r] = f32::from(*n);
+        out[at(F::TricksWon) + r] = f32::from(*n);
     }
-    out[at("trick")] = f32::from((seen.tricks_done + 1).min(9));
-    out[at("deal")] = f32::from(seen.deal);
+    out[at(F::Trick)] = f32::from((seen.tricks_done + 1).min(9));
+    out[at(F::Deal)] = f32::from(seen.deal);
     let team = me.team().index();
-    out[at("score")] = f32::from(seen.score[team]);
-    out[at("score") + 1] = f32::from(seen.score[1 - team]);
-    let r = at("rules");
+    out[at(F::Score)] = f32::from(seen.score[team]);
+    out[at(F::Score) + 1] = f32::from(seen.score[1 - team]);
+    let r = at(F::Rules);
     let flags = [
         rules.chant,
         rules.discard == DiscardRule::KeepHighest,

@@ -122,6 +122,76 @@ const SHAPES: [(&str, (usize, usize)); 24] = [
     ("signals_left", (1, 1)),
 ];
 
+/// A field of the observation, in layout order: `at(F::Hand)` is where it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum F {
+    /// `hand`.
+    Hand,
+    /// `received`.
+    Received,
+    /// `discarded`.
+    Discarded,
+    /// `picked`.
+    Picked,
+    /// `played_by`.
+    PlayedBy,
+    /// `table`.
+    Table,
+    /// `decision`.
+    Decision,
+    /// `to_act`.
+    ToAct,
+    /// `dealer`.
+    Dealer,
+    /// `leader`.
+    Leader,
+    /// `votes`.
+    Votes,
+    /// `chant`.
+    Chant,
+    /// `offers`.
+    Offers,
+    /// `replies`.
+    Replies,
+    /// `announces`.
+    Announces,
+    /// `trick_winners`.
+    TrickWinners,
+    /// `tricks_won`.
+    TricksWon,
+    /// `trick`.
+    Trick,
+    /// `deal`.
+    Deal,
+    /// `score`.
+    Score,
+    /// `signals_seen`.
+    SignalsSeen,
+    /// `signals_sent`.
+    SignalsSent,
+    /// `rules`.
+    Rules,
+    /// `signals_left`.
+    SignalsLeft,
+}
+
+/// Where each field starts, computed once from [`SHAPES`] at compile time.
+const OFFSETS: [usize; SHAPES.len()] = {
+    let mut o = [0; SHAPES.len()];
+    let mut i = 1;
+    while i < SHAPES.len() {
+        let (_, (rows, cols)) = SHAPES[i - 1];
+        o[i] = o[i - 1] + rows * cols;
+        i += 1;
+    }
+    o
+};
+
+/// The offset of a field: a table read, for the encoder's hot path.
+pub const fn at(f: F) -> usize {
+    OFFSETS[f as usize]
+}
+
 /// Every field in order, with its offset.
 pub fn layout() -> Vec<Field> {
     let mut offset = 0;
@@ -138,11 +208,6 @@ pub fn layout() -> Vec<Field> {
 /// Length of the flat observation.
 pub fn obs_len() -> usize {
     SHAPES.iter().map(|(_, (r, c))| r * c).sum()
-}
-
-/// The offset of the field `name` (a name of [`layout`]).
-pub fn offset(name: &str) -> usize {
-    layout().iter().find(|f| f.name == name).map_or(usize::MAX, |f| f.offset)
 }
 
 #[cfg(test)]
@@ -166,5 +231,10 @@ mod tests {
         assert_eq!(l[0].offset, 0);
         let last = l.last().unwrap();
         assert_eq!(last.offset + last.shape.0 * last.shape.1, obs_len());
+        assert_eq!(at(F::SignalsLeft), last.offset);
+        for (i, f) in l.iter().enumerate() {
+            assert_eq!(OFFSETS[i], f.offset, "{}", f.name);
+        }
+        assert_eq!(at(F::PlayedBy), 192);
     }
 }
