@@ -12,7 +12,7 @@ pub const DISCARD: usize = 48;
 pub const NO: usize = 96;
 /// Action `97`: "yes" to the boolean decision asked.
 pub const YES: usize = 97;
-/// Actions `98..113`: send signal `i` of [`SIGNALS`] with the coming answer (a sub-step).
+/// Actions `98..113`: send signal `i` of [`signal`] with the coming answer (a sub-step).
 pub const SIGNAL: usize = 98;
 /// Number of actions.
 pub const N_ACTIONS: usize = SIGNAL + N_SIGNALS;
@@ -35,7 +35,7 @@ pub fn signal(i: usize) -> Option<Signal> {
     }
 }
 
-/// The index of a signal in [`SIGNALS`] order; `None` for a card signal on a card below the top
+/// The index of a signal in [`signal`] order; `None` for a card signal on a card below the top
 /// eight (which the vocabulary does not hold).
 pub fn signal_index(s: Signal) -> Option<usize> {
     match s {
