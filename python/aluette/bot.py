@@ -45,6 +45,9 @@ def play(policy, inp, out, name="py-policy", token=None):
     """Plays every game of the connection; returns the exit status."""
     bot = _core.SeatBot(name, token)
     for raw in inp:
+        if raw.startswith(b'{"type":"error"'):
+            print(f"aluette.bot: the referee says: {raw.decode(errors='replace').strip()}",
+                  file=sys.stderr)
         try:
             fed = bot.feed(raw)
         except ValueError as e:
@@ -60,10 +63,25 @@ def play(policy, inp, out, name="py-policy", token=None):
                 "observation": np.frombuffer(bot.observe(), dtype=np.float32).copy(),
                 "action_mask": np.frombuffer(bot.action_mask(), dtype=np.int8).copy(),
             }
-            answer = bot.act(int(policy(obs)))
+            answer = bot.act(legal_or_first(policy(obs), obs["action_mask"]))
         out.write(answer)
         out.flush()
     return 0
+
+
+def legal_or_first(action, mask):
+    """The policy's action, or, when the mask refuses it, the first legal action (said on
+    stderr): a policy's mistake costs one decision, not the game."""
+    try:
+        a = int(action)
+    except (TypeError, ValueError):
+        a = -1
+    if 0 <= a < len(mask) and mask[a]:
+        return a
+    first = int(np.flatnonzero(mask)[0])
+    print(f"aluette.bot: the policy chose {action!r}, which is not legal; playing {first}",
+          file=sys.stderr)
+    return first
 
 
 def main(argv=None):
