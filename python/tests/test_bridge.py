@@ -96,3 +96,39 @@ def test_a_bad_policy_name_fails_with_one_line():
                           capture_output=True, text=True, input="")
     assert done.returncode != 0
     assert "No module named" in done.stderr or "aluette.bot" in done.stderr
+
+
+def test_the_bridge_takes_a_tcp_seat(tmp_path):
+    """The arena's way in: the referee listens, and the bridge connects with its seat token."""
+    import socket
+    import time
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [REFEREE, "match", "--games", "1", "--seed", "3", "--records", str(tmp_path / "rec"),
+           "--listen", f"127.0.0.1:{port}", "--connect-wait-ms", "60000",
+           "--bot", "tcp:seat-zero", "--bot", "builtin:random", "--bot", "builtin:random",
+           "--bot", "builtin:random"]
+    referee = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        bridge = None
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        env = dict(os.environ, ALUETTE_POLICY_LOG=str(tmp_path / "log.jsonl"))
+        bridge = subprocess.run(
+            [sys.executable, "-m", "aluette.bot", f"{HERE / 'policies/logged.py'}:act",
+             "--connect", f"127.0.0.1:{port}", "--token", "seat-zero"],
+            env=env, capture_output=True, text=True, timeout=120)
+        out, err = referee.communicate(timeout=120)
+    finally:
+        referee.kill()
+    assert referee.returncode == 0, err
+    assert bridge.returncode == 0, bridge.stderr
+    (record,) = (tmp_path / "rec").glob("game-*.jsonl")
+    assert '"type":"fault"' not in record.read_text()
+    entries = iter([json.loads(x) for x in (tmp_path / "log.jsonl").read_text().splitlines()])
+    assert replay(record, entries) > 20
