@@ -7,7 +7,9 @@
 # installs it into a fresh virtual environment with pettingzoo and pytest, and runs
 # python/tests there. The bridge test needs the debug referee (`cargo build --workspace --bins`).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+# Builtins only up to the checks below, so a bare PATH still gets the one-line reason.
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+root=$(cd "$here/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 fail() { echo "python/test.sh: $*" >&2; exit 1; }
 
