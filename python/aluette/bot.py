@@ -44,7 +44,11 @@ def load(spec):
 def play(policy, inp, out, name="py-policy", token=None):
     """Plays every game of the connection; returns the exit status."""
     bot = _core.SeatBot(name, token)
+    # A bye before the first game means the referee refused this bot (over TCP: a wrong token,
+    # a seat already taken, a full lobby): that is a failure, said on stderr.
+    seated = False
     for raw in inp:
+        seated = seated or raw.startswith(b'{"type":"game"')
         if raw.startswith(b'{"type":"error"'):
             print(f"aluette.bot: the referee says: {raw.decode(errors='replace').strip()}",
                   file=sys.stderr)
@@ -57,7 +61,10 @@ def play(policy, inp, out, name="py-policy", token=None):
             continue
         what, answer = fed
         if what == "bye":
-            return 0
+            if not seated:
+                print(f"aluette.bot: refused before the first game: {raw.decode(errors='replace').strip()}",
+                      file=sys.stderr)
+            return 0 if seated else 1
         while answer is None:
             obs = {
                 "observation": np.frombuffer(bot.observe(), dtype=np.float32).copy(),

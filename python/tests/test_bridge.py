@@ -132,3 +132,31 @@ def test_the_bridge_takes_a_tcp_seat(tmp_path):
     assert '"type":"fault"' not in record.read_text()
     entries = iter([json.loads(x) for x in (tmp_path / "log.jsonl").read_text().splitlines()])
     assert replay(record, entries) > 20
+
+
+def test_a_refused_bridge_fails_and_says_why(tmp_path):
+    import socket
+    import time
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [REFEREE, "match", "--games", "1", "--no-records", "--listen", f"127.0.0.1:{port}",
+           "--connect-wait-ms", "20000", "--bot", "tcp:right-token", "--bot", "builtin:random",
+           "--bot", "builtin:random", "--bot", "builtin:random"]
+    referee = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        bridge = subprocess.run(
+            [sys.executable, "-m", "aluette.bot", f"{HERE / 'policies/logged.py'}:act",
+             "--connect", f"127.0.0.1:{port}", "--token", "wrong-token"],
+            capture_output=True, text=True, timeout=60)
+    finally:
+        referee.kill()
+        referee.wait()
+    assert bridge.returncode == 1, bridge.stderr
+    assert "refused" in bridge.stderr
