@@ -5,8 +5,10 @@ replaying the record on `aluette.Game` with the record's own seed."""
 import base64
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -98,26 +100,32 @@ def test_a_bad_policy_name_fails_with_one_line():
     assert "No module named" in done.stderr or "aluette.bot" in done.stderr
 
 
-def test_the_bridge_takes_a_tcp_seat(tmp_path):
-    """The arena's way in: the referee listens, and the bridge connects with its seat token."""
-    import socket
-    import time
+def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return s.getsockname()[1]
+
+
+def wait_for_lobby(port):
+    """Until the referee's lobby accepts connections (the probe is one refused stranger)."""
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+def test_the_bridge_takes_a_tcp_seat(tmp_path):
+    """The arena's way in: the referee listens, and the bridge connects with its seat token."""
+    port = free_port()
     cmd = [REFEREE, "match", "--games", "1", "--seed", "3", "--records", str(tmp_path / "rec"),
            "--listen", f"127.0.0.1:{port}", "--connect-wait-ms", "60000",
            "--bot", "tcp:seat-zero", "--bot", "builtin:random", "--bot", "builtin:random",
            "--bot", "builtin:random"]
     referee = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        bridge = None
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_lobby(port)
         env = dict(os.environ, ALUETTE_POLICY_LOG=str(tmp_path / "log.jsonl"))
         bridge = subprocess.run(
             [sys.executable, "-m", "aluette.bot", f"{HERE / 'policies/logged.py'}:act",
@@ -135,22 +143,13 @@ def test_the_bridge_takes_a_tcp_seat(tmp_path):
 
 
 def test_a_refused_bridge_fails_and_says_why(tmp_path):
-    import socket
-    import time
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     cmd = [REFEREE, "match", "--games", "1", "--no-records", "--listen", f"127.0.0.1:{port}",
            "--connect-wait-ms", "20000", "--bot", "tcp:right-token", "--bot", "builtin:random",
            "--bot", "builtin:random", "--bot", "builtin:random"]
     referee = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_lobby(port)
         bridge = subprocess.run(
             [sys.executable, "-m", "aluette.bot", f"{HERE / 'policies/logged.py'}:act",
              "--connect", f"127.0.0.1:{port}", "--token", "wrong-token"],
