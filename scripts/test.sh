@@ -2,7 +2,7 @@
 # The README's test command: finds what the tests need (Python 3, Node.js with npm, Chromium,
 # the browser tests' npm packages), installs what is missing when it can and says what it
 # installs, builds the binaries the tests run, and runs every test of the workspace (and the
-# Python package's, when it is there) without stopping at the first failing binary. Tests
+# Python package's) without stopping at the first failing binary. Tests
 # themselves never install anything. Exit status 0 only when every test passed.
 #
 #   scripts/test.sh            # everything
@@ -27,8 +27,10 @@ command -v cargo >/dev/null 2>&1 ||
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 missing=()
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
-if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
-  missing+=(python3-venv)
+# The Python package's tests (python/test.sh) build a wheel in a virtual environment.
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+  python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 fi
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
@@ -64,9 +66,9 @@ cargo build --workspace --locked --bins
 status=0
 say "cargo test --workspace --locked --no-fail-fast"
 cargo test --workspace --locked --no-fail-fast -- "${filter[@]}" || status=1
-if [ ${#filter[@]} -eq 0 ] && [ -x python/test.sh ]; then
-  say "python/test.sh"
-  python/test.sh || status=1
+if [ ${#filter[@]} -eq 0 ]; then
+  say "python/test.sh (the aluette wheel: PettingZoo's API test, seeds, leaks, the bot bridge)"
+  bash python/test.sh || status=1
 fi
 if [ "$status" -ne 0 ]; then
   printf 'scripts/test.sh: some tests failed (the lines above say which)\n' >&2

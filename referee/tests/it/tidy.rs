@@ -103,7 +103,7 @@ fn every_source_file_says_why_it_exists() {
     let mut rust = Vec::new();
     files(&root, "rs", &mut rust);
     checked.extend(rust.into_iter().map(|p| (p, rust_doc as Check)));
-    for dir in ["sample-bots", "referee/tests"] {
+    for dir in ["sample-bots", "referee/tests", "python"] {
         let (mut py, mut js) = (Vec::new(), Vec::new());
         files(&root.join(dir), "py", &mut py);
         files(&root.join(dir), "js", &mut js);
