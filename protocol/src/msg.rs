@@ -358,6 +358,19 @@ impl ToBot {
             _ => None,
         }
     }
+
+    /// The `time_ms` and `bank_ms` of a question that has a bank (every one but `hello`).
+    pub fn clock_mut(&mut self) -> Option<(&mut u64, &mut u64)> {
+        match self {
+            ToBot::Opening { time_ms, bank_ms, .. }
+            | ToBot::Discard { time_ms, bank_ms, .. }
+            | ToBot::Play { time_ms, bank_ms, .. }
+            | ToBot::Offer { time_ms, bank_ms, .. }
+            | ToBot::Reply { time_ms, bank_ms, .. }
+            | ToBot::Announce { time_ms, bank_ms, .. } => Some((time_ms, bank_ms)),
+            _ => None,
+        }
+    }
 }
 
 tagged! {

@@ -94,6 +94,9 @@ struct State {
     history: Vec<String>,
     /// The id of the question the last line of `history` asks, until the page answers it.
     open: Option<u64>,
+    /// When that question was sent: a connection that takes the seat back is sent it with the
+    /// time that is left, since the clock ran on meanwhile.
+    open_since: Instant,
     /// The bot's hello answer listed `resume`.
     resume: bool,
     resumes: Resumes,
@@ -156,6 +159,19 @@ impl Attached {
     }
 }
 
+/// A question as it stands `spent` after it was sent: its `time_ms` less what was spent, then
+/// its `bank_ms` less the rest, as the referee's clock counts them (section 5 of
+/// spec/protocol.md: wall time, which is every resumable seat's clock).
+fn time_left(line: &str, spent: Duration) -> String {
+    let Ok(mut msg) = protocol::decode_line::<ToBot>(line.as_bytes()) else { return line.into() };
+    let Some((time_ms, bank_ms)) = msg.clock_mut() else { return line.into() };
+    let spent = spent.as_millis().min(u128::from(u64::MAX)) as u64;
+    let over = spent.saturating_sub(*time_ms);
+    *time_ms = time_ms.saturating_sub(spent);
+    *bank_ms = bank_ms.saturating_sub(over);
+    protocol::encode_line(&msg).trim_end().to_string()
+}
+
 impl Resumable {
     /// A seat and the tasks that move its bytes. With `resume`, the bot took the feature up in
     /// a handshake made before the seat existed (a TCP bot's, with its token); otherwise the
@@ -172,6 +188,7 @@ impl Resumable {
                 pages_so_far: 0,
                 history: Vec::new(),
                 open: None,
+                open_since: Instant::now(),
                 resume,
                 resumes: Resumes::new(),
                 why_given_up: None,
@@ -230,6 +247,7 @@ impl Resumable {
                 st.resumes.this_game = 0;
             }
             st.open = msg.as_ref().and_then(ToBot::id);
+            st.open_since = Instant::now();
             st.history.push(text.clone());
             let behind = st.page.as_ref().and_then(|page| match page.out.try_send(text) {
                 Err(mpsc::error::TrySendError::Full(_)) => Some(page.n),
@@ -287,6 +305,12 @@ impl Resumable {
             backlog.push_back(protocol::encode_line(&resume).trim_end().to_string());
         }
         backlog.extend(st.history.iter().cloned());
+        if !first && st.open.is_some() {
+            let spent = Instant::now().saturating_duration_since(st.open_since);
+            if let Some(open) = backlog.back_mut() {
+                *open = time_left(open, spent);
+            }
+        }
         st.pages_so_far += 1;
         let n = st.pages_so_far;
         if let Some(earlier) = st.page.replace(Page { n, out }) {
@@ -520,5 +544,28 @@ mod tests {
         assert_eq!(seat.attach().unwrap_err(), Refused::Gone, "try {}", tries + 1);
         assert!(seat.why_given_up().unwrap().contains("more than 20 times in one game"));
         while held.next().await.is_some() {}
+    }
+
+    /// A page back after a reload is sent the open question with the time that is left: the
+    /// answer's time first, then the bank, so its clock shows the referee's.
+    #[tokio::test(start_paused = true)]
+    async fn the_open_question_is_sent_again_with_the_time_left() {
+        let seat = Resumable::new(false, GRACE);
+        let first = seat.attach().unwrap();
+        let mut referee = seat.take(Duration::from_secs(1)).await.unwrap();
+        takes_up_resume(&seat, first.n).await;
+        let play = "{\"type\":\"play\",\"id\":7,\"deal\":1,\"trick\":1,\"leader\":0,\"table\":[],\"hand\":[\"Ao\"],\"won\":[0,0,0,0],\"score\":[0,0],\"time_ms\":20000,\"bank_ms\":600000}\n";
+        referee.write_all(play.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        seat.detach(first.n);
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        let mut back = seat.attach().unwrap();
+        let mut last = String::new();
+        while let Ok(Some(line)) = tokio::time::timeout(Duration::from_millis(1), back.next()).await
+        {
+            last = line;
+        }
+        assert!(last.contains("\"id\":7"), "{last}");
+        assert!(last.contains("\"time_ms\":0,\"bank_ms\":589990"), "{last}");
     }
 }

@@ -71,8 +71,15 @@ fn assert_resumed(t: &AliceTable, report: &Value) {
     let replayed = report["replayed"].as_array().unwrap();
     assert_eq!(first["replay"], replayed.len(), "{report}");
     assert_eq!(replayed.first(), Some(&json!("game")), "the game so far, from its start");
-    let open = &report["left_open"];
-    assert_eq!(&report["answered_first"], open, "then the open question, as first sent");
+    // Then the open question, as first sent but for its clock: the time that is left.
+    let (open, again) = (&report["left_open"], &report["answered_first"]);
+    assert_eq!((&again["type"], &again["id"]), (&open["type"], &open["id"]), "{report}");
+    let left = |q: &Value| q["time_ms"].as_u64().unwrap() + q["bank_ms"].as_u64().unwrap();
+    assert!(left(again) < left(open), "the clock ran on: {report}");
+    let mut same = again.clone();
+    same["time_ms"] = open["time_ms"].clone();
+    same["bank_ms"] = open["bank_ms"].clone();
+    assert_eq!(&same, open, "nothing else differs");
     assert_eq!(report["bye"], "match over", "{report}");
 
     let lines = check_record(&t.s.record(1));
