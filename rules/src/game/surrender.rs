@@ -279,7 +279,7 @@ mod tests {
     #[test]
     fn the_announcement_penalty_is_an_option() {
         // Team 0 (seat 2) wins the deal with one trick more than the others, no mordienne.
-        let winners = [2, 1, 0, 3, 2, 1, 9, 0, 3].map(|s| Seat::new(s));
+        let winners = [2, 1, 0, 3, 2, 1, 9, 0, 3].map(Seat::new);
         let announced = Pledges {
             announces: [None, Some(false), Some(false), Some(true)],
             ..Pledges::default()
