@@ -5,7 +5,7 @@
 //! order within a level), so "the strongest card" is the lowest bit and "every card stronger
 //! than level L" is a contiguous low mask: the policy's questions are a few instructions each.
 
-use rules::{Card, CardSet, Rules, Seat, SplitMix64, score_deal};
+use rules::{Card, CardSet, Pledges, Rules, Seat, SplitMix64};
 
 /// The 48 cards in strength order, strongest first; ties in canonical order.
 const RANKED: [u8; 48] = {
@@ -156,6 +156,8 @@ pub(crate) struct Sim {
     pub(crate) n_table: u8,
     pub(crate) winners: [Option<Seat>; 9],
     pub(crate) tricks_done: u8,
+    /// The pre-lead answers the deal is scored by (a candidate answer, in a pre-lead decision).
+    pub(crate) pledges: Pledges,
 }
 
 impl Sim {
@@ -199,9 +201,11 @@ impl Sim {
     /// The deal's value for `team` (0 or 1): the points it scores, minus those the other
     /// team scores.
     pub(crate) fn value(&self, team: usize, rules: &Rules) -> i32 {
-        let score = score_deal(&self.winners, rules);
-        match score.winner {
-            Some(w) if w.team().index() == team => i32::from(score.points),
+        // Section 7 or, after a surrender or an announcement, section 12: the points go to the
+        // scoring team, which need not be the deal winner's.
+        let score = self.pledges.score(&self.winners, rules);
+        match score.team {
+            Some(t) if t.index() == team => i32::from(score.points),
             Some(_) => -i32::from(score.points),
             None => 0,
         }
@@ -315,6 +319,7 @@ mod tests {
             n_table: 0,
             winners: [None; 9],
             tricks_done: 0,
+            pledges: Pledges::default(),
         };
         for s in ["4o", "Ko", "Ao", "5c"] {
             sim.hands[sim.next_seat() as usize] |= 1 << c(s);
