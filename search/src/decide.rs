@@ -80,7 +80,9 @@ fn sim_of(k: &Knowledge, sample: &Sample) -> Sim {
         winners: k.winners,
         tricks_done: k.tricks_done,
         pledges: k.pledges,
+        runner: 4,
     }
+    .with_runner(&k.rules)
 }
 
 /// The index of the candidate that scores best for this seat's partnership over the samples,
@@ -195,7 +197,10 @@ fn low_cards(mask: u64, n: u32) -> u64 {
 /// - Reply: accepting is a sure point; refusing commits this team to a mordienne (both
 ///   opponents refusing), worth it only when the team makes one often enough (3 times in 4).
 /// - Announce: the announced deal scored as the option says (`announce-penalty`, and under
-///   `announced-only` the 2 points of an announced mordienne) against the same deal unannounced.
+///   `announced-only` the 2 points of an announced mordienne) against the same deal unannounced,
+///   both played for this team's mordienne.
+/// A team committed to a mordienne (or playing for one) plays it out with a runner
+/// (`Sim::choose_runner`), so that a hand that can make it is seen to.
 pub(crate) fn pledge(
     k: &Knowledge,
     turn: Turn,
@@ -228,5 +233,15 @@ pub(crate) fn pledge(
             answer(&|p| p.announces[me.index()] = Some(true)),
         ],
     };
-    rank(k, budget, rng, &cands, |s, p| s.pledges = *p) == 1
+    // An announcement is weighed by what it changes in the score alone: both candidates play
+    // for this team's mordienne, as its seats would whether they announce or not.
+    let announcing = matches!(turn, Turn::Announce(_));
+    rank(k, budget, rng, &cands, |s, p| {
+        s.pledges = *p;
+        if announcing {
+            s.choose_runner_of(Some(me.team()), &k.rules);
+        } else {
+            s.choose_runner(&k.rules);
+        }
+    }) == 1
 }

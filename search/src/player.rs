@@ -107,10 +107,19 @@ impl Player {
             ToBot::Offer { id, hand, time_ms, bank_ms, .. }
             | ToBot::Reply { id, hand, time_ms, bank_ms, .. }
             | ToBot::Announce { id, hand, time_ms, bank_ms, .. } => {
-                // The rounds come after every discard: the hands are those of the play.
+                // The rounds come after every discard: the hands are those of the play. A reply
+                // names the offerer, whose `offered` notice may be missing (a question without
+                // its notices).
+                let offerer = match msg {
+                    ToBot::Reply { seat: s, .. } => Some(seat(*s)),
+                    _ => None,
+                };
                 let k = self.know(|k| {
                     k.playing = true;
                     k.hand = set(hand);
+                    if let Some(o) = offerer {
+                        k.pledges.offers[o.index()] = Some(true);
+                    }
                 });
                 let turn = match msg {
                     ToBot::Offer { .. } => Turn::Offer(self.seat),

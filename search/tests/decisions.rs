@@ -119,8 +119,15 @@ fn a_timed_answer_stops_when_the_handed_in_clock_says_so() {
 /// `kind` (`offer`, `reply` to seat 0's offer, `announce`) under `rules` with `extra` options
 /// (JSON members), chant off.
 fn pledge(kind: &str, extra: &str, hand: &[&str]) -> bool {
-    let rules =
-        RULES.replace(r#""chant":"on""#, r#""chant":"off""#).replace(r#""mordienne":"on""#, extra);
+    let mut rules = RULES.replace(r#""chant":"on""#, r#""chant":"off""#);
+    if extra.contains("target") {
+        rules = rules.replace(r#""deals":5,"#, "");
+    }
+    let rules = rules.replace(r#""mordienne":"on""#, extra);
+    assert!(
+        rules.contains(extra)
+            && !rules.contains("\"deals\":5,\"on-tie\"") == extra.contains("target")
+    );
     let hand =
         format!("[{}]", hand.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(","));
     let mut p = seated_under(&rules, 1, &hand, fixed(200));
@@ -140,21 +147,29 @@ fn pledge(kind: &str, extra: &str, hand: &[&str]) -> bool {
 const WEAK: [&str; 9] = ["4o", "5o", "6c", "4s", "5s", "6s", "4b", "5b", "7b"];
 const GREAT: [&str; 9] = ["3o", "3c", "2o", "2c", "9c", "9o", "2b", "2s", "Ao"];
 
-/// The rounds before the first lead: an accepted offer is a sure point lost, so the search
-/// offers neither a weak hand nor a strong one (playing on costs less than a point on average);
-/// it accepts an offer, the sure point, unless its playouts make the committed mordienne 3 times
-/// in 4 (they do not, even with the eight top cards: the playout policy takes tricks as they
-/// come); and it announces only where announcing changes the score in its favour, never under
-/// `announced`, whose announcement only risks the house penalty.
+/// The rounds before the first lead (issue 24). An accepted offer is a sure point lost, so the
+/// search offers neither a weak hand nor a strong one (playing on costs less than a point on
+/// average). It accepts an offer, the sure point, with a weak hand, and refuses it with the eight
+/// top cards, whose committed mordienne it makes (its runner loses the ace first, then wins the
+/// rest). It announces only where announcing changes the score in its favour: never under
+/// `announced`, where a mordienne scores 2 announced or not and an announcement only risks the
+/// house penalty; always under `announced-only` without the penalty, where it costs nothing; and
+/// with the penalty only a hand that makes the mordienne.
 #[test]
 fn the_pre_lead_answers_are_weighed() {
     let surrender = r#""mordienne":"on","surrender":"on""#;
     let ext = r#""mordienne":"announced","target":5"#;
-    let pen = r#""mordienne":"announced","target":5,"announce-penalty":"on""#;
+    let ext_pen = r#""mordienne":"announced","target":5,"announce-penalty":"on""#;
+    let only = r#""mordienne":"announced-only","target":10"#;
+    let only_pen = r#""mordienne":"announced-only","target":10,"announce-penalty":"on""#;
     for hand in [WEAK, GREAT] {
         assert!(!pledge("offer", surrender, &hand), "offered {hand:?}");
-        assert!(pledge("reply", surrender, &hand), "refused {hand:?}");
         assert!(!pledge("announce", ext, &hand), "announced {hand:?}");
-        assert!(!pledge("announce", pen, &hand), "announced {hand:?}");
+        assert!(!pledge("announce", ext_pen, &hand), "announced {hand:?}");
+        assert!(pledge("announce", only, &hand), "no free announcement {hand:?}");
     }
+    assert!(pledge("reply", surrender, &WEAK), "refused with a weak hand");
+    assert!(!pledge("reply", surrender, &GREAT), "accepted with the eight top cards");
+    assert!(!pledge("announce", only_pen, &WEAK));
+    assert!(pledge("announce", only_pen, &GREAT));
 }
