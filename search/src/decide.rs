@@ -199,6 +199,7 @@ fn low_cards(mask: u64, n: u32) -> u64 {
 /// - Announce: the announced deal scored as the option says (`announce-penalty`, and under
 ///   `announced-only` the 2 points of an announced mordienne) against the same deal unannounced,
 ///   both played for this team's mordienne.
+///
 /// A team committed to a mordienne (or playing for one) plays it out with a runner
 /// (`Sim::choose_runner`), so that a hand that can make it is seen to.
 pub(crate) fn pledge(
