@@ -124,10 +124,8 @@ fn pledge(kind: &str, extra: &str, hand: &[&str]) -> bool {
         rules = rules.replace(r#""deals":5,"#, "");
     }
     let rules = rules.replace(r#""mordienne":"on""#, extra);
-    assert!(
-        rules.contains(extra)
-            && !rules.contains("\"deals\":5,\"on-tie\"") == extra.contains("target")
-    );
+    assert!(rules.contains(extra));
+    assert_eq!(rules.contains(r#""deals":5"#), !extra.contains("target"), "deals or target");
     let hand =
         format!("[{}]", hand.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(","));
     let mut p = seated_under(&rules, 1, &hand, fixed(200));
