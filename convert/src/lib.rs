@@ -5,7 +5,9 @@ use protocol::msg::{Pledge, PledgeKind as WirePledgeKind, SeatNo, TableCard};
 use protocol::options as wire;
 use protocol::{CardCode, RulesWire};
 use rules::{AllSpoiled, Announcement, ChantSecond, DiscardRule, MatchLength, OnTie, Rules};
-use rules::{Card, CardSet, DealResult, PledgeKind, Seat, SignalDelivery, SignalTruth};
+use rules::{
+    Card, CardSet, DealResult, LengthConflict, PledgeKind, Seat, SignalDelivery, SignalTruth,
+};
 
 /// A wire card code as an engine card. Every valid code is one of the 48 cards.
 pub fn card(code: CardCode) -> Card {
@@ -108,6 +110,7 @@ pub fn rules_wire(rules: &Rules, seating: wire::Seating) -> RulesWire {
         },
         // Left out while off, so a game without it is stated byte for byte as before.
         surrender: rules.surrender.then_some(wire::OnOff::On),
+        announce_penalty: rules.announce_penalty.then_some(wire::OnOff::On),
     }
 }
 
@@ -151,6 +154,7 @@ pub fn rules_from_wire(w: &RulesWire) -> Result<(Rules, wire::Seating), String> 
             wire::Mordienne::AnnouncedOnly => Announcement::MatchToTen,
         },
         surrender: w.surrender == Some(wire::OnOff::On),
+        announce_penalty: w.announce_penalty == Some(wire::OnOff::On),
         // Checked whether mordienne is on or off: the record says what the organiser set.
         mordienne_run: match w.mordienne_run {
             n @ 2..=3 => n,
@@ -181,7 +185,28 @@ pub fn rules_from_wire(w: &RulesWire) -> Result<(Rules, wire::Seating), String> 
             wire::SignalTruth::Free => SignalTruth::Free,
         },
     };
+    rules.check_length().map_err(|e| length_conflict(w.mordienne, e))?;
     Ok((rules, w.seating))
+}
+
+/// Why a match length does not go with the announcement reading, in the rules' words.
+fn length_conflict(mordienne: wire::Mordienne, e: LengthConflict) -> String {
+    let length = |l: MatchLength| match l {
+        MatchLength::Deals(n) => format!("deals {n}"),
+        MatchLength::Target(n) => format!("target {n}"),
+    };
+    match e {
+        LengthConflict::ToTen(l) => {
+            format!(
+                "mordienne {mordienne} plays the match to 10 points: it needs target 10, not {}",
+                length(l)
+            )
+        }
+        LengthConflict::Extends(l) => format!(
+            "mordienne {mordienne} raises a target below 10 to 10 at an announcement: it needs a target below 10, not {}",
+            length(l)
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -207,20 +232,44 @@ mod tests {
                 all_spoiled: AllSpoiled::Redeal,
                 mordienne: false,
                 mordienne_run: 3,
-                length: MatchLength::Target(5),
+                length: MatchLength::Target(10),
                 on_tie: OnTie::ExtraDeals,
                 signals: SignalDelivery::Leaky,
                 signal_leak_ppm: 125_000,
                 signal_truth: SignalTruth::Free,
                 announce: Announcement::MatchToTen,
                 surrender: true,
+                announce_penalty: true,
             },
-            Rules { announce: Announcement::ExtendsMatch, surrender: true, ..Rules::default() },
+            Rules {
+                announce: Announcement::ExtendsMatch,
+                surrender: true,
+                length: MatchLength::Target(5),
+                ..Rules::default()
+            },
         ];
         for r in variants {
             for &seating in wire::Seating::ALL {
                 assert_eq!(rules_from_wire(&rules_wire(&r, seating)), Ok((r, seating)));
             }
         }
+    }
+
+    /// A record or `game` message whose length the announcement reading would change is
+    /// refused, naming both options (issue 24).
+    #[test]
+    fn lengths_the_announcement_would_change_are_refused() {
+        let only =
+            Rules { announce: Announcement::MatchToTen, mordienne: false, ..Rules::default() };
+        let mut w = rules_wire(&only, wire::Seating::Given);
+        let e = rules_from_wire(&w).unwrap_err();
+        assert!(e.contains("mordienne announced-only") && e.contains("deals 5"), "{e}");
+        w.deals = None;
+        w.target = Some(15);
+        assert!(rules_from_wire(&w).unwrap_err().contains("target 15"));
+        w.target = Some(10);
+        assert!(rules_from_wire(&w).is_ok());
+        w.mordienne = wire::Mordienne::Announced;
+        assert!(rules_from_wire(&w).unwrap_err().contains("mordienne announced raises"));
     }
 }

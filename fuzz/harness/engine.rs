@@ -86,6 +86,7 @@ fn rules_from(a: u8, b: u8) -> Rules {
         // The pre-lead rounds (spec/rules.md section 12) are not in this model; the random
         // playouts of rules/tests/invariants.rs cover them.
         surrender: false,
+        announce_penalty: false,
         announce: rules::Announcement::Off,
     }
 }

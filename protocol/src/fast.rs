@@ -263,6 +263,7 @@ mod tests {
                         signal_leak: leak,
                         signal_truth: crate::options::SignalTruth::Free,
                         surrender: (k % 3 != 0).then_some(OnOff::ALL[k % 2]),
+                        announce_penalty: (k % 5 == 1).then_some(OnOff::On),
                     },
                     clock: crate::msg::Clock {
                         handshake_ms: 1,

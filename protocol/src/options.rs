@@ -170,10 +170,11 @@ wire_enum! {
         On = "on",
         /// Every win scores 1.
         Off = "off",
-        /// Rebour: a mordienne scores 2, may be announced, and an announcement plays the match to
-        /// 10 points.
+        /// Rebour: a mordienne scores 2 and may be announced; an announcement raises the match's
+        /// target (below 10) to 10 points.
         Announced = "announced",
-        /// McLeod: only an announced mordienne scores 2, and the match is to 10 points.
+        /// McLeod: only an announced mordienne scores 2, and the match is to 10 points (`target`
+        /// 10).
         AnnouncedOnly = "announced-only",
     }
 }
@@ -409,6 +410,9 @@ rule_options! {
         pub signal_truth("signal-truth"): SignalTruth,
         /// Whether a team may offer to surrender before the first lead; left out when off.
         pub surrender("surrender"): Option<OnOff> = optional,
+        /// Whether an announced mordienne that fails gives the other team 2 points (a house
+        /// rule, spec/rules.md section 12.4); left out when off.
+        pub announce_penalty("announce-penalty"): Option<OnOff> = optional,
     }
 }
 

@@ -222,6 +222,34 @@ mod tests {
         );
     }
 
+    /// Issue 24: one class for each bad answer to the pre-lead questions (spec/protocol.md
+    /// 4.12): an `offer`, `accept` or `announce` missing or not a boolean is a line the decoder
+    /// refuses (`malformed`); an answer of another type is a `wrong_answer`.
+    #[test]
+    fn pre_lead_answers_are_booleans_of_the_question_s_type() {
+        let game = dealt(Rules { chant: false, surrender: true, ..Rules::default() });
+        assert_eq!(game.to_act(), Some(Turn::Offer(S1)));
+        let yes = answer(r#"{"type":"offer","id":4,"offer":true}"#);
+        assert_eq!(pledge(&game, S1, &yes), Ok(Action::Offer(true)));
+        for other in
+            [r#"{"type":"reply","id":4,"accept":true}"#, r#"{"type":"play","id":4,"card":"3o"}"#]
+        {
+            let r = pledge(&game, S1, &answer(other)).unwrap_err();
+            assert_eq!(r.kind(), FaultKind::WrongAnswer, "{other}");
+            assert!(r.to_string().starts_with("expected a offer answer"), "{r}");
+        }
+        assert!(pledge(&game, S0, &yes).is_err(), "not seat 0's turn");
+        for line in [
+            r#"{"type":"offer","id":4,"offer":"yes"}"#,
+            r#"{"type":"offer","id":4,"offer":1}"#,
+            r#"{"type":"offer","id":4}"#,
+            r#"{"type":"reply","id":4,"accept":null}"#,
+            r#"{"type":"announce","id":4,"announce":[true]}"#,
+        ] {
+            assert!(decode_line::<FromBot>(line.as_bytes()).is_err(), "{line} decoded");
+        }
+    }
+
     #[test]
     fn discards_are_six_distinct_held_cards_under_the_rule() {
         let game = at_discard(DiscardRule::KeepHighest);

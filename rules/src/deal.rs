@@ -199,13 +199,26 @@ pub struct DealerDraw {
 }
 
 /// The traditional draw for the first dealer when the partnerships are already fixed: `cards`
-/// are turned up in order, the first to seat 0 and each next one to the next seat to the left
-/// (0, 1, 2, 3, 0, ...), until the Madame appears; the seat that receives her deals first.
+/// are turned up in order and dealt round the table from seat 0 to the left (0, 1, 2, 3, 0, ...),
+/// skipping every seat that has already received one of the four great cards (`3o 3c 2o 2c`),
+/// which gets no more cards, until the Madame appears; the seat that receives her deals first.
 /// `None` when `cards` hold no Madame, which a whole deck always does: a replay gives the cards
 /// a record says were turned up, which may be anything.
 pub fn draw_first_dealer(cards: &[Card]) -> Option<DealerDraw> {
-    let at = cards.iter().position(|&c| c == Card::MADAME)?;
-    Some(DealerDraw { dealer: Seat::ALL[at % 4], cards_turned: at + 1 })
+    let mut out = [false; 4];
+    let mut seat = 0usize;
+    for (i, &card) in cards.iter().enumerate() {
+        // At most three seats are ever out before the Madame, so this stops.
+        while out[seat] {
+            seat = (seat + 1) % 4;
+        }
+        if card == Card::MADAME {
+            return Some(DealerDraw { dealer: Seat::ALL[seat], cards_turned: i + 1 });
+        }
+        out[seat] = card.level() <= 4;
+        seat = (seat + 1) % 4;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -275,9 +288,10 @@ mod tests {
 
     #[test]
     fn the_madame_s_receiver_deals_first() {
-        // Canonical order: the Madame (3c) is card 15, index 14, dealt to seat 14 mod 4 = 2.
+        // Canonical order: 2o (index 1) puts seat 1 out, 3o (index 2) seat 2; 2c (index 13)
+        // goes to seat 3, and the Madame (index 14) to seat 0, the only seat left.
         let draw = draw_first_dealer(Deck::canonical().cards());
-        assert_eq!(draw, Some(DealerDraw { dealer: Seat::ALL[2], cards_turned: 15 }));
+        assert_eq!(draw, Some(DealerDraw { dealer: Seat::ALL[0], cards_turned: 15 }));
         // Turned up first, she goes to seat 0.
         assert_eq!(
             draw_first_dealer(&[Card::MADAME, Card::MONSIEUR]),
@@ -285,9 +299,19 @@ mod tests {
         );
         let four: Vec<Card> =
             ["Ao", "3o", "2o", "2c", "3c"].iter().map(|c| c.parse().unwrap()).collect();
+        // Seats 1, 2 and 3 are out after the Monsieur, the Borgne and the Vache: seat 0 gets
+        // every card after, the Madame too.
         assert_eq!(
             draw_first_dealer(&four),
             Some(DealerDraw { dealer: Seat::ALL[0], cards_turned: 5 })
+        );
+        // A skipped seat's turn passes on: seat 0 out with the Borgne, the fifth card (the
+        // Madame) goes to seat 1, not to seat 0 as it would without the skip rule.
+        let skip: Vec<Card> =
+            ["2o", "Ao", "Ko", "Co", "3c"].iter().map(|c| c.parse().unwrap()).collect();
+        assert_eq!(
+            draw_first_dealer(&skip),
+            Some(DealerDraw { dealer: Seat::ALL[1], cards_turned: 5 })
         );
         assert_eq!(draw_first_dealer(&four[..4]), None);
         assert_eq!(draw_first_dealer(&[]), None);

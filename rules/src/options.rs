@@ -105,6 +105,10 @@ pub struct Rules {
     pub announce: Announcement,
     /// Whether a team may offer to surrender before the first lead (section 12.2).
     pub surrender: bool,
+    /// `announce-penalty`: whether an announcement commits its team as a refused surrender does,
+    /// a failed one giving the other team 2 points (section 12.4). A house rule no source gives,
+    /// so off by default.
+    pub announce_penalty: bool,
     /// Mordienne's minimum run, 2 or 3. It is kept when mordienne is off, like
     /// `signal_leak_ppm` under other deliveries, so a record's rules say what the organiser set.
     pub mordienne_run: u8,
@@ -128,6 +132,30 @@ impl Rules {
     pub fn has_pre_lead_rounds(&self) -> bool {
         self.surrender || self.announce != Announcement::Off
     }
+
+    /// Whether the match length goes with the announcement reading (spec/rules.md section 8):
+    /// under `announced-only` the match is to 10 points, and under `announced` it is to a target
+    /// below 10, which an announcement raises to 10. Any other length would be changed by the
+    /// rules behind the organiser's back, so it is refused where rules are read.
+    pub fn check_length(&self) -> Result<(), LengthConflict> {
+        match (self.announce, self.length) {
+            (Announcement::MatchToTen, MatchLength::Target(10)) => Ok(()),
+            (Announcement::MatchToTen, length) => Err(LengthConflict::ToTen(length)),
+            (Announcement::ExtendsMatch, MatchLength::Target(n)) if n < 10 => Ok(()),
+            (Announcement::ExtendsMatch, length) => Err(LengthConflict::Extends(length)),
+            (Announcement::Off, _) => Ok(()),
+        }
+    }
+}
+
+/// A match length that the announcement reading in force would change (see
+/// [`Rules::check_length`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LengthConflict {
+    /// `announced-only` plays to 10 points, but the length set is another.
+    ToTen(MatchLength),
+    /// `announced` extends a match to a target below 10 up to 10, but the length set is not one.
+    Extends(MatchLength),
 }
 
 impl Default for Rules {
@@ -140,6 +168,7 @@ impl Default for Rules {
             mordienne: true,
             announce: Announcement::Off,
             surrender: false,
+            announce_penalty: false,
             mordienne_run: 2,
             length: MatchLength::Deals(5),
             on_tie: OnTie::Draw,

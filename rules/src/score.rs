@@ -1,6 +1,7 @@
 //! Scoring a deal from its nine trick results: the one place where "most tricks, first to reach"
 //! and mordienne are decided, so the engine and the replay can never disagree; and the scoring
-//! of a deal a team is committed in (a refused surrender, an announcement: spec/rules.md 12.4).
+//! of a deal a team is committed in (a refused surrender, an announcement under
+//! `announce-penalty`: spec/rules.md 12.4) or announced a mordienne in (12.3).
 
 use crate::options::Rules;
 use crate::seat::{Seat, Team};
@@ -14,7 +15,9 @@ pub struct DealScore {
     pub winner: Option<Seat>,
     /// Points scored by [`DealScore::team`] (0, 1, or 2).
     pub points: u8,
-    /// True when the winner made mordienne (and, in a committed deal, was of the committed team).
+    /// True when the deal was scored as a mordienne: the winner made one and it scored 2 (so
+    /// false for an unannounced one under `announced-only`); in a committed deal, made by the
+    /// committed team.
     pub mordienne: bool,
     /// The team that scores `points`: the winner's, except in a deal with a surrender offered
     /// (section 12); `None` when nobody scores.
@@ -25,6 +28,17 @@ pub struct DealScore {
 pub fn score_deal(winners: &[Option<Seat>; 9], rules: &Rules) -> DealScore {
     let s = by_tricks(winners, rules.mordienne_run);
     if s.mordienne && !rules.mordienne {
+        return DealScore { points: 1, mordienne: false, ..s };
+    }
+    s
+}
+
+/// Scores a deal in which `announcing` announced a mordienne, without `announce-penalty`
+/// (section 12.3): as section 7, except that the announcing team's mordienne scores 2 even where
+/// an unannounced one scores 1 (`announced-only`). A failed announcement costs nothing.
+pub fn score_announced(winners: &[Option<Seat>; 9], rules: &Rules, announcing: Team) -> DealScore {
+    let s = by_tricks(winners, rules.mordienne_run);
+    if s.mordienne && !rules.mordienne && s.team != Some(announcing) {
         return DealScore { points: 1, mordienne: false, ..s };
     }
     s
@@ -164,6 +178,28 @@ mod tests {
         }
         let accepted = score_accepted(Team::new(0).unwrap());
         assert_eq!((accepted.team, accepted.points, accepted.winner), (Team::new(0), 1, None));
+    }
+
+    /// The announced rows of spec/rules.md section 12.5 without `announce-penalty`: a made
+    /// announcement scores as section 7 would (2 even under `announced-only`), a failed one costs
+    /// nothing, and under `announced-only` the other team's unannounced mordienne scores 1.
+    #[test]
+    fn announced_deal_vectors() {
+        let only = Rules { mordienne: false, ..Rules::default() };
+        let on = Rules::default();
+        let t = |n| Team::new(n).unwrap();
+        let cases = [
+            ("SXENXSWWW", on, 1, Some(1), 2, true),
+            ("SXENXSWWW", only, 1, Some(1), 2, true),
+            ("SXENXSWWW", only, 0, Some(1), 1, false),
+            ("SXENXSWWW", on, 0, Some(1), 2, true),
+            ("SENWSEXNW", only, 1, Some(0), 1, false),
+            ("XXXXXXXXX", on, 1, None, 0, false),
+        ];
+        for (tricks, rules, announcing, team, points, made) in cases {
+            let s = score_announced(&parse(tricks), &rules, t(announcing));
+            assert_eq!((s.team.map(|t| t.index()), s.points, s.mordienne), (team, points, made));
+        }
     }
 
     #[test]

@@ -35,6 +35,7 @@ fn rules_from(options: &[&str]) -> Rules {
                 (rules.mordienne, rules.announce) = (false, Announcement::MatchToTen)
             }
             ("surrender", v) => rules.surrender = v == "on",
+            ("announce-penalty", v) => rules.announce_penalty = v == "on",
             ("all-spoiled", "redeal") => rules.all_spoiled = AllSpoiled::Redeal,
             ("mordienne-run", n) => rules.mordienne_run = n.parse().unwrap(),
             _ => panic!("unknown option {opt}"),

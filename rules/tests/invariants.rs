@@ -15,7 +15,7 @@ enum Logged {
 
 fn random_rules(rng: &mut SplitMix64) -> Rules {
     let pick = |rng: &mut SplitMix64, n: u64| rng.below(n);
-    Rules {
+    let mut rules = Rules {
         chant: pick(rng, 4) != 0,
         chant_second: if pick(rng, 2) == 0 { ChantSecond::Dealer } else { ChantSecond::Partner },
         discard: if pick(rng, 2) == 0 { DiscardRule::Free } else { DiscardRule::KeepHighest },
@@ -37,9 +37,18 @@ fn random_rules(rng: &mut SplitMix64) -> Rules {
         signal_leak_ppm: 500_000,
         signal_truth: if pick(rng, 2) == 0 { SignalTruth::Truthful } else { SignalTruth::Free },
         surrender: pick(rng, 2) == 0,
+        announce_penalty: pick(rng, 2) == 0,
         announce: [Announcement::Off, Announcement::ExtendsMatch, Announcement::MatchToTen]
             [pick(rng, 3) as usize],
-    }
+    };
+    // The lengths each announcement reading takes (spec/rules.md section 8; others are refused).
+    rules.length = match rules.announce {
+        Announcement::Off => rules.length,
+        Announcement::ExtendsMatch => MatchLength::Target(1 + pick(rng, 9) as u16),
+        Announcement::MatchToTen => MatchLength::Target(10),
+    };
+    assert_eq!(rules.check_length(), Ok(()));
+    rules
 }
 
 fn random_signal(rng: &mut SplitMix64) -> Signal {
@@ -164,7 +173,22 @@ fn check_deal(rules: &Rules, d: &DealResult, tricks: &[Option<Seat>], extended: 
         return;
     };
     PLEDGES.with(|p| p.borrow_mut()[pledge.kind as usize] += 1);
-    assert!(d.counted, "a deal with a surrender or an announcement always counts");
+    if pledge.kind == PledgeKind::Announced {
+        *extended |= rules.announce == Announcement::ExtendsMatch;
+    }
+    if pledge.kind == PledgeKind::Announced && !rules.announce_penalty {
+        // Section 7, where the announcing team's mordienne scores 2 whatever `mordienne` says,
+        // and a failed announcement costs nothing.
+        let winners: [Option<Seat>; 9] = tricks.try_into().expect("nine tricks");
+        let plain = score_deal(&winners, &Rules { mordienne: true, ..*rules });
+        let announcing = pledge.seat.team();
+        let two = rules.mordienne || plain.team == Some(announcing);
+        assert_eq!(s.team, plain.team, "{d:?}");
+        assert_eq!(s.mordienne, plain.mordienne && two, "{d:?}");
+        assert_eq!(s.points, if plain.mordienne && !two { 1 } else { plain.points }, "{d:?}");
+        return;
+    }
+    assert!(d.counted, "a deal with a surrender or a committing announcement always counts");
     match pledge.kind {
         PledgeKind::Accepted => {
             assert!(rules.surrender);
@@ -185,22 +209,16 @@ fn check_deal(rules: &Rules, d: &DealResult, tricks: &[Option<Seat>], extended: 
             assert_eq!(s.mordienne, made, "{d:?}");
             let scorer = if made { committed } else { committed.other() };
             assert_eq!(s.team, Some(scorer), "{d:?}");
-            if pledge.kind == PledgeKind::Announced {
-                assert_ne!(rules.announce, Announcement::Off);
-                *extended |= rules.announce == Announcement::ExtendsMatch;
-            }
         }
     }
 }
 
-/// The match ended when section 8 says: to 10 under `announced-only`, and after an announcement
-/// under `announced`.
+/// The match ended when section 8 says: at its target (10 under `announced-only`), and under
+/// `announced` at 10 after an announcement.
 fn check_length(rules: &Rules, m: &MatchResult, extended: bool) {
     let top = m.score[0].max(m.score[1]);
     let target = match (rules.announce, rules.length) {
-        (Announcement::MatchToTen, _) => Some(10),
-        (Announcement::ExtendsMatch, MatchLength::Target(n)) if extended => Some(n.max(10)),
-        (Announcement::ExtendsMatch, MatchLength::Deals(_)) if extended => Some(10),
+        (Announcement::ExtendsMatch, MatchLength::Target(_)) if extended => Some(10),
         (_, MatchLength::Target(n)) => Some(n),
         (_, MatchLength::Deals(_)) => None,
     };

@@ -2,11 +2,13 @@
 //! seat's knowledge allows, play every candidate out in each deal by the playout policy, and
 //! take the candidate whose deal score (points to this partnership minus the opponents') is
 //! best on average. Every candidate meets the same deals and the same playout randomness, so
-//! their difference is measured with far less noise than their values.
+//! their difference is measured with far less noise than their values. The answers of the
+//! rounds before the first lead are candidates like any other: each a set of pre-lead answers
+//! the playouts are scored by (`rules::Pledges::score`).
 
 use crate::knowledge::{Knowledge, Sample};
 use crate::sim::{self, Sim};
-use rules::{Card, CardSet, DiscardRule, SplitMix64};
+use rules::{Card, CardSet, DiscardRule, Pledges, SplitMix64, Turn};
 
 /// How much searching one decision may do: the caller's clock enters only through `elapsed_us`.
 pub(crate) struct Budget<'a> {
@@ -77,7 +79,10 @@ fn sim_of(k: &Knowledge, sample: &Sample) -> Sim {
         n_table: k.table.len() as u8,
         winners: k.winners,
         tricks_done: k.tricks_done,
+        pledges: k.pledges,
+        runner: 4,
     }
+    .with_runner(&k.rules)
 }
 
 /// The index of the candidate that scores best for this seat's partnership over the samples,
@@ -180,4 +185,64 @@ pub(crate) fn discard(k: &Knowledge, budget: &mut Budget<'_>, rng: &mut SplitMix
 /// The `n` weakest cards of a mask.
 fn low_cards(mask: u64, n: u32) -> u64 {
     mask & !sim::keep_strongest(mask, mask.count_ones().saturating_sub(n))
+}
+
+/// The answer to a pre-lead question (`turn`: an offer, a reply or an announcement of this
+/// seat), by the expected deal score of each answer over the samples, the deal played out from
+/// the first lead. The safe answer comes first and wins ties: no offer, acceptance, no
+/// announcement.
+/// - Offer: offering is taken as accepted (the opponents refuse only when that pays them, which
+///   is worse still for the offerer), a sure point to them; it is made only when playing on is
+///   expected to cost more, as when the opponents hold a mordienne.
+/// - Reply: accepting is a sure point; refusing commits this team to a mordienne (both
+///   opponents refusing), worth it only when the team makes one often enough (3 times in 4).
+/// - Announce: the announced deal scored as the option says (`announce-penalty`, and under
+///   `announced-only` the 2 points of an announced mordienne) against the same deal unannounced,
+///   both played for this team's mordienne.
+///
+/// A team committed to a mordienne (or playing for one) plays it out with a runner
+/// (`Sim::choose_runner`), so that a hand that can make it is seen to.
+pub(crate) fn pledge(
+    k: &Knowledge,
+    turn: Turn,
+    budget: &mut Budget<'_>,
+    rng: &mut SplitMix64,
+) -> bool {
+    let me = k.seat;
+    let answer = |f: &dyn Fn(&mut Pledges)| {
+        let mut p = k.pledges;
+        f(&mut p);
+        p
+    };
+    let cands: [Pledges; 2] = match turn {
+        Turn::Offer(_) => [
+            answer(&|p| p.offers[me.index()] = Some(false)),
+            answer(&|p| {
+                p.offers[me.index()] = Some(true);
+                p.replies[me.left().index()] = Some(true);
+            }),
+        ],
+        Turn::Reply(_) => [
+            answer(&|p| p.replies[me.index()] = Some(true)),
+            answer(&|p| {
+                p.replies[me.index()] = Some(false);
+                p.replies[me.partner().index()] = Some(false);
+            }),
+        ],
+        _ => [
+            answer(&|p| p.announces[me.index()] = Some(false)),
+            answer(&|p| p.announces[me.index()] = Some(true)),
+        ],
+    };
+    // An announcement is weighed by what it changes in the score alone: both candidates play
+    // for this team's mordienne, as its seats would whether they announce or not.
+    let announcing = matches!(turn, Turn::Announce(_));
+    rank(k, budget, rng, &cands, |s, p| {
+        s.pledges = *p;
+        if announcing {
+            s.choose_runner_of(Some(me.team()), &k.rules);
+        } else {
+            s.choose_runner(&k.rules);
+        }
+    }) == 1
 }

@@ -8,7 +8,8 @@
 //! cards then discarded). [`Knowledge::consistent`] is the ground truth; the sampler builds a
 //! likely deal and keeps only one that passes it.
 
-use rules::{Card, CardSet, ChantSecond, Rank, Rules, Seat, Signal, SignalTruth, SplitMix64};
+use rules::SplitMix64;
+use rules::{Card, CardSet, ChantSecond, Pledges, Rank, Rules, Seat, Signal, SignalTruth};
 
 /// A signal this seat saw, with what it needs to know when it was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +59,9 @@ pub struct Knowledge {
     pub tricks_done: u8,
     /// The trick phase has begun (a card was asked for or played): every discard is made.
     pub playing: bool,
+    /// The answers of the rounds before the first lead (all public): they decide how the deal
+    /// is scored, so the playouts score by them ([`rules::Pledges::score`]).
+    pub pledges: Pledges,
 }
 
 /// One complete assignment of the hidden cards.
@@ -106,6 +110,7 @@ impl Knowledge {
             winners: [None; 9],
             tricks_done: 0,
             playing: false,
+            pledges: Pledges::default(),
         }
     }
 

@@ -8,7 +8,8 @@ use crate::knowledge::Knowledge;
 use convert::{card, code};
 use protocol::CardCode;
 use protocol::msg::{FromBot, ToBot};
-use rules::{CardSet, Rules, Seat, Signal, SignalDelivery, SignalTruth, SplitMix64, derive_seed};
+use rules::derive_seed;
+use rules::{CardSet, Rules, Seat, Signal, SignalDelivery, SignalTruth, SplitMix64, Turn};
 
 /// How the bot searches.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,6 +46,8 @@ const MAX_SAMPLES: u32 = 20_000;
 pub struct Player {
     settings: Settings,
     signals_offered: bool,
+    /// The referee offered the feature `surrender` (the bot takes it up, [`Player::features`]).
+    surrender_offered: bool,
     rules: Rules,
     seat: Seat,
     game: u64,
@@ -74,6 +77,7 @@ fn seat(n: u8) -> Seat {
 const VOTE: u64 = 1;
 const DISCARD: u64 = 2;
 const PLAY: u64 = 3;
+const PLEDGE: u64 = 4;
 
 impl Player {
     /// A player with these settings.
@@ -81,6 +85,7 @@ impl Player {
         Player {
             settings,
             signals_offered: true,
+            surrender_offered: false,
             rules: Rules::default(),
             seat: Seat::ALL[0],
             game: 0,
@@ -96,6 +101,57 @@ impl Player {
         match msg {
             ToBot::Hello { features, .. } => {
                 self.signals_offered = features.iter().any(|f| f == "signals");
+                self.surrender_offered = features.iter().any(|f| f == protocol::SURRENDER);
+                None
+            }
+            ToBot::Offer { id, hand, time_ms, bank_ms, .. }
+            | ToBot::Reply { id, hand, time_ms, bank_ms, .. }
+            | ToBot::Announce { id, hand, time_ms, bank_ms, .. } => {
+                // The rounds come after every discard: the hands are those of the play. A reply
+                // names the offerer, whose `offered` notice may be missing (a question without
+                // its notices).
+                let offerer = match msg {
+                    ToBot::Reply { seat: s, .. } => Some(seat(*s)),
+                    _ => None,
+                };
+                let k = self.know(|k| {
+                    k.playing = true;
+                    k.hand = set(hand);
+                    if let Some(o) = offerer {
+                        k.pledges.offers[o.index()] = Some(true);
+                    }
+                });
+                let turn = match msg {
+                    ToBot::Offer { .. } => Turn::Offer(self.seat),
+                    ToBot::Reply { .. } => Turn::Reply(self.seat),
+                    _ => Turn::Announce(self.seat),
+                };
+                let mut rng = self.rng(PLEDGE, &k);
+                let mut budget = self.budget(*time_ms, *bank_ms, elapsed_us);
+                let yes = decide::pledge(&k, turn, &mut budget, &mut rng);
+                let (id, signals) = (*id, Vec::new());
+                Some(match turn {
+                    Turn::Offer(_) => FromBot::Offer { id, offer: yes, signals },
+                    Turn::Reply(_) => FromBot::Reply { id, accept: !yes, signals },
+                    _ => FromBot::Announce { id, announce: yes, signals },
+                })
+            }
+            ToBot::Offered { seat: s, offer } => {
+                self.update(|k| {
+                    k.playing = true;
+                    k.pledges.offers[seat(*s).index()] = Some(*offer);
+                });
+                None
+            }
+            ToBot::Replied { seat: s, accept } => {
+                self.update(|k| k.pledges.replies[seat(*s).index()] = Some(*accept));
+                None
+            }
+            ToBot::Announced { seat: s, announce } => {
+                self.update(|k| {
+                    k.playing = true;
+                    k.pledges.announces[seat(*s).index()] = Some(*announce);
+                });
                 None
             }
             ToBot::Game { game, seat: s, rules, .. } => {
@@ -172,6 +228,12 @@ impl Player {
             }
             _ => None,
         }
+    }
+
+    /// The features to take up in the `hello` answer: `surrender` when the referee offers it,
+    /// since the search answers the rounds before the first lead.
+    pub fn features(&self) -> Vec<String> {
+        if self.surrender_offered { vec![protocol::SURRENDER.to_owned()] } else { Vec::new() }
     }
 
     /// What this seat knows of the current deal, once a deal has started.

@@ -5,7 +5,7 @@
 //! order within a level), so "the strongest card" is the lowest bit and "every card stronger
 //! than level L" is a contiguous low mask: the policy's questions are a few instructions each.
 
-use rules::{Card, CardSet, Rules, Seat, SplitMix64, score_deal};
+use rules::{Card, CardSet, Pledges, Rules, Seat, SplitMix64, Team};
 
 /// The 48 cards in strength order, strongest first; ties in canonical order.
 const RANKED: [u8; 48] = {
@@ -156,6 +156,11 @@ pub(crate) struct Sim {
     pub(crate) n_table: u8,
     pub(crate) winners: [Option<Seat>; 9],
     pub(crate) tricks_done: u8,
+    /// The pre-lead answers the deal is scored by (a candidate answer, in a pre-lead decision).
+    pub(crate) pledges: Pledges,
+    /// The seat playing for a mordienne its team is committed to or announced ([`Sim::runner`]),
+    /// 4 for none.
+    pub(crate) runner: u8,
 }
 
 impl Sim {
@@ -199,12 +204,55 @@ impl Sim {
     /// The deal's value for `team` (0 or 1): the points it scores, minus those the other
     /// team scores.
     pub(crate) fn value(&self, team: usize, rules: &Rules) -> i32 {
-        let score = score_deal(&self.winners, rules);
-        match score.winner {
-            Some(w) if w.team().index() == team => i32::from(score.points),
+        // Section 7 or, after a surrender or an announcement, section 12: the points go to the
+        // scoring team, which need not be the deal winner's.
+        let score = self.pledges.score(&self.winners, rules);
+        match score.team {
+            Some(t) if t.index() == team => i32::from(score.points),
             Some(_) => -i32::from(score.points),
             None => 0,
         }
+    }
+
+    /// Picks the seat that plays for the mordienne of the committed or announcing team (spec/rules.md
+    /// section 12): the one of its two seats with more sure winners (cards no other hand can beat
+    /// or match), when it has at least `mordienne-run` of them and its tricks so far end the
+    /// deal's (none, or a run to the last trick played). Without it the policy, which takes
+    /// tricks as they come, would almost never make a mordienne, and a refusal or an
+    /// announcement would look like a loss however strong the hand.
+    pub(crate) fn choose_runner(&mut self, rules: &Rules) {
+        let team = self.pledges.committed(rules).or(self.pledges.announced_by().map(Seat::team));
+        self.choose_runner_of(team, rules);
+    }
+
+    /// The same for `team`'s mordienne, whatever the pledges say (`None`: no runner).
+    pub(crate) fn choose_runner_of(&mut self, team: Option<Team>, rules: &Rules) {
+        self.runner = 4;
+        let Some(team) = team else { return };
+        let mut best = (0u32, 4u8);
+        for seat in [team.index() as u8, team.index() as u8 + 2] {
+            let masters = self.masters(seat).count_ones();
+            let done = usize::from(self.tricks_done);
+            let me = Seat::new(seat);
+            let won = self.winners[..done].iter().filter(|w| **w == me).count();
+            let tail = self.winners[..done].iter().rev().take_while(|w| **w == me).count();
+            if won == tail && masters >= u32::from(rules.mordienne_run) && masters > best.0 {
+                best = (masters, seat);
+            }
+        }
+        self.runner = best.1;
+    }
+
+    /// The same sim with its runner chosen.
+    pub(crate) fn with_runner(mut self, rules: &Rules) -> Sim {
+        self.choose_runner(rules);
+        self
+    }
+
+    /// The cards of `seat` that no other hand can beat or match.
+    fn masters(&self, seat: u8) -> u64 {
+        let others = (1..4).fold(0, |m, k| m | self.hands[((seat + k) & 3) as usize]);
+        self.hands[seat as usize] & BELOW[top_level(others) as usize]
     }
 
     /// The playout policy, for the seat to play: lead the cheapest card no opponent can beat
@@ -217,6 +265,11 @@ impl Sim {
         let hand = self.hands[seat as usize];
         if hand.count_ones() == 1 {
             return hand.trailing_zeros();
+        }
+        // The mordienne's runner loses its other cards first, then wins the rest with its sure
+        // winners.
+        if seat == self.runner && hand & !self.masters(seat) != 0 {
+            return weakest(hand).trailing_zeros();
         }
         if rng.below(100) < 6 {
             let mut pick = hand;
@@ -315,6 +368,8 @@ mod tests {
             n_table: 0,
             winners: [None; 9],
             tricks_done: 0,
+            pledges: Pledges::default(),
+            runner: 4,
         };
         for s in ["4o", "Ko", "Ao", "5c"] {
             sim.hands[sim.next_seat() as usize] |= 1 << c(s);

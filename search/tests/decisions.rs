@@ -1,5 +1,6 @@
 //! The search's decisions, from the messages a bot receives: the chant vote is weighed, a
-//! discard keeps the strong cards, and a timed answer stops when the time handed in says so.
+//! discard keeps the strong cards, a timed answer stops when the time handed in says so, and the
+//! answers before the first lead are weighed by what each costs (issue 24).
 
 use protocol::codec::decode_line;
 use protocol::msg::{FromBot, ToBot};
@@ -13,13 +14,18 @@ const RULES: &str = r#"{"seating":"given","chant":"on","chant-second":"dealer","
 
 /// A player seated at `seat` of game 1, dealt `hand` by seat 0.
 fn seated(seat: u8, hand: &str, settings: Settings) -> Player {
+    seated_under(RULES, seat, hand, settings)
+}
+
+/// The same under `rules` (a `rules` object).
+fn seated_under(rules: &str, seat: u8, hand: &str, settings: Settings) -> Player {
     let mut p = Player::new(settings);
     let mut clock = || 0;
     let partner = (seat + 2) % 4;
     let lines = [
         r#"{"type":"hello","id":1,"protocol":1,"features":["signals"],"time_ms":1000}"#.to_string(),
         format!(
-            r#"{{"type":"game","game":1,"seat":{seat},"partner":{partner},"players":["a","b","c","d"],"rules":{RULES},"clock":{{"handshake_ms":1000,"answer_ms":1000,"bank_ms":5000}}}}"#
+            r#"{{"type":"game","game":1,"seat":{seat},"partner":{partner},"players":["a","b","c","d"],"rules":{rules},"clock":{{"handshake_ms":1000,"answer_ms":1000,"bank_ms":5000}}}}"#
         ),
         format!(r#"{{"type":"deal","deal":1,"dealer":0,"hand":{hand}}}"#),
     ];
@@ -107,4 +113,61 @@ fn a_timed_answer_stops_when_the_handed_in_clock_says_so() {
             assert_eq!(reads, 0, "a fixed sample count read the clock");
         }
     }
+}
+
+/// The answer of seat 1 (the dealer's left, dealer 0), holding `hand`, to the pre-lead question
+/// `kind` (`offer`, `reply` to seat 0's offer, `announce`) under `rules` with `extra` options
+/// (JSON members), chant off.
+fn pledge(kind: &str, extra: &str, hand: &[&str]) -> bool {
+    let mut rules = RULES.replace(r#""chant":"on""#, r#""chant":"off""#);
+    if extra.contains("target") {
+        rules = rules.replace(r#""deals":5,"#, "");
+    }
+    let rules = rules.replace(r#""mordienne":"on""#, extra);
+    assert!(rules.contains(extra));
+    assert_eq!(rules.contains(r#""deals":5"#), !extra.contains("target"), "deals or target");
+    let hand =
+        format!("[{}]", hand.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(","));
+    let mut p = seated_under(&rules, 1, &hand, fixed(200));
+    let mut clock = || 0;
+    let seat = if kind == "reply" { r#","seat":0"# } else { "" };
+    let q = msg(&format!(
+        r#"{{"type":"{kind}","id":5,"deal":1{seat},"hand":{hand},"score":[0,0],"time_ms":1000,"bank_ms":5000}}"#
+    ));
+    match p.handle(&q, &mut clock) {
+        Some(FromBot::Offer { offer, .. }) => offer,
+        Some(FromBot::Reply { accept, .. }) => accept,
+        Some(FromBot::Announce { announce, .. }) => announce,
+        other => panic!("not a pre-lead answer: {other:?}"),
+    }
+}
+
+const WEAK: [&str; 9] = ["4o", "5o", "6c", "4s", "5s", "6s", "4b", "5b", "7b"];
+const GREAT: [&str; 9] = ["3o", "3c", "2o", "2c", "9c", "9o", "2b", "2s", "Ao"];
+
+/// The rounds before the first lead (issue 24). An accepted offer is a sure point lost, so the
+/// search offers neither a weak hand nor a strong one (playing on costs less than a point on
+/// average). It accepts an offer, the sure point, with a weak hand, and refuses it with the eight
+/// top cards, whose committed mordienne it makes (its runner loses the ace first, then wins the
+/// rest). It announces only where announcing changes the score in its favour: never under
+/// `announced`, where a mordienne scores 2 announced or not and an announcement only risks the
+/// house penalty; always under `announced-only` without the penalty, where it costs nothing; and
+/// with the penalty only a hand that makes the mordienne.
+#[test]
+fn the_pre_lead_answers_are_weighed() {
+    let surrender = r#""mordienne":"on","surrender":"on""#;
+    let ext = r#""mordienne":"announced","target":5"#;
+    let ext_pen = r#""mordienne":"announced","target":5,"announce-penalty":"on""#;
+    let only = r#""mordienne":"announced-only","target":10"#;
+    let only_pen = r#""mordienne":"announced-only","target":10,"announce-penalty":"on""#;
+    for hand in [WEAK, GREAT] {
+        assert!(!pledge("offer", surrender, &hand), "offered {hand:?}");
+        assert!(!pledge("announce", ext, &hand), "announced {hand:?}");
+        assert!(!pledge("announce", ext_pen, &hand), "announced {hand:?}");
+        assert!(pledge("announce", only, &hand), "no free announcement {hand:?}");
+    }
+    assert!(pledge("reply", surrender, &WEAK), "refused with a weak hand");
+    assert!(!pledge("reply", surrender, &GREAT), "accepted with the eight top cards");
+    assert!(!pledge("announce", only_pen, &WEAK));
+    assert!(pledge("announce", only_pen, &GREAT));
 }

@@ -5,7 +5,8 @@
 use protocol::codec::{LineFramer, decode_line, encode_line};
 use protocol::msg::{FromBot, TableCard, ToBot};
 use protocol::{CardCode, PROTOCOL_VERSION};
-use rules::{Card, CardSet, DiscardRule, Rules, SignalDelivery, SignalTruth, SplitMix64};
+use rules::SplitMix64;
+use rules::{Announcement, Card, CardSet, DiscardRule, Rules, SignalDelivery, SignalTruth};
 use std::time::Instant;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
@@ -62,6 +63,8 @@ struct State {
     seat: u8,
     /// The game's rules, from its `game` message.
     rules: Rules,
+    /// The referee offered the feature `surrender`, and the heuristic and search bots take it up.
+    surrender: bool,
 }
 
 impl State {
@@ -76,15 +79,38 @@ impl State {
             }
         }
         match msg {
-            ToBot::Hello { id, .. } => Some(FromBot::Hello {
+            ToBot::Hello { id, features, .. } => {
+                // The random bot stays without the rounds: the referee's automatic answers,
+                // which cost least, answer for it.
+                self.surrender = self.kind != Builtin::Random
+                    && features.iter().any(|f| f == protocol::SURRENDER);
+                Some(FromBot::Hello {
+                    id,
+                    name: self.kind.name().into(),
+                    version: env!("CARGO_PKG_VERSION").into(),
+                    author: None,
+                    protocol: Some(PROTOCOL_VERSION),
+                    token: None,
+                    features: if self.surrender {
+                        vec![protocol::SURRENDER.to_owned()]
+                    } else {
+                        Vec::new()
+                    },
+                })
+            }
+            ToBot::Offer { id, hand, .. } => Some(FromBot::Offer {
                 id,
-                name: self.kind.name().into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-                author: None,
-                protocol: Some(PROTOCOL_VERSION),
-                token: None,
-                features: Vec::new(),
+                offer: heuristic_offer(&hand_set(&hand)),
+                signals: vec![],
             }),
+            ToBot::Reply { id, hand, .. } => {
+                let accept = !mordienne_hand(hand_set(&hand));
+                Some(FromBot::Reply { id, accept, signals: vec![] })
+            }
+            ToBot::Announce { id, hand, .. } => {
+                let announce = self.heuristic_announce(hand_set(&hand));
+                Some(FromBot::Announce { id, announce, signals: vec![] })
+            }
             ToBot::Game { game, seat, rules, .. } => {
                 self.seat = seat;
                 // The referee's own message states valid rules; were one not, the defaults.
@@ -134,6 +160,19 @@ impl State {
         }
     }
 
+    /// Whether to announce (spec/rules.md section 12.3), only when it pays: under
+    /// `announced-only` an announced mordienne scores 2 where an unannounced one scores 1, so
+    /// without `announce-penalty` announcing costs nothing and is always made, and with it only
+    /// with a hand that can make the mordienne. Under `announced` a mordienne scores 2 announced
+    /// or not, so an announcement only risks the penalty: never made.
+    fn heuristic_announce(&self, hand: CardSet) -> bool {
+        match (self.rules.announce, self.rules.announce_penalty) {
+            (Announcement::MatchToTen, false) => true,
+            (Announcement::MatchToTen, true) => mordienne_hand(hand),
+            _ => false,
+        }
+    }
+
     fn top_card_signals(&self, hand: CardSet) -> Vec<String> {
         if self.kind != Builtin::Heuristic
             || self.rules.signals == SignalDelivery::Off
@@ -167,6 +206,21 @@ impl State {
     }
 }
 
+/// Whether the heuristic offers to surrender (spec/rules.md section 12.2). An accepted offer
+/// costs a sure point, while a deal played on costs at most 2 and is worth about 0 on average: an
+/// offer pays only when the opponents are all but sure of a mordienne, which the heuristic sees
+/// only in a hand with nothing above the jacks (levels 13 to 19), one that wins no trick.
+fn heuristic_offer(hand: &CardSet) -> bool {
+    hand.iter().all(|c| c.level() >= 13)
+}
+
+/// A hand that can make a mordienne on its own: at least three of the four great cards (`3o 3c
+/// 2o 2c`), which nobody beats once kept for the last tricks. Refusing a surrender commits the
+/// team to a mordienne, worth it over the sure point of accepting only with such a hand.
+fn mordienne_hand(hand: CardSet) -> bool {
+    hand.iter().filter(|c| c.level() <= 4).count() >= 3
+}
+
 /// Runs a built-in bot on its end of an in-memory pipe until the referee closes it.
 pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
     let (mut reader, mut writer) = tokio::io::split(stream);
@@ -174,7 +228,8 @@ pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
     let rules = Rules { signals: SignalDelivery::Off, ..Rules::default() };
     let search =
         (kind == Builtin::Search).then(|| search::Player::new(search::Settings::default()));
-    let mut state = State { kind, search, rng: SplitMix64::new(0), seat: 0, rules };
+    let mut state =
+        State { kind, search, rng: SplitMix64::new(0), seat: 0, rules, surrender: false };
     let mut framer = LineFramer::new(max_line);
     let mut buf = vec![0u8; 8192];
     loop {
@@ -251,7 +306,14 @@ mod tests {
     }
 
     fn new_state(kind: Builtin) -> State {
-        State { kind, search: None, rng: SplitMix64::new(0), seat: 0, rules: Rules::default() }
+        State {
+            kind,
+            search: None,
+            rng: SplitMix64::new(0),
+            seat: 0,
+            rules: Rules::default(),
+            surrender: false,
+        }
     }
 
     /// The heuristic bot signals its top cards only when the game's rules deliver signals and
@@ -304,5 +366,56 @@ mod tests {
             }
         }
         assert!(differs > 0, "the free discards were all the weakest six");
+    }
+
+    /// Issue 24: the heuristic takes up `surrender` when offered and answers the rounds by what
+    /// each answer costs (no offer with a hand that wins tricks, accept unless it holds three
+    /// great cards, announce under `announced-only` where it is free); the random bot leaves
+    /// them to the referee.
+    #[test]
+    fn the_heuristic_takes_up_the_rounds_and_weighs_them() {
+        let hello = |features: &[&str]| {
+            msg(json!({"type": "hello", "id": 1, "protocol": 1, "features": features,
+                "time_ms": 1000}))
+        };
+        for (kind, offered, taken) in [
+            (Builtin::Heuristic, true, true),
+            (Builtin::Heuristic, false, false),
+            (Builtin::Random, true, false),
+        ] {
+            let mut state = new_state(kind);
+            let features = if offered { vec!["signals", "surrender"] } else { vec!["signals"] };
+            let got = answer(&mut state, hello(&features))["features"].clone();
+            let want = if taken { json!(["surrender"]) } else { json!([]) };
+            assert_eq!(
+                got.as_array().cloned().unwrap_or_default(),
+                want.as_array().cloned().unwrap(),
+                "{kind:?}"
+            );
+        }
+        let cards = by_level();
+        let (strong, weak) = (codes(&cards[..9]), codes(&cards[cards.len() - 9..]));
+        let ask = |state: &mut State, kind: &str, hand: &[String]| {
+            let q = msg(json!({"type": kind, "id": 4, "deal": 1, "seat": 0, "hand": hand,
+                "score": [0, 0], "time_ms": 1000, "bank_ms": 5000}));
+            let a = answer(state, q);
+            a["offer"].as_bool().or(a["accept"].as_bool()).or(a["announce"].as_bool()).unwrap()
+        };
+        let mut state = new_state(Builtin::Heuristic);
+        assert!(!ask(&mut state, "offer", &strong));
+        assert!(ask(&mut state, "offer", &weak), "nothing above the jacks wins no trick");
+        assert!(!ask(&mut state, "reply", &strong), "three great cards refuse");
+        assert!(ask(&mut state, "reply", &weak));
+        assert!(!ask(&mut state, "announce", &strong), "under announced it only risks");
+        state.rules = Rules {
+            announce: Announcement::MatchToTen,
+            mordienne: false,
+            length: rules::MatchLength::Target(10),
+            ..Rules::default()
+        };
+        assert!(ask(&mut state, "announce", &weak), "free under announced-only");
+        state.rules.announce_penalty = true;
+        assert!(!ask(&mut state, "announce", &weak));
+        assert!(ask(&mut state, "announce", &strong));
     }
 }

@@ -256,6 +256,8 @@ impl Checker {
             chant: false,
             surrender: true,
             announce: Announcement::ExtendsMatch,
+            // `announced` goes with a target below 10 (spec/rules.md section 8).
+            length: rules::MatchLength::Target(5),
             ..Rules::default()
         };
         let announcing = Rules { surrender: false, ..both };

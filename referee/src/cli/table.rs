@@ -176,6 +176,9 @@ struct RulesArgs {
     /// Whether a team may offer to surrender before the first lead.
     #[arg(long, default_value_t = OnOff::Off, value_parser = word::<OnOff>())]
     surrender: OnOff,
+    /// Whether a failed mordienne announcement gives the other team 2 points (a house rule).
+    #[arg(long, default_value_t = OnOff::Off, value_parser = word::<OnOff>())]
+    announce_penalty: OnOff,
 }
 
 impl RulesArgs {
@@ -190,13 +193,44 @@ impl RulesArgs {
             all_spoiled: self.all_spoiled,
             mordienne: self.mordienne,
             mordienne_run: self.mordienne_run,
-            deals: if self.target.is_some() { None } else { Some(self.deals) },
-            target: self.target,
+            deals: if self.target().is_some() { None } else { Some(self.deals) },
+            target: self.target(),
             on_tie: self.on_tie,
             signals: self.signals,
             signal_leak: self.signal_leak,
             signal_truth: self.signal_truth,
             surrender: (self.surrender == OnOff::On).then_some(OnOff::On),
+            announce_penalty: (self.announce_penalty == OnOff::On).then_some(OnOff::On),
+        }
+    }
+
+    /// The target played to: the one set, or 10 under `--mordienne announced-only`, which plays
+    /// every match to 10 (so the header and the `game` message state the target in force).
+    fn target(&self) -> Option<u16> {
+        match (self.mordienne, self.target) {
+            (Mordienne::AnnouncedOnly, None) => Some(10),
+            (_, target) => target,
+        }
+    }
+
+    /// Refuses a target that the announcement reading would change behind the organiser's back
+    /// (spec/rules.md section 8), in one line naming both flags.
+    fn check_length(&self) -> Result<(), String> {
+        match (self.mordienne, self.target) {
+            (Mordienne::AnnouncedOnly, Some(t)) if t != 10 => Err(format!(
+                "--mordienne announced-only plays every match to 10 points: it cannot go with \
+                 --target {t}"
+            )),
+            (Mordienne::Announced, Some(t)) if t >= 10 => Err(format!(
+                "--mordienne announced raises a target below 10 to 10 at the first announcement: \
+                 it cannot go with --target {t}"
+            )),
+            (Mordienne::Announced, None) => Err(
+                "--mordienne announced raises a target below 10 to 10 at the first announcement: \
+                 it needs --target (5 is the usual match), not a number of deals"
+                    .into(),
+            ),
+            _ => Ok(()),
         }
     }
 }
@@ -205,6 +239,7 @@ impl TableArgs {
     /// The game's configuration; the flags' own parsers have checked every value already, so
     /// an error here would be one of the rules' checks that no flag makes.
     pub(super) fn game_config(&self) -> Result<GameConfig, String> {
+        self.rules.check_length()?;
         let (rules, seating) = convert::rules_from_wire(&self.rules.wire())?;
         let cpu = self.clock == ClockMode::Cpu;
         if cpu && self.cpu_time == OnOff::Off {
@@ -358,5 +393,29 @@ mod tests {
         assert_eq!(c.policy.on_fault, OnFault::Forfeit);
         let e = Flags::try_parse_from(["--signals", "loud"]).unwrap_err().to_string();
         assert!(e.contains("[possible values: off, partner, public, leaky]"), "{e}");
+    }
+
+    /// Issue 24: the target in force is the one the header states. `announced-only` states 10
+    /// when no target is given; a target either announcement reading would change is refused in
+    /// one line naming both flags.
+    #[test]
+    fn the_announcement_readings_state_their_target_or_refuse() {
+        let parse = |args: &[&str]| Flags::try_parse_from(args).unwrap().table.game_config();
+        let only = parse(&["--mordienne", "announced-only"]).unwrap();
+        assert_eq!(convert::rules_wire(&only.rules, only.seating).target, Some(10));
+        assert_eq!(only.rules.length, rules::MatchLength::Target(10));
+        assert!(parse(&["--mordienne", "announced-only", "--target", "10"]).is_ok());
+        let ext = parse(&["--mordienne", "announced", "--target", "5"]).unwrap();
+        assert_eq!(convert::rules_wire(&ext.rules, ext.seating).target, Some(5));
+        for (args, named) in [
+            (&["--mordienne", "announced-only", "--target", "15"][..], "--target 15"),
+            (&["--mordienne", "announced", "--target", "15"], "--target 15"),
+            (&["--mordienne", "announced", "--target", "10"], "--target 10"),
+            (&["--mordienne", "announced", "--deals", "20"], "--target"),
+        ] {
+            let e = parse(args).unwrap_err();
+            assert!(e.contains("--mordienne announced") && e.contains(named), "{args:?}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
     }
 }

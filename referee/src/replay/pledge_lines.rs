@@ -6,7 +6,7 @@ use super::account::{Section, plural};
 use super::read::{ReplayError, refused};
 use super::{Replayer, is_stated};
 use protocol::msg::SeatNo;
-use rules::{Action, DealResult, Pledge, PledgeKind, Turn};
+use rules::{Action, DealResult, Pledge, PledgeKind, Seat, Turn};
 
 impl Replayer {
     /// An answer of a pre-lead round: `action` is the offer, reply or announcement it states.
@@ -60,7 +60,12 @@ pub(super) fn pledge_text(d: &DealResult, p: Pledge, score: &str) -> String {
             } else {
                 "mordienne announced"
             };
-            let made = if d.score.mordienne { "made" } else { "not made" };
+            // The mordienne of the team that refused or announced: under `announced` the other
+            // team's unannounced one scores too, and is not the one announced.
+            let team_of =
+                if p.kind == PledgeKind::Refused { p.seat.team().other() } else { p.seat.team() };
+            let theirs = d.score.winner.map(Seat::team) == Some(team_of);
+            let made = if d.score.mordienne && theirs { "made" } else { "not made" };
             let by = match d.score.winner {
                 Some(w) => format!(
                     "seat {w} wins with {}",

@@ -421,7 +421,12 @@ fn a_changed_trick_winner_diverges() {
 }
 
 fn pledge_rules() -> Rules {
-    Rules { surrender: true, announce: rules::Announcement::ExtendsMatch, ..default_rules() }
+    Rules {
+        surrender: true,
+        announce: rules::Announcement::ExtendsMatch,
+        length: MatchLength::Target(5),
+        ..default_rules()
+    }
 }
 
 #[test]
@@ -821,12 +826,13 @@ fn the_rules_line_names_options_as_their_flags_do() {
         signal_truth: rules::SignalTruth::Free,
         announce: rules::Announcement::Off,
         surrender: true,
+        announce_penalty: true,
     };
     assert_eq!(
         line(&every, Seating::Draw),
         "seating draw, chant off, chant-second partner, discard keep-highest, \
          all-spoiled redeal, mordienne off, mordienne-run 3, target 5, on-tie extra-deals, \
-         signals leaky, signal-leak 0.125, signal-truth free, surrender on"
+         signals leaky, signal-leak 0.125, signal-truth free, surrender on, announce-penalty on"
     );
     // Every name the line shows is an option's name.
     let names: Vec<&str> = protocol::RULE_OPTIONS.iter().map(|o| o.name).collect();

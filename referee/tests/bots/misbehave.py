@@ -22,6 +22,9 @@ Correct play: answers hello, plays the first card of its hand, votes refuse, dis
                          number d, so a short match meets every outcome (tests/surrender.rs):
                          when d % 3 == 1 it offers and accepts, when d % 3 == 2 it offers and
                          refuses, when d % 3 == 0 it does not offer and announces
+  offerer                takes up the feature "surrender", offers to surrender in every deal,
+                         accepts every offer and never announces: the bot that offering blindly
+                         made win against every bot that could not reply (issue 24)
   burn                   spends 30 ms of CPU time (a busy loop) on every play question
   spin                   spends CPU time for ever (a busy loop) on its 2nd play question
   overrun                spends 450 ms of CPU time on its 2nd play question, then answers it
@@ -72,15 +75,17 @@ def main():
                 stall()
                 return 0
             answer = {"type": "hello", "id": qid, "name": "misbehave-" + MODE, "version": "1"}
-            if MODE == "pledger":
+            if MODE in ("pledger", "offerer"):
                 answer["features"] = ["surrender"]
             send(answer)
         elif kind == "offer":
-            send({"type": "offer", "id": qid, "offer": msg["deal"] % 3 != 0})
+            offer = MODE == "offerer" or msg["deal"] % 3 != 0
+            send({"type": "offer", "id": qid, "offer": offer})
         elif kind == "reply":
-            send({"type": "reply", "id": qid, "accept": msg["deal"] % 3 == 1})
+            accept = MODE == "offerer" or msg["deal"] % 3 == 1
+            send({"type": "reply", "id": qid, "accept": accept})
         elif kind == "announce":
-            send({"type": "announce", "id": qid, "announce": True})
+            send({"type": "announce", "id": qid, "announce": MODE != "offerer"})
         elif kind == "opening":
             answer = {"type": "opening", "id": qid}
             if msg["vote"]:

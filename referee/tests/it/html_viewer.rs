@@ -773,7 +773,7 @@ fn the_page_tells_the_surrender_rounds() {
         "referee/tests/bots/misbehave.py",
         &format!("pledger {}", crate::harness::quoted(&pids)),
     );
-    let flags = "--seed 11 --deals 3 --surrender on --mordienne announced";
+    let flags = "--seed 11 --target 3 --surrender on --mordienne announced";
     referee_ok(&match_args(flags, &tmp.records(), &[&bot]));
     let record = tmp.record(1);
     let (full, seat1) = (tmp.join("game.html"), tmp.join("seat1.html"));

@@ -2,6 +2,8 @@
 //! mordienne, feature `surrender`) with real bot processes. Every record of a new situation
 //! replays, `replay --seat` re-derives each seat's conversation, the page shows the rounds, and a
 //! bot that does not take the feature up is never asked and plays on unchanged, fault-free.
+//! Issue 24: offering to surrender in every deal loses, whether the referee or the built-in
+//! bots answer the offers.
 
 use crate::harness::{
     Record, Scratch, check_record, js_bot, match_args, py_heuristic, py_random, python, quoted,
@@ -10,7 +12,8 @@ use crate::harness::{
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-const OPTIONS_ON: &str = "--surrender on --mordienne announced";
+/// `announced` goes with a target below 10, which an announcement raises to 10 (rules.md 8).
+const OPTIONS_ON: &str = "--surrender on --mordienne announced --target 5";
 
 /// The test bot that answers the rounds by the deal number (tests/bots/misbehave.py).
 fn pledger(tmp: &Scratch) -> String {
@@ -41,7 +44,7 @@ fn every_pledge_outcome_is_recorded_and_replays() {
     let tmp = Scratch::new("every-outcome");
     let bot = pledger(&tmp);
     let dir = tmp.records();
-    let flags = format!("--seed 11 --games 3 --deals 6 {OPTIONS_ON}");
+    let flags = format!("--seed 11 --games 3 {OPTIONS_ON}");
     referee_ok(&match_args(&flags, &dir, &[&bot]));
     let mut seen = BTreeSet::new();
     for r in records(&dir) {
@@ -111,13 +114,13 @@ fn conversation(tmp: &Scratch, name: &str, flags: &str) -> (Vec<String>, Vec<Rec
 /// notices: with both options on, its conversation is byte for byte the one it has with both
 /// off, but for the `rules` of its `game` lines and the `surrender` its hello is offered; with
 /// both off, its hello is the one bots got before the feature existed. The fallback answers for
-/// it (never offers, refuses, never announces), without a fault, so no deal is committed and
+/// it (never offers, accepts, never announces), without a fault, so no deal is committed and
 /// `announced` scores as `on`; any message the referee added for it would break the equality.
 #[test]
 fn a_bot_without_the_feature_has_the_same_conversation() {
     let tmp = Scratch::new("unchanged");
     let base = "--seed 5 --games 2";
-    let (off, _) = conversation(&tmp, "off", base);
+    let (off, _) = conversation(&tmp, "off", &format!("{base} --target 5"));
     let (on, recs) = conversation(&tmp, "on", &format!("{base} {OPTIONS_ON}"));
     assert_eq!(off.len(), on.len(), "the conversations differ in length");
     let mut games = 0;
@@ -182,4 +185,47 @@ fn a_mixed_table_plays_fault_free() {
     for kind in ["offer", "reply", "announce", "offered", "replied", "announced"] {
         assert!(!raw.contains(&format!("{{\"type\":\"{kind}\"")), "the JS bot was sent {kind}");
     }
+}
+
+/// Issue 24, the exploit: a bot that offers to surrender in every deal (tests/bots/misbehave.py
+/// `offerer`) loses every pairing of a duplicate tournament, its paired deal score below zero,
+/// against the random bot (which does not take the feature up: the referee's automatic reply,
+/// acceptance, answers for it) and against the heuristic and search bots (which answer the
+/// offers themselves). Before, the automatic reply refused, and the refusers, committed to a
+/// mordienne they almost never made, gave the offerer 2 points a deal.
+#[test]
+fn offering_in_every_deal_loses_to_the_builtin_bots() {
+    let sc = Scratch::new("offerer");
+    let offerer = sc.misbehave("offerer");
+    let entrants: String = [
+        ("offerer", offerer.as_str()),
+        ("random", "builtin:random"),
+        ("heuristic", "builtin:heuristic"),
+        ("search", "builtin:search"),
+    ]
+    .iter()
+    .map(|(n, c)| format!("[[entrants]]\nname = \"{n}\"\ncommand = {c:?}\n\n"))
+    .collect();
+    let config = sc.write(
+        "offerer.toml",
+        &format!(
+            "seed = 24\ngames = 2\ngauntlet = \"offerer\"\nconcurrency = 1\n\n[rules]\n\
+             surrender = \"on\"\n\n[clock]\nhandshake-ms = 20000\n\n{entrants}"
+        ),
+    );
+    let out = sc.join("out");
+    referee_ok(&["tournament", s(&config), "--out", s(&out)]);
+    let st = crate::harness::read_json(&out.join("standings.json"));
+    let pairs = st["pairs"].as_array().expect("pairs");
+    assert_eq!(pairs.len(), 3, "{st}");
+    for pair in pairs {
+        let score = pair["paired_deal_score"].as_f64().expect("paired deals");
+        // Scores are `a`'s over `b`: the offerer's, negated when it is `b`.
+        let offerer_score = if pair["a"] == "offerer" { score } else { -score };
+        assert!(offerer_score < 0.0, "the offerer did not lose: {pair}");
+    }
+    let records = records(&out.join("records"));
+    let offers: usize =
+        records.iter().map(|r| r.lines("offer").filter(|l| l["offer"] == true).count()).sum();
+    assert!(offers >= 20, "the offerer offered only {offers} times");
 }

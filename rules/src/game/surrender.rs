@@ -1,10 +1,11 @@
 //! The rounds before the first lead (spec/rules.md section 12): the surrender offer and its
-//! reply, the mordienne announcement, the score of a deal they commit a team in, and the match
-//! length an announcement changes. Kept apart from the play path of `mod.rs`.
+//! reply, the mordienne announcement, the score of a deal they decide ([`Pledges::score`], which
+//! the search bot scores its playouts by too), and the match length an announcement changes.
+//! Kept apart from the play path of `mod.rs`.
 
 use super::{Event, Game, Phase};
 use crate::options::{Announcement, MatchLength, Rules};
-use crate::score::{DealScore, score_accepted, score_committed, score_deal};
+use crate::score::{DealScore, score_accepted, score_announced, score_committed, score_deal};
 use crate::seat::{Seat, Team};
 
 /// The pre-lead answers of the deal in progress, all public (section 12.1).
@@ -42,11 +43,27 @@ impl Pledges {
         Seat::ALL.into_iter().find(|s| self.announces[s.index()] == Some(true))
     }
 
-    /// The team committed to a mordienne: the refusers of a surrender, or the announcing team.
-    pub fn committed(&self) -> Option<Team> {
+    /// The team committed to a mordienne (section 12.4): the refusers of a surrender, or under
+    /// `announce-penalty` the announcing team.
+    pub fn committed(&self, rules: &Rules) -> Option<Team> {
         match (self.offered_by(), self.accepted()) {
             (Some(offerer), Some(false)) => Some(offerer.team().other()),
-            _ => self.announced_by().map(Seat::team),
+            _ if rules.announce_penalty => self.announced_by().map(Seat::team),
+            _ => None,
+        }
+    }
+
+    /// The score of a deal with these pre-lead answers and these trick winners (spec/rules.md
+    /// sections 7 and 12): an accepted surrender's point, a committed deal's 2 points, an
+    /// announced deal's, or section 7's.
+    pub fn score(&self, winners: &[Option<Seat>; 9], rules: &Rules) -> DealScore {
+        if let (Some(offerer), Some(true)) = (self.offered_by(), self.accepted()) {
+            return score_accepted(offerer.team().other());
+        }
+        match (self.committed(rules), self.announced_by()) {
+            (Some(team), _) => score_committed(winners, rules, team),
+            (None, Some(announcer)) => score_announced(winners, rules, announcer.team()),
+            (None, None) => score_deal(winners, rules),
         }
     }
 
@@ -67,7 +84,7 @@ pub enum PledgeKind {
     Accepted,
     /// The surrender was refused: the refusers were committed to a mordienne.
     Refused,
-    /// A mordienne was announced: the announcing team was committed to it.
+    /// A mordienne was announced (its team committed to it under `announce-penalty`).
     Announced,
 }
 
@@ -138,32 +155,26 @@ impl Game {
         };
     }
 
-    /// The deal's score: section 7, or section 12.4 when a team is committed, or an accepted
-    /// surrender's point.
+    /// The deal's score (section 7, or section 12).
     pub(super) fn deal_score(&self) -> DealScore {
-        if let (Some(offerer), Some(true)) = (self.pledges.offered_by(), self.pledges.accepted()) {
-            return score_accepted(offerer.team().other());
-        }
-        match self.pledges.committed() {
-            Some(team) => score_committed(&self.winners, &self.rules, team),
-            None => score_deal(&self.winners, &self.rules),
-        }
+        self.pledges.score(&self.winners, &self.rules)
     }
 
-    /// How the match ends now (section 8): the configured length, or to 10 points under
-    /// `announced-only` and after an announcement under `announced`.
+    /// How the match ends now (section 8): the configured length, and under `announced` a
+    /// target of 10 from the first announcement on.
     pub(super) fn match_length(&self) -> MatchLength {
         to_ten(&self.rules, self.extended)
     }
 }
 
+/// The length of a match whose rules passed [`Rules::check_length`]: `announced-only` is then
+/// set to 10 points already, and `announced` to a target below 10, which an announcement raises
+/// to 10. Rules that did not pass keep their length: an announcement never shortens a match.
 fn to_ten(rules: &Rules, extended: bool) -> MatchLength {
     match (rules.announce, rules.length) {
-        (Announcement::MatchToTen, _) => MatchLength::Target(10),
         (Announcement::ExtendsMatch, MatchLength::Target(n)) if extended => {
             MatchLength::Target(n.max(10))
         }
-        (Announcement::ExtendsMatch, MatchLength::Deals(_)) if extended => MatchLength::Target(10),
         (_, length) => length,
     }
 }
@@ -203,13 +214,15 @@ mod tests {
     }
 
     #[test]
-    fn announced_only_plays_to_ten_whatever_the_deals() {
+    fn announced_only_plays_to_ten() {
         let rules = Rules {
             surrender: true,
             announce: Announcement::MatchToTen,
             mordienne: false,
+            length: MatchLength::Target(10),
             ..Rules::default()
         };
+        assert_eq!(rules.check_length(), Ok(()));
         let game = play(rules, &[]);
         // The points alternate, dealer's team first: 10-9 after deal 19.
         let result = game.outcome().unwrap();
@@ -219,8 +232,12 @@ mod tests {
 
     #[test]
     fn an_announcement_extends_the_match_to_ten() {
-        let rules =
-            Rules { surrender: true, announce: Announcement::ExtendsMatch, ..Rules::default() };
+        let rules = Rules {
+            surrender: true,
+            announce: Announcement::ExtendsMatch,
+            length: MatchLength::Target(3),
+            ..Rules::default()
+        };
         let plain = play(rules, &[]).outcome().unwrap();
         assert_eq!((plain.score, plain.deals), ([3, 2], 5));
         let extended = play(rules, &[2]).outcome().unwrap();
@@ -229,16 +246,51 @@ mod tests {
         assert!(extended.score.iter().all(|&p| p <= 11), "{extended:?}");
     }
 
+    /// The target rule of spec/rules.md section 8 (issue 24): the length set is the length
+    /// played, except that an announcement under `announced` raises a target below 10 to 10;
+    /// every length the reading would change is refused.
     #[test]
     fn the_length_rule() {
+        use crate::options::LengthConflict;
         let target = |n| Rules { length: MatchLength::Target(n), ..Rules::default() };
         let ext = |r: Rules| Rules { announce: Announcement::ExtendsMatch, ..r };
+        let only = |r: Rules| Rules { announce: Announcement::MatchToTen, mordienne: false, ..r };
         assert_eq!(to_ten(&ext(target(7)), true), MatchLength::Target(10));
-        assert_eq!(to_ten(&ext(target(15)), true), MatchLength::Target(15));
         assert_eq!(to_ten(&ext(target(7)), false), MatchLength::Target(7));
-        assert_eq!(to_ten(&ext(Rules::default()), true), MatchLength::Target(10));
         assert_eq!(to_ten(&Rules::default(), true), MatchLength::Deals(5));
-        let only = Rules { announce: Announcement::MatchToTen, ..target(15) };
-        assert_eq!(to_ten(&only, false), MatchLength::Target(10));
+        assert_eq!(to_ten(&only(target(10)), false), MatchLength::Target(10));
+        assert_eq!(ext(target(9)).check_length(), Ok(()));
+        assert_eq!(only(target(10)).check_length(), Ok(()));
+        assert_eq!(target(15).check_length(), Ok(()));
+        assert_eq!(Rules::default().check_length(), Ok(()));
+        let deals = MatchLength::Deals(5);
+        assert_eq!(ext(target(10)).check_length(), Err(LengthConflict::Extends(target(10).length)));
+        assert_eq!(ext(target(15)).check_length(), Err(LengthConflict::Extends(target(15).length)));
+        assert_eq!(ext(Rules::default()).check_length(), Err(LengthConflict::Extends(deals)));
+        assert_eq!(only(target(15)).check_length(), Err(LengthConflict::ToTen(target(15).length)));
+        assert_eq!(only(Rules::default()).check_length(), Err(LengthConflict::ToTen(deals)));
+        // Rules that did not pass are not shortened by an announcement.
+        assert_eq!(to_ten(&ext(Rules::default()), true), deals);
+        assert_eq!(to_ten(&ext(target(15)), true), MatchLength::Target(15));
+    }
+
+    /// `announce-penalty` (spec/rules.md section 12.4): off, an announcement that fails costs
+    /// nothing; on, it gives the other team 2 points, as a refused surrender does.
+    #[test]
+    fn the_announcement_penalty_is_an_option() {
+        // Team 0 (seat 2) wins the deal with one trick more than the others, no mordienne.
+        let winners = [2, 1, 0, 3, 2, 1, 9, 0, 3].map(Seat::new);
+        let announced = Pledges {
+            announces: [None, Some(false), Some(false), Some(true)],
+            ..Pledges::default()
+        };
+        let rules = Rules { announce: Announcement::ExtendsMatch, ..Rules::default() };
+        let plain = announced.score(&winners, &rules);
+        assert_eq!((plain.team, plain.points), (Team::new(0), 1));
+        assert_eq!(announced.committed(&rules), None);
+        let penalty = Rules { announce_penalty: true, ..rules };
+        let failed = announced.score(&winners, &penalty);
+        assert_eq!((failed.team, failed.points), (Team::new(0), 2));
+        assert_eq!(announced.committed(&penalty), Team::new(1));
     }
 }

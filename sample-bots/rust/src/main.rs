@@ -328,6 +328,7 @@ mod tests {
             signal_leak: 0.0,
             signal_truth: o::SignalTruth::Truthful,
             surrender: None,
+            announce_penalty: None,
         };
         let hand = cards("2o Ab 4b 5s Jo Cc 6b 7s 8c");
         let card = |seat, code: &str| TableCard { seat, card: code.parse().unwrap() };
