@@ -286,7 +286,8 @@ fn a_disqualified_entrant_plays_no_more() {
     // It starts and answers its hello (a program that cannot stops the tournament before it
     // begins), then exits at its 3rd play question of every game: one fault per seat and game,
     // two a game. Games come round by round (H-broken, H-R, broken-R, then again), so its third
-    // game, the second round's against H, passes the threshold of five.
+    // game, the second round's against H, passes the threshold of five; the game after it may
+    // have begun before the journal heard (a game's sync runs beside the next game).
     let broken = sc.misbehave("exit");
     let config = write_config(
         &sc,
@@ -300,18 +301,22 @@ fn a_disqualified_entrant_plays_no_more() {
     let broken = row(&st, "broken");
     assert_eq!(broken["disqualified"], true);
     assert!(n(&broken["faults"]["crashes"]) > 5, "{broken}");
-    assert_eq!(n(&broken["not_played"]), 3, "its last three games are not played: {broken}");
+    let unplayed_broken = n(&broken["not_played"]);
+    assert!((2..=3).contains(&unplayed_broken), "its last games are not played: {broken}");
+    assert_eq!(n(&broken["games"]) + unplayed_broken, 6, "{broken}");
     assert_eq!(n(&broken["rank"]), 3, "disqualified entrants rank last");
     let journal = jsonl(&out.join("journal.jsonl"));
     assert_eq!(journal.len(), 9, "every scheduled game is settled, played or not");
     let unplayed: Vec<&Value> = journal.iter().filter(|e| e["status"] == "not_played").collect();
-    assert_eq!(unplayed.len(), 3);
-    for e in unplayed {
+    assert_eq!(unplayed.len() as u64, unplayed_broken);
+    for e in &unplayed {
         assert_eq!(e["reason"], "broken was disqualified");
         assert!(e["a"] == "broken" || e["b"] == "broken", "{e}");
     }
-    // H and R, who played broken before it was out, still met in every round.
-    assert_eq!(n(&row(&st, "R")["not_played"]), 2, "R's two games against broken");
+    // H and R met in every round all the same.
+    let against_r = unplayed.iter().filter(|e| e["a"] == "R" || e["b"] == "R").count() as u64;
+    assert_eq!(n(&row(&st, "R")["not_played"]), against_r);
+    assert_eq!(n(&row(&st, "R")["games"]) + against_r, 6);
 }
 
 #[test]
