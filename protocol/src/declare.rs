@@ -19,9 +19,13 @@ macro_rules! wire_name {
     };
 }
 
-/// True for an optional field.
+/// True for an optional field. The one place the modifier's word is checked: the field
+/// patterns below take any identifier after `=` (a pattern cannot capture a fixed word), and
+/// every field goes through here or [`write_field!`], whose arms name `optional` itself, so
+/// `= optinal` is a compile error ("no rules expected the token `optinal`"), not a field
+/// silently made optional.
 macro_rules! is_optional {
-    ([$opt:ident]) => {
+    ([optional]) => {
         true
     };
     ([]) => {
@@ -85,7 +89,7 @@ macro_rules! write_field {
         $o.raw($key.as_bytes());
         $crate::json::Json::write($value, $o);
     }};
-    ($o:ident, $value:expr, $key:expr, [$opt:ident]) => {
+    ($o:ident, $value:expr, $key:expr, [optional]) => {
         if !$crate::json::Json::absent($value) {
             write_field!($o, $value, $key, []);
         }
@@ -129,6 +133,9 @@ macro_rules! object {
             $(
                 $(#[doc = $fdoc])*
                 $( #[serde(rename = $wire)] )?
+                // `$( .. )?` repeats as often as `$opt` was given, so it must name `$opt`
+                // inside; `cfg_attr(any(), ..)` names it and expands to nothing (`any()` of no
+                // predicate is false), leaving only the serde attribute of an optional field.
                 $( #[cfg_attr(any(), $opt)]
                    #[serde(default, skip_serializing_if = "crate::json::absent")] )?
                 pub $field: $ty,
@@ -404,6 +411,15 @@ macro_rules! tagged {
     // A declaration whose variants name fragments (`Play = "play" { .. } + answered`): the
     // variants are walked one by one, each fragment macro hands its fields back
     // (`@splice`), and the whole declaration, fields in place, goes to the arm above.
+    //
+    // How: a macro cannot expand another macro in the middle of its own pattern, so the
+    // variants are "munched", a token tree at a time. `@munch HEAD [DONE] REST` moves the first
+    // variant of REST into DONE: as it is (the last `@munch` arm but one) or, for one that ends
+    // in `+ frag`, by calling `frag!(@splice HEAD [DONE] [VARIANT] {FIELDS} [REST])`, which
+    // calls back `tagged!(@splice ..)` with the fragment's own fields added in braces; the
+    // `@splice` arm appends them to the variant's and goes on munching. When REST is empty,
+    // DONE holds every variant with all its fields, and the declaration is made again with it
+    // for the first arm, which has no fragments left to see.
     (@ $cattrs:tt $lenient:literal
         $(#[doc = $doc:literal])*
         #[derive($($derive:path),*)]
