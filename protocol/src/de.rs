@@ -66,6 +66,12 @@ pub(crate) fn unit_variant<'de, D: Deserializer<'de>>(
     d.deserialize_any(UnitVariant(name))
 }
 
+/// The id an answer carries when its `id` was a number that no question can have (see
+/// [`FromBot`](crate::msg::FromBot)). Questions are numbered from 1, so this one is never
+/// asked. Declared here, beside the decoder that gives it, and re-exported by `msg`: the
+/// decoder depends on no message type.
+pub const NO_QUESTION: u64 = 0;
+
 /// An answer's `id` (see [`FromBot`](crate::FromBot)): any JSON number. serde_json hands a
 /// visitor a `u64` only for an integer written without sign, fraction or exponent that fits; a
 /// negative integer comes as `i64`, and everything else (fractions, exponents, `-0`, integers
@@ -119,11 +125,11 @@ impl<'de> Visitor<'de> for AnswerIdVisitor {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<AnswerId, E> {
-        Ok(AnswerId(u64::try_from(v).unwrap_or(crate::msg::NO_QUESTION)))
+        Ok(AnswerId(u64::try_from(v).unwrap_or(NO_QUESTION)))
     }
 
     fn visit_f64<E: de::Error>(self, _: f64) -> Result<AnswerId, E> {
-        Ok(AnswerId(crate::msg::NO_QUESTION))
+        Ok(AnswerId(NO_QUESTION))
     }
 }
 

@@ -9,6 +9,7 @@
 //! the type, the fast encoder, the decoder and the schema come from it (`declare.rs`).
 
 use crate::de::AnswerId;
+pub use crate::de::NO_QUESTION;
 pub use crate::options::PledgeKind;
 use crate::options::{ClockMode, DiscardRule, RulesWire};
 use crate::wire::CardCode;
@@ -461,10 +462,6 @@ tagged! {
         },
     }
 }
-
-/// The id an answer carries when its `id` was a number that no question can have (see
-/// [`FromBot`]). Questions are numbered from 1, so this one is never asked.
-pub const NO_QUESTION: u64 = 0;
 
 impl FromBot {
     /// The echoed id; [`NO_QUESTION`] when it was a number that names no question.

@@ -2,9 +2,9 @@
 //! any other reason.
 
 use crate::card::Card;
-use crate::game::Turn;
 use crate::seat::Seat;
 use crate::signal::Signal;
+use crate::turn::Turn;
 use core::fmt;
 
 /// An action the rules do not allow. The game it was offered to is unchanged.

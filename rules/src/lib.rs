@@ -35,6 +35,7 @@ mod options;
 mod score;
 mod seat;
 mod signal;
+mod turn;
 
 pub use card::{Card, CardSet, CardSetIter, ParseCardError, Rank, Suit};
 pub use deal::{DealerDraw, Deck, DeckError, Draw, SplitMix64, derive_seed};
