@@ -26,11 +26,17 @@ command -v cargo >/dev/null 2>&1 ||
 # (CHROMIUM=/path/to/chromium overrides Debian's /usr/bin/chromium).
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 missing=()
+# Rust links with the C toolchain's cc, as every Rust install needs.
+command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # The Python package's tests (python/test.sh) build a wheel in a virtual environment.
 if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
   python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+  # The Python bindings' tests (cargo test -p aluette-python) link the interpreter's library.
+  python3 -c 'import os, sys, sysconfig as c
+lib = os.path.join(c.get_config_var("LIBDIR") or "", c.get_config_var("LDLIBRARY") or "")
+sys.exit(0 if os.path.exists(lib) else 1)' 2>/dev/null || missing+=(python3-dev)
 fi
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
