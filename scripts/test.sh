@@ -28,12 +28,13 @@ chromium="${CHROMIUM:-/usr/bin/chromium}"
 missing=()
 # Rust links with the C toolchain's cc, as every Rust install needs.
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
-command -v python3 >/dev/null 2>&1 || missing+=(python3)
-# The Python package's tests (python/test.sh) build a wheel in a virtual environment.
-if command -v python3 >/dev/null 2>&1; then
+# The Python package's tests (python/test.sh) build a wheel in a virtual environment, and the
+# Python bindings' tests (cargo test -p aluette-python) link the interpreter's library.
+if ! command -v python3 >/dev/null 2>&1; then
+  missing+=(python3 python3-venv python3-pip python3-dev)
+else
   python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
   python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
-  # The Python bindings' tests (cargo test -p aluette-python) link the interpreter's library.
   python3 -c 'import os, sys, sysconfig as c
 lib = os.path.join(c.get_config_var("LIBDIR") or "", c.get_config_var("LDLIBRARY") or "")
 sys.exit(0 if os.path.exists(lib) else 1)' 2>/dev/null || missing+=(python3-dev)
