@@ -372,17 +372,19 @@ impl Table<'_> {
 
     /// Asks `seat` a question; `None` when the referee must choose for the bot (it is replaced,
     /// or it faulted, in which case the fault is already recorded with `fallback` as the action
-    /// taken). The answer comes with its think time and CPU time in microseconds (the bank is
-    /// charged the one the clock counts); its line is the bot's [`Bot::answer_line`], its
-    /// signals already checked and delivered: while the question is still open, so that a
-    /// refused signal's fault names the question (and its trick) like any other fault about it.
-    async fn ask(
+    /// taken). An answer is decoded once and judged once: `judge` turns it into what it means
+    /// in the rules' terms (a card, a discard, a vote), and that value is what comes back, with
+    /// the think time and CPU time in microseconds (the bank is charged the one the clock
+    /// counts). Its line is the bot's [`Bot::answer_line`], its signals already checked and
+    /// delivered: while the question is still open, so that a refused signal's fault names the
+    /// question (and its trick) like any other fault about it.
+    async fn ask<T>(
         &mut self,
         seat: Seat,
         build: impl FnOnce(u64, u64, u64) -> ToBot,
-        validate: impl FnOnce(&Game, &FromBot) -> Result<(), Refusal>,
+        judge: impl FnOnce(&Game, &FromBot) -> Result<T, Refusal>,
         fallback: impl FnOnce() -> String,
-    ) -> Option<(FromBot, Took)> {
+    ) -> Option<(T, Took)> {
         let i = seat.index();
         if self.seats[i].replaced || !self.bots[i].is_alive() {
             return None;
@@ -412,8 +414,8 @@ impl Table<'_> {
         let more = u32::try_from(ignored.more).unwrap_or(u32::MAX);
         self.seats[i].stats.faults = self.seats[i].stats.faults.saturating_add(more);
         let result = match reply {
-            Reply::Answer(msg, took, cpu) => match validate(&self.game, &msg) {
-                Ok(()) => {
+            Reply::Answer(msg, took, cpu) => match judge(&self.game, &msg) {
+                Ok(meant) => {
                     let took =
                         Took { us: took.as_micros() as u64, cpu_us: self.bots[i].cpu_charged(cpu) };
                     let charged = match took.cpu_us {
@@ -423,7 +425,7 @@ impl Table<'_> {
                     let st = &mut self.seats[i];
                     st.bank_us = st.bank_us.saturating_sub(charged.saturating_sub(answer_us));
                     self.signals(seat, msg.signals());
-                    Some((msg, took))
+                    Some((meant, took))
                 }
                 Err(refusal) => {
                     let fault = Fault::new(refusal.kind(), refusal.to_string());

@@ -29,15 +29,12 @@ impl Table<'_> {
                 _ => ToBot::Announce { id, deal, hand, score, time_ms, bank_ms },
             };
             let done = move || policy::pledge_done(fallback).to_string();
-            self.ask(seat, build, move |game, msg| judge::pledge(game, seat, msg).map(drop), done)
-                .await
+            self.ask(seat, build, move |game, msg| judge::pledge(game, seat, msg), done).await
         } else {
             None
         };
         let (action, took) = match reply {
-            Some((msg, took)) => {
-                (judge::pledge(&self.game, seat, &msg).unwrap_or(fallback), Some(took))
-            }
+            Some((action, took)) => (action, Some(took)),
             None => (fallback, None),
         };
         if self.forfeit.is_some()

@@ -8,7 +8,7 @@ use crate::policy;
 use convert::{code, codes, seat_no, table_card};
 use protocol::CardCode;
 use protocol::msg::TableCard;
-use protocol::msg::{FromBot, ToBot};
+use protocol::msg::ToBot;
 use protocol::record::RecordLine;
 use rules::{Action, Card, CardSet, Event, Seat, SignalDelivery};
 
@@ -130,15 +130,13 @@ impl Table<'_> {
                     time_ms,
                     bank_ms,
                 },
-                move |game, msg| judge::opening(game, seat, msg).map(drop),
+                move |game, msg| judge::opening(game, seat, msg),
                 fallback,
             )
             .await;
         let (accept, took) = match reply {
-            Some((FromBot::Opening { accept, .. }, took)) => {
-                (accept.unwrap_or(policy::FALLBACK_VOTE), Some(took))
-            }
-            _ => (policy::FALLBACK_VOTE, None),
+            Some((accept, took)) => (accept.unwrap_or(policy::FALLBACK_VOTE), Some(took)),
+            None => (policy::FALLBACK_VOTE, None),
         };
         if self.forfeit.is_some() {
             return;
@@ -186,13 +184,13 @@ impl Table<'_> {
                     time_ms,
                     bank_ms,
                 },
-                move |game, msg| judge::discard(game, seat, msg).map(drop),
+                move |game, msg| judge::discard(game, seat, msg),
                 fallback,
             )
             .await;
         let (cards, took) = match reply {
-            Some((FromBot::Discard { cards, .. }, took)) => (convert::set(&cards).0, Some(took)),
-            _ => (policy::fallback_discard(held), None),
+            Some((cards, took)) => (cards, Some(took)),
+            None => (policy::fallback_discard(held), None),
         };
         if self.forfeit.is_some() {
             return;
@@ -235,14 +233,14 @@ impl Table<'_> {
                     time_ms,
                     bank_ms,
                 },
-                move |game, msg| judge::play(game, seat, msg).map(drop),
+                move |game, msg| judge::play(game, seat, msg),
                 fallback,
             )
             .await;
         self.asking_play = None;
         let (card, took) = match reply {
-            Some((FromBot::Play { card, .. }, took)) => (convert::card(card), Some(took)),
-            _ => match policy::fallback_play(held) {
+            Some((card, took)) => (card, Some(took)),
+            None => match policy::fallback_play(held) {
                 Some(card) => (card, None),
                 None => return,
             },
