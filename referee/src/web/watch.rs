@@ -1,12 +1,12 @@
 //! The live spectators' feed: every record line as the game adds it (`record_io::Tap`), kept for
 //! the game in progress and broadcast with a bounded buffer per spectator, so a slow spectator
-//! falls behind and is dropped, never the table. A seat's view is that seat's conversation,
-//! re-derived from the record so far by `seat_replay` (the code of `replay --seat`).
+//! falls behind and is dropped, never the table. All the table's thread does for spectators is
+//! [`Feed::push`]: a line kept and handed on; the seat views (`seat_view.rs`) and every socket
+//! are the web server's own thread's work.
 
 use crate::record_io::Tap;
-use crate::seat_replay;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use tokio::sync::broadcast;
+use tokio::sync::{Notify, broadcast};
 
 /// Lines a spectator may fall behind by before it is dropped (its page connects again and is
 /// sent the game afresh).
@@ -28,6 +28,8 @@ struct Game {
 #[derive(Debug)]
 pub(crate) struct Feed {
     game: Mutex<Game>,
+    /// Told of every line added (a permit is kept when nobody waits): the seat views' cue.
+    pub(super) changed: Notify,
 }
 
 impl Feed {
@@ -35,7 +37,7 @@ impl Feed {
         let (tx, _) = broadcast::channel(BEHIND);
         let game =
             Game { lines: Vec::new(), tx, added: 0, shown: Default::default(), spectators: 0 };
-        Arc::new(Feed { game: Mutex::new(game) })
+        Arc::new(Feed { game: Mutex::new(game), changed: Notify::new() })
     }
 
     fn game(&self) -> MutexGuard<'_, Game> {
@@ -60,6 +62,8 @@ impl Feed {
         game.added += 1;
         // No receiver is no error: nobody watches.
         let _ = game.tx.send(line);
+        drop(game);
+        self.changed.notify_one();
     }
 
     /// A new spectator's number, the game so far, the count of lines added so far, and the
@@ -99,25 +103,4 @@ impl Feed {
         }
         (text, game.added)
     }
-}
-
-/// Seat `seat`'s conversation in the game so far (the lines it was sent, as JSON texts), or why
-/// it cannot be shown yet, with the count of record lines it comes from. Blocking: the game is
-/// played again on a paused clock.
-pub(super) fn seat_view(feed: &Feed, seat: usize) -> (Result<Vec<String>, String>, u64) {
-    let (text, added) = feed.text();
-    (conversation(&text, seat), added)
-}
-
-fn conversation(text: &str, seat: usize) -> Result<Vec<String>, String> {
-    if text.is_empty() {
-        return Ok(Vec::new());
-    }
-    let (_, conv) = seat_replay::rederive_text(text, seat, "the game in progress")?;
-    Ok(conv
-        .lines
-        .iter()
-        .filter(|l| l.dir == seat_replay::Dir::ToBot)
-        .map(|l| String::from_utf8_lossy(&l.text).trim_end().to_string())
-        .collect())
 }
