@@ -35,6 +35,15 @@ const ASSETS: &[(&str, &str, &str)] = &[
 
 /// The most a seat-view message holds, in bytes of lines (one line more than that goes alone).
 const CHUNK_BYTES: usize = 64 * 1024;
+/// How long one message to a spectator may take to leave: a page that stops reading is dropped,
+/// never waited for.
+const SEND_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Sends one text message to a spectator; false when the page is gone or too slow.
+async fn send(socket: &mut WebSocket, text: String) -> bool {
+    let sent = tokio::time::timeout(SEND_DEADLINE, socket.send(Message::Text(text.into())));
+    matches!(sent.await, Ok(Ok(())))
+}
 
 /// A response with the headers every answer of this server carries.
 pub(super) fn secured(mut res: Response) -> Response {
@@ -179,7 +188,7 @@ pub(super) async fn watch_socket(
 async fn watch_all(mut socket: WebSocket, feed: Arc<Feed>) {
     let hello = serde_json::json!({ "view": "all" }).to_string();
     let (n, so_far, added, rx) = feed.subscribe();
-    if socket.send(Message::Text(hello.into())).await.is_ok() {
+    if send(&mut socket, hello).await {
         follow_all(socket, &feed, n, so_far, added, rx).await;
     }
     feed.gone(n);
@@ -194,7 +203,7 @@ async fn follow_all(
     mut rx: tokio::sync::broadcast::Receiver<Arc<str>>,
 ) {
     for line in so_far {
-        if socket.send(Message::Text(line.to_string().into())).await.is_err() {
+        if !send(&mut socket, line.to_string()).await {
             return;
         }
     }
@@ -203,7 +212,7 @@ async fn follow_all(
         tokio::select! {
             line = rx.recv() => match line {
                 Ok(line) => {
-                    if socket.send(Message::Text(line.to_string().into())).await.is_err() {
+                    if !send(&mut socket, line.to_string()).await {
                         return;
                     }
                     added += 1;
@@ -230,7 +239,7 @@ async fn follow_seat(mut socket: WebSocket, feed: &Feed, n: u64, mut w: Watching
     out.extend(chunks(&w.lines));
     out.extend(w.error.as_deref().map(error));
     for m in out {
-        if socket.send(Message::Text(m.into())).await.is_err() {
+        if !send(&mut socket, m).await {
             return;
         }
     }
@@ -246,7 +255,7 @@ async fn follow_seat(mut socket: WebSocket, feed: &Feed, n: u64, mut w: Watching
                     Err(RecvError::Lagged(_) | RecvError::Closed) => return,
                 };
                 for m in msgs {
-                    if socket.send(Message::Text(m.into())).await.is_err() {
+                    if !send(&mut socket, m).await {
                         return;
                     }
                 }
