@@ -332,11 +332,12 @@ pub(crate) fn sections(
     crate::progress(&format!(
         "referee --watch while {FLOOD_TRIES} half-open connections are tried"
     ));
-    let f = flood(referee, bot, games, seed, cpu, other, FLOOD_TRIES)
+    let f = flood(referee, bot, 10 * games, seed, cpu, other, FLOOD_TRIES)
         .map_err(|e| format!("web flood: {e}"))?;
     let mut s = report.section(&format!(
         "Web flood ({FLOOD_TRIES} half-open connections tried against the web server of a \
-         match of 4 instant bots, {games} games, while a page is loaded every 20 ms)"
+         match of 4 instant bots, {} games, while a page is loaded every 20 ms)",
+        10 * games
     ));
     s.row("games per second during the flood", f.table.games_per_s, "games/s").note(format!(
         "{:.1}% of the same table without it; {} faults",

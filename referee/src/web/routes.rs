@@ -7,7 +7,7 @@
 
 use super::door::Conn;
 use super::seat_view::{Change, SeatViews, Watching};
-use super::watch::Feed;
+use super::watch::{Feed, Viewer};
 use super::{App, View, human};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Extension, Path, Query, Request, State};
@@ -187,17 +187,16 @@ pub(super) async fn watch_socket(
 /// The omniscient view: the record so far, then each line as it comes.
 async fn watch_all(mut socket: WebSocket, feed: Arc<Feed>) {
     let hello = serde_json::json!({ "view": "all" }).to_string();
-    let (n, so_far, added, rx) = feed.subscribe();
+    let (viewer, so_far, added, rx) = feed.subscribe();
     if send(&mut socket, hello).await {
-        follow_all(socket, &feed, n, so_far, added, rx).await;
+        follow_all(socket, &viewer, so_far, added, rx).await;
     }
-    feed.gone(n);
+    feed.gone(viewer.n);
 }
 
 async fn follow_all(
     mut socket: WebSocket,
-    feed: &Feed,
-    n: u64,
+    viewer: &Viewer,
     so_far: Vec<Arc<str>>,
     mut added: u64,
     mut rx: tokio::sync::broadcast::Receiver<Arc<str>>,
@@ -207,7 +206,7 @@ async fn follow_all(
             return;
         }
     }
-    feed.shown(n, added);
+    viewer.shown(added);
     loop {
         tokio::select! {
             line = rx.recv() => match line {
@@ -216,7 +215,7 @@ async fn follow_all(
                         return;
                     }
                     added += 1;
-                    feed.shown(n, added);
+                    viewer.shown(added);
                 }
                 // Fallen behind (or the match is over): the page connects again for a fresh copy.
                 Err(_) => return,
@@ -228,12 +227,12 @@ async fn follow_all(
 
 /// One seat's view: what it shows so far, then each change as it is derived.
 async fn watch_seat(socket: WebSocket, feed: Arc<Feed>, views: Arc<SeatViews>, seat: usize) {
-    let (n, _, _, _) = feed.subscribe();
-    follow_seat(socket, &feed, n, views.watch(seat), seat).await;
-    feed.gone(n);
+    let (viewer, _, _, _) = feed.subscribe();
+    follow_seat(socket, &viewer, views.watch(seat), seat).await;
+    feed.gone(viewer.n);
 }
 
-async fn follow_seat(mut socket: WebSocket, feed: &Feed, n: u64, mut w: Watching, seat: usize) {
+async fn follow_seat(mut socket: WebSocket, viewer: &Viewer, mut w: Watching, seat: usize) {
     let hello = serde_json::json!({ "view": "seat", "seat": seat }).to_string();
     let mut out = vec![hello, reset()];
     out.extend(chunks(&w.lines));
@@ -243,7 +242,7 @@ async fn follow_seat(mut socket: WebSocket, feed: &Feed, n: u64, mut w: Watching
             return;
         }
     }
-    feed.shown(n, w.added);
+    viewer.shown(w.added);
     loop {
         tokio::select! {
             change = w.rx.recv() => {
@@ -259,7 +258,7 @@ async fn follow_seat(mut socket: WebSocket, feed: &Feed, n: u64, mut w: Watching
                         return;
                     }
                 }
-                feed.shown(n, added);
+                viewer.shown(added);
             }
             msg = socket.recv() => if !matches!(msg, Some(Ok(_))) { return },
         }

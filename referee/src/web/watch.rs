@@ -5,6 +5,7 @@
 //! are the web server's own thread's work.
 
 use crate::record_io::Tap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::{Notify, broadcast};
 
@@ -19,9 +20,24 @@ struct Game {
     tx: broadcast::Sender<Arc<str>>,
     /// Lines added since the match began.
     added: u64,
-    /// For each spectator, how many of those its page has been shown.
-    shown: std::collections::HashMap<u64, u64>,
+    /// For each spectator, how many of those its page has been shown: an atomic each, so a
+    /// spectator's progress never takes the lock the table's [`Feed::push`] takes.
+    shown: std::collections::HashMap<u64, Arc<AtomicU64>>,
     spectators: u64,
+}
+
+/// One spectator, as the feed counts it.
+#[derive(Debug)]
+pub(super) struct Viewer {
+    pub(super) n: u64,
+    shown: Arc<AtomicU64>,
+}
+
+impl Viewer {
+    /// It has been shown the first `lines` lines added.
+    pub(super) fn shown(&self, lines: u64) {
+        self.shown.store(lines, Ordering::Relaxed);
+    }
 }
 
 /// The record lines of the game being played, for spectators.
@@ -66,19 +82,15 @@ impl Feed {
         self.changed.notify_one();
     }
 
-    /// A new spectator's number, the game so far, the count of lines added so far, and the
-    /// lines that follow, with nothing lost or repeated between.
-    pub(super) fn subscribe(&self) -> (u64, Vec<Arc<str>>, u64, broadcast::Receiver<Arc<str>>) {
+    /// A new spectator, the game so far, the count of lines added so far, and the lines that
+    /// follow, with nothing lost or repeated between.
+    pub(super) fn subscribe(&self) -> (Viewer, Vec<Arc<str>>, u64, broadcast::Receiver<Arc<str>>) {
         let mut game = self.game();
         game.spectators += 1;
         let n = game.spectators;
-        game.shown.insert(n, 0);
-        (n, game.lines.clone(), game.added, game.tx.subscribe())
-    }
-
-    /// Spectator `n` has been shown the first `lines` lines added.
-    pub(super) fn shown(&self, n: u64, lines: u64) {
-        self.game().shown.insert(n, lines);
+        let shown = Arc::new(AtomicU64::new(0));
+        game.shown.insert(n, shown.clone());
+        (Viewer { n, shown }, game.lines.clone(), game.added, game.tx.subscribe())
     }
 
     /// Spectator `n` left.
@@ -90,7 +102,9 @@ impl Feed {
     /// lines behind: the feed has dropped what they missed, so they can only be let go.
     pub(super) fn caught_up(&self) -> bool {
         let game = self.game();
-        game.shown.values().all(|&n| n == game.added || game.added - n > BEHIND as u64)
+        game.shown.values().map(|n| n.load(Ordering::Relaxed)).all(|n| {
+            n == game.added || game.added.saturating_sub(n) > BEHIND as u64
+        })
     }
 
     /// The game so far as one record text, and the count of lines added up to it.
