@@ -2,8 +2,8 @@
 //! says its seat did, at exactly the recorded time.
 
 use super::End;
-use super::rerun::{Dir, Shared, Tape, question};
 use super::follow::LiveSteps;
+use super::rerun::{Dir, Shared, Tape, question};
 use super::script::{Move, Script, Start, Step};
 use serde_json::Value;
 use std::future::Future;

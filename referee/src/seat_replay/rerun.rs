@@ -4,6 +4,7 @@
 use super::playback::{Steps, playback};
 use super::script::{Move, Script, Start, found_on_write, scripts};
 use super::{End, PIPE_BYTES, Recorded};
+use crate::bot::conn::Writer;
 use crate::bot::process::Limits;
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
 use crate::fault::Fault;
@@ -17,7 +18,6 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use crate::bot::conn::Writer;
 use tokio::io::{AsyncWrite, DuplexStream, WriteHalf};
 use tokio::time::Instant;
 

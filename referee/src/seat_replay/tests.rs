@@ -73,7 +73,10 @@ fn a_game_followed_line_by_line_is_the_rederived_conversation() {
             mode: None,
             wall_cap: None,
         },
-        policy: crate::policy::Policy { on_fault: crate::policy::OnFault::Fallback, max_strikes: 3 },
+        policy: crate::policy::Policy {
+            on_fault: crate::policy::OnFault::Fallback,
+            max_strikes: 3,
+        },
     };
     let text = Arc::new(Mutex::new(String::new()));
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -98,8 +101,7 @@ fn a_game_followed_line_by_line_is_the_rederived_conversation() {
         run_game([a, b, c, d], &setup, &cfg, &mut rec, crate::shutdown::Shutdown::never()).await;
     });
     let text = text.lock().unwrap().clone();
-    let lines: Vec<RecordLine> =
-        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<RecordLine> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let RecordLine::Header(header) = &lines[0] else { panic!("no header") };
     let live = super::Live::new(header);
     let seen: Arc<Mutex<[Vec<String>; 4]>> = Arc::default();

@@ -219,7 +219,7 @@ async fn open(
         }
     }
     let feed = cfg.watch.then(Feed::new);
-    let seat_views = feed.clone().map(SeatViews::new);
+    let seat_views = feed.clone().map(|f| SeatViews::new(f, connect.max_line));
     let mut hosts: Vec<String> = vec!["127.0.0.1".into(), "localhost".into(), "::1".into()];
     // The `--web` host as given (a name or an address), without its port.
     if let Some((host, _)) = listen.rsplit_once(':') {

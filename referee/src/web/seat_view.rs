@@ -1,32 +1,39 @@
-//! The spectators' seat views: each seat's conversation in the game so far, derived once for
-//! every spectator of that seat, off the table's thread, and sent as what was added since.
+//! The spectators' seat views: each seat's conversation in the game being played, derived once
+//! for all the spectators of every seat, off the table's thread, and sent line by line.
 //!
-//! A seat's view is what `referee replay --seat` shows of the record so far (`seat_replay`
-//! re-runs the game through the game runner, so the lines are the very ones the seat was sent,
-//! and hold only what the seat may know). The deriving runs on a blocking thread of the web
-//! server's own runtime, at most every [`SEAT_VIEW_EVERY`], and only for seats someone watches;
-//! its cost does not grow with the spectators. Each change goes out once on a bounded broadcast:
-//! a spectator that falls behind it is dropped (its page connects again), never waited for.
+//! A seat's view is what `referee replay --seat` shows of the record so far: `seat_replay`
+//! re-runs the game through the game runner with the record's moves, so the lines are the very
+//! ones the seat was sent and hold only what it may know. Here the re-run follows the game as
+//! it is played (`seat_replay::follow`, on a thread of its own): fed each record line as it is
+//! added, it plays the game once and hands each seat's lines on as it sends them. A game with a
+//! seat on the CPU clock cannot be followed so (its banks need answers not yet given): its views
+//! are re-derived from the record so far instead, at most every [`REDERIVE_EVERY`]. Either way
+//! the cost does not grow with the spectators, and each change goes out once on a bounded
+//! broadcast: a spectator that falls behind is dropped (its page connects again), never waited
+//! for.
 
 use super::watch::Feed;
-use crate::seat_replay;
+use crate::seat_replay::{self, Live, Sink};
+use protocol::record::{Header, RecordLine};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-use tokio::sync::broadcast;
+use tokio::sync::{Notify, broadcast};
 
-/// How often a seat's view is derived at most: each derivation re-runs the game so far.
-pub(super) const SEAT_VIEW_EVERY: Duration = Duration::from_millis(300);
-/// Changes a spectator may fall behind by before it is dropped.
-const BEHIND: usize = 16;
+/// How often a game on the CPU clock has its seat views re-derived at most: each derivation
+/// re-runs the game so far.
+const REDERIVE_EVERY: Duration = Duration::from_millis(300);
+/// Changes (mostly single lines) a spectator may fall behind by before it is dropped.
+const BEHIND: usize = 4096;
 
-/// A change of one seat's view, with the count of record lines it was derived from.
+/// A change of one seat's view, with the count of record lines it reflects.
 #[derive(Clone, Debug)]
 pub(super) enum Change {
-    /// A new conversation starts (a new game, or the re-derivation does not extend the last).
+    /// A new conversation starts (a new game, or the view is derived afresh).
     Reset(u64),
     /// Lines the seat was sent, after those already shown.
     Lines(Arc<[Arc<str>]>, u64),
-    /// The record so far cannot be re-derived (the lines shown stay).
+    /// The view cannot be derived (the lines shown stay).
     Error(Arc<str>, u64),
 }
 
@@ -43,7 +50,14 @@ struct View {
 #[derive(Debug)]
 pub(crate) struct SeatViews {
     feed: Arc<Feed>,
+    max_line: usize,
     seats: [Mutex<View>; 4],
+    /// Told when a seat view gets a spectator: nothing is derived before.
+    wanted: Notify,
+    /// The record lines (counted from the match's start) the followed re-run has been given.
+    pushed: AtomicU64,
+    /// The game being followed: a re-run of an earlier one that still sends is not heard.
+    epoch: AtomicU64,
 }
 
 /// A spectator's hold on a seat's view: what it shows so far, and the changes that follow.
@@ -62,27 +76,33 @@ impl Drop for Watching {
     }
 }
 
+/// The game the views are derived from.
+enum Game {
+    /// Followed as it is played.
+    Followed(Arc<Live>),
+    /// Re-derived from the record so far (a seat on the CPU clock); whether lines came since.
+    Rederived { stale: bool },
+}
+
 impl SeatViews {
-    pub(super) fn new(feed: Arc<Feed>) -> Arc<SeatViews> {
+    pub(super) fn new(feed: Arc<Feed>, max_line: usize) -> Arc<SeatViews> {
         let seats = std::array::from_fn(|_| {
             let (tx, _) = broadcast::channel(BEHIND);
             Mutex::new(View { lines: Vec::new(), error: None, added: 0, watchers: 0, tx })
         });
-        Arc::new(SeatViews { feed, seats })
+        let (pushed, epoch) = (AtomicU64::new(0), AtomicU64::new(0));
+        Arc::new(SeatViews { feed, max_line, seats, wanted: Notify::new(), pushed, epoch })
     }
 
     fn seat(&self, seat: usize) -> MutexGuard<'_, View> {
         self.seats[seat].lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A new spectator of seat `seat`; the view is derived now if nobody watched it.
+    /// A new spectator of seat `seat`.
     pub(super) fn watch(self: &Arc<Self>, seat: usize) -> Watching {
         let mut v = self.seat(seat);
         v.watchers += 1;
-        if v.watchers == 1 {
-            // Nobody kept it up to date: the next derivation starts it afresh.
-            self.feed.changed.notify_one();
-        }
+        self.wanted.notify_one();
         Watching {
             lines: v.lines.clone(),
             error: v.error.clone(),
@@ -93,21 +113,135 @@ impl SeatViews {
         }
     }
 
-    /// Derives the watched seats' views whenever the game moves on, at most every
-    /// [`SEAT_VIEW_EVERY`]; runs for as long as the server.
+    /// Derives the seat views from the record lines as they come, once a spectator wants one;
+    /// runs for as long as the server.
     pub(super) async fn follow(self: Arc<Self>) {
+        self.wanted.notified().await;
         loop {
-            self.feed.changed.notified().await;
+            let (so_far, added, mut rx) = self.feed.snapshot();
+            let first = added - so_far.len() as u64;
+            let mut game = None;
+            for (i, line) in so_far.iter().enumerate() {
+                self.take(&mut game, line, first + i as u64 + 1);
+            }
+            let mut n = added;
+            loop {
+                let stale = matches!(game, Some(Game::Rederived { stale: true }));
+                let line = tokio::select! {
+                    line = rx.recv() => line,
+                    () = tokio::time::sleep(REDERIVE_EVERY), if stale => {
+                        let views = self.clone();
+                        let _ = tokio::task::spawn_blocking(move || views.rederive()).await;
+                        game = Some(Game::Rederived { stale: false });
+                        continue;
+                    }
+                };
+                match line {
+                    Ok(line) => {
+                        n += 1;
+                        self.take(&mut game, &line, n);
+                    }
+                    // Fallen behind the game: it is followed afresh from the record so far.
+                    Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+            if let Some(Game::Followed(live)) = game {
+                live.close();
+            }
+        }
+    }
+
+    /// Record line number `n` (counted from the match's start).
+    fn take(self: &Arc<Self>, game: &mut Option<Game>, text: &str, n: u64) {
+        let Ok(line) = serde_json::from_str::<RecordLine>(text) else { return };
+        match (line, game.as_mut()) {
+            (RecordLine::Header(header), _) => {
+                if let Some(Game::Followed(live)) = game.take() {
+                    live.close();
+                }
+                self.epoch.fetch_add(1, Ordering::SeqCst);
+                for seat in 0..4 {
+                    let mut v = self.seat(seat);
+                    v.lines.clear();
+                    v.error = None;
+                    v.added = n;
+                    let _ = v.tx.send(Change::Reset(n));
+                }
+                *game = Some(self.start(*header, n));
+            }
+            (line, Some(Game::Followed(live))) => {
+                live.push(&line);
+                // The lines the re-run sends from now on reflect the record up to here.
+                self.pushed.store(n, Ordering::Relaxed);
+            }
+            (_, Some(Game::Rederived { stale })) => *stale = true,
+            (_, None) => {}
+        }
+    }
+
+    /// A new game's views: followed as it is played on a thread of its own, or re-derived when a
+    /// seat is on the CPU clock.
+    fn start(self: &Arc<Self>, header: Header, n: u64) -> Game {
+        if header.seats.iter().any(|s| s.cpu) {
+            return Game::Rederived { stale: true };
+        }
+        self.pushed.store(n, Ordering::Relaxed);
+        let live = Live::new(&header);
+        let (views, following) = (self.clone(), live.clone());
+        let epoch = self.epoch.load(Ordering::SeqCst);
+        let sink: Sink = {
             let views = self.clone();
-            if tokio::task::spawn_blocking(move || views.derive()).await.is_err() {
+            Arc::new(move |seat, line: &[u8]| views.add(epoch, seat, line))
+        };
+        let max_line = self.max_line;
+        let spawned = std::thread::Builder::new().name("seat-views".into()).spawn(move || {
+            let done = seat_replay::follow(&header, &following, max_line, sink);
+            views.settle(epoch, done.err());
+        });
+        if spawned.is_err() {
+            return Game::Rederived { stale: true };
+        }
+        Game::Followed(live)
+    }
+
+    /// A line the re-run of game `epoch` sent seat `seat`.
+    fn add(&self, epoch: u64, seat: usize, line: &[u8]) {
+        let line: Arc<str> = Arc::from(String::from_utf8_lossy(line).trim_end());
+        let added = self.pushed.load(Ordering::Relaxed);
+        let mut v = self.seat(seat);
+        if self.epoch.load(Ordering::SeqCst) != epoch {
+            return;
+        }
+        v.lines.push(line.clone());
+        v.added = added;
+        let _ = v.tx.send(Change::Lines(Arc::from([line]), added));
+    }
+
+    /// The re-run is over: the views reflect the record as far as it was pushed, or say why the
+    /// re-run stopped.
+    fn settle(&self, epoch: u64, error: Option<String>) {
+        let added = self.pushed.load(Ordering::Relaxed);
+        let error: Option<Arc<str>> = error.map(Arc::from);
+        for seat in 0..4 {
+            let mut v = self.seat(seat);
+            if self.epoch.load(Ordering::SeqCst) != epoch {
                 return;
             }
-            tokio::time::sleep(SEAT_VIEW_EVERY).await;
+            v.added = added;
+            let change = match &error {
+                Some(e) => {
+                    v.error = Some(e.clone());
+                    Change::Error(e.clone(), added)
+                }
+                None => Change::Lines(Arc::from([]), added),
+            };
+            let _ = v.tx.send(change);
         }
     }
 
     /// One derivation of every watched seat's view from the record so far. Blocking.
-    fn derive(&self) {
+    fn rederive(&self) {
         let watched: Vec<usize> = (0..4).filter(|&s| self.seat(s).watchers > 0).collect();
         if watched.is_empty() {
             return;

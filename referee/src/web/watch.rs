@@ -7,7 +7,7 @@
 use crate::record_io::Tap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use tokio::sync::{Notify, broadcast};
+use tokio::sync::broadcast;
 
 /// Lines a spectator may fall behind by before it is dropped (its page connects again and is
 /// sent the game afresh).
@@ -44,8 +44,6 @@ impl Viewer {
 #[derive(Debug)]
 pub(crate) struct Feed {
     game: Mutex<Game>,
-    /// Told of every line added (a permit is kept when nobody waits): the seat views' cue.
-    pub(super) changed: Notify,
 }
 
 impl Feed {
@@ -53,7 +51,7 @@ impl Feed {
         let (tx, _) = broadcast::channel(BEHIND);
         let game =
             Game { lines: Vec::new(), tx, added: 0, shown: Default::default(), spectators: 0 };
-        Arc::new(Feed { game: Mutex::new(game), changed: Notify::new() })
+        Arc::new(Feed { game: Mutex::new(game) })
     }
 
     fn game(&self) -> MutexGuard<'_, Game> {
@@ -78,8 +76,6 @@ impl Feed {
         game.added += 1;
         // No receiver is no error: nobody watches.
         let _ = game.tx.send(line);
-        drop(game);
-        self.changed.notify_one();
     }
 
     /// A new spectator, the game so far, the count of lines added so far, and the lines that
@@ -93,6 +89,13 @@ impl Feed {
         (Viewer { n, shown }, game.lines.clone(), game.added, game.tx.subscribe())
     }
 
+    /// The game so far, the count of lines added so far, and the lines that follow, for the
+    /// seat views' follower (not a spectator: the match's end does not wait for it).
+    pub(super) fn snapshot(&self) -> (Vec<Arc<str>>, u64, broadcast::Receiver<Arc<str>>) {
+        let game = self.game();
+        (game.lines.clone(), game.added, game.tx.subscribe())
+    }
+
     /// Spectator `n` left.
     pub(super) fn gone(&self, n: u64) {
         self.game().shown.remove(&n);
@@ -102,9 +105,10 @@ impl Feed {
     /// lines behind: the feed has dropped what they missed, so they can only be let go.
     pub(super) fn caught_up(&self) -> bool {
         let game = self.game();
-        game.shown.values().map(|n| n.load(Ordering::Relaxed)).all(|n| {
-            n == game.added || game.added.saturating_sub(n) > BEHIND as u64
-        })
+        game.shown
+            .values()
+            .map(|n| n.load(Ordering::Relaxed))
+            .all(|n| n == game.added || game.added.saturating_sub(n) > BEHIND as u64)
     }
 
     /// The game so far as one record text, and the count of lines added up to it.
