@@ -10,13 +10,10 @@
 
 use super::End;
 use super::playback::Steps;
-use super::rerun::{Plan, Tape, play};
+use super::rerun::{Plan, Tap, Tape, play};
 use super::script::{Builder, Script, Step};
 use protocol::record::{Header, RecordLine};
-use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
-use tokio::io::AsyncWrite;
 
 /// What each seat is sent, line by line (without the newline).
 pub(crate) type Sink = Arc<dyn Fn(usize, &[u8]) + Send + Sync>;
@@ -137,7 +134,19 @@ pub(crate) fn follow(
         cpu: Default::default(),
         logged: None,
         wrap: Box::new(move |seat, inner| {
-            Box::new(LineTap { inner, seat, sink: sink.clone(), partial: Vec::new() })
+            let (sink, mut partial) = (sink.clone(), Vec::new());
+            // Each whole line written, to the sink.
+            let seen = move |bytes: &[u8]| {
+                for &b in bytes {
+                    if b == b'\n' {
+                        sink(seat, &partial);
+                        partial.clear();
+                    } else {
+                        partial.push(b);
+                    }
+                }
+            };
+            Box::new(Tap { inner, seen: Box::new(seen) })
         }),
     };
     let paused = tokio::runtime::Builder::new_current_thread()
@@ -146,42 +155,4 @@ pub(crate) fn follow(
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     paused.block_on(play(header, plan, &Tape::new())).map(|_| ())
-}
-
-/// A seat's referee end, handing each whole line written to the sink.
-struct LineTap<W> {
-    inner: W,
-    seat: usize,
-    sink: Sink,
-    partial: Vec<u8>,
-}
-
-impl<W: AsyncWrite + Unpin> AsyncWrite for LineTap<W> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        let res = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = &res {
-            let me = &mut *self;
-            for &b in &buf[..*n] {
-                if b == b'\n' {
-                    (me.sink)(me.seat, &me.partial);
-                    me.partial.clear();
-                } else {
-                    me.partial.push(b);
-                }
-            }
-        }
-        res
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
 }

@@ -75,11 +75,15 @@ impl Tape {
     }
 }
 
-/// The referee's write half of the captured seat, logging every byte it writes.
-struct Tap<W> {
-    inner: W,
-    tape: Tape,
+/// A seat's referee end that hands every byte written to `seen`: the captured seat's tape
+/// here, each seat's lines in a game followed as it is played (`follow.rs`).
+pub(super) struct Tap<W> {
+    pub(super) inner: W,
+    pub(super) seen: Seen,
 }
+
+/// What a [`Tap`] does with the bytes written.
+pub(super) type Seen = Box<dyn FnMut(&[u8]) + Send>;
 
 impl<W: AsyncWrite + Unpin> AsyncWrite for Tap<W> {
     fn poll_write(
@@ -89,7 +93,7 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for Tap<W> {
     ) -> Poll<std::io::Result<usize>> {
         let res = Pin::new(&mut self.inner).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = &res {
-            self.tape.push(Dir::ToBot, &buf[..*n]);
+            (self.seen)(&buf[..*n]);
         }
         res
     }
@@ -185,7 +189,11 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         cpu: std::array::from_fn(|i| h.seats[i].cpu.then(|| recorded_cpu(game, i))),
         logged: Some(seat),
         wrap: Box::new(move |i, w| -> Writer {
-            if i == seat { Box::new(Tap { inner: w, tape: tap.clone() }) } else { Box::new(w) }
+            if i != seat {
+                return Box::new(w);
+            }
+            let tape = tap.clone();
+            Box::new(Tap { inner: w, seen: Box::new(move |b| tape.push(Dir::ToBot, b)) })
         }),
     };
     let summary = play(h, plan, &tape).await?;
