@@ -131,16 +131,12 @@ impl Web {
                 let door = Door::new(Limits::within_fd_budget());
                 let router = router(app.clone());
                 let follow = app.seat_views.clone().map(SeatViews::follow);
+                let pump = app.feed.clone().map(Feed::pump);
                 let _ = ready.send(Ok(app));
-                let follow = async move {
-                    match follow {
-                        Some(f) => f.await,
-                        None => std::future::pending().await,
-                    }
-                };
                 tokio::select! {
                     () = door::serve(listener, door, router) => {}
-                    () = follow => {}
+                    () = or_never(follow) => {}
+                    () = or_never(pump) => {}
                     _ = stopped => {}
                 }
             });
@@ -191,6 +187,14 @@ impl Web {
         let stream = self.app.seats.get(token)?.take(wait).await?;
         let (r, w) = tokio::io::split(stream);
         Some((Box::new(r), Box::new(w)))
+    }
+}
+
+/// A task the server may not have: without it, one that never ends.
+async fn or_never(task: Option<impl Future<Output = ()>>) {
+    match task {
+        Some(t) => t.await,
+        None => std::future::pending().await,
     }
 }
 

@@ -141,9 +141,9 @@ impl SeatViews {
                         n += 1;
                         self.take(&mut game, &line, n);
                     }
-                    // Fallen behind the game: it is followed afresh from the record so far.
-                    Err(broadcast::error::RecvError::Lagged(_)) => break,
-                    Err(broadcast::error::RecvError::Closed) => return,
+                    // Fallen behind the game, or lines were lost: it is followed afresh from the
+                    // record so far.
+                    Err(_) => break,
                 }
             }
             if let Some(Game::Followed(live)) = game {
