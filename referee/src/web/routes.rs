@@ -89,12 +89,28 @@ pub(super) async fn check_host(
 /// localhost, ::1, the `--web` host) or the very address the peer connected to. A page of
 /// another site that a rebinding DNS resolves here still names that site.
 fn names_this_server(app: &App, conn: &Conn, host: &str) -> bool {
-    let Some((name, port)) = host.rsplit_once(':') else { return false };
+    let Some((name, port)) = split_host(host) else { return false };
     if port != app.addr.port().to_string() {
         return false;
     }
-    let name = name.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    let name = name.to_ascii_lowercase();
     app.hosts.contains(&name) || name == conn.local.ip().to_string()
+}
+
+/// A `Host`'s name and port: `name`, `name:port`, `[v6]` or `[v6]:port`; without a port, a
+/// browser means 80.
+fn split_host(host: &str) -> Option<(&str, &str)> {
+    let (name, port) = match host.strip_prefix('[') {
+        Some(v6) => {
+            let (name, rest) = v6.split_once(']')?;
+            (name, if rest.is_empty() { None } else { Some(rest.strip_prefix(':')?) })
+        }
+        None => match host.rsplit_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        },
+    };
+    Some((name, port.unwrap_or("80")))
 }
 
 /// A WebSocket must come from a page of this server: its `Origin` is `http://` + the `Host` it
@@ -289,4 +305,18 @@ fn chunks(lines: &[Arc<str>]) -> Vec<String> {
         start = end;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_host_is_split_into_its_name_and_port() {
+        use super::split_host;
+        assert_eq!(split_host("127.0.0.1:8080"), Some(("127.0.0.1", "8080")));
+        assert_eq!(split_host("localhost"), Some(("localhost", "80")));
+        assert_eq!(split_host("[::1]:9"), Some(("::1", "9")));
+        assert_eq!(split_host("[::1]"), Some(("::1", "80")));
+        assert_eq!(split_host("[::1"), None);
+        assert_eq!(split_host("[::1]x"), None);
+    }
 }
