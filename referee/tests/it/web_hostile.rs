@@ -236,7 +236,7 @@ fn a_spectators_oversized_message_ends_its_connection() {
 }
 
 /// Issue 23: the web server runs on a thread of its own, off the CPU the table is pinned to, so
-/// pages and strangers take none of the table's time.
+/// pages and strangers take none of the table's time; so do the seat views' re-runs.
 #[test]
 fn the_web_server_runs_off_the_tables_cpu() {
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
@@ -272,6 +272,42 @@ fn the_web_server_runs_off_the_tables_cpu() {
         !list.contains(&table),
         "the web thread may run on the table's CPU {table}: {web_cpus}"
     );
+    drop(served);
+
+    // A match being played, a seat view watched: the view's re-run has a thread of its own,
+    // off the table's CPU too.
+    let args = ["match", "--games", "100000", "--watch", "--records", s(&records)];
+    let served = Served::start(&args);
+    let pid = served.child.id();
+    let addr = served.addr();
+    let seat0 = token_of(served.view_urls[0].as_ref().unwrap());
+    let own = format!("http://{addr}");
+    let (head, _watching) =
+        request_on(&addr, &upgrade_head(&addr, &format!("/ws/watch?token={seat0}"), &own));
+    assert!(status(&head).contains(" 101 "), "{head}");
+    let allowed = |tid: &str| -> Option<String> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/status")).ok()?;
+        let line = status.lines().find(|l| l.starts_with("Cpus_allowed_list:"))?;
+        Some(line.split_whitespace().nth(1)?.to_string())
+    };
+    let table = allowed(&pid.to_string()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let views = loop {
+        let found = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .find_map(|tid| {
+                let comm = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm")).ok()?;
+                if comm.trim() == "seat-views" { allowed(&tid) } else { None }
+            });
+        if let Some(cpus) = found {
+            break cpus;
+        }
+        assert!(Instant::now() < deadline, "no thread derives the seat views");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(!expand(&views).contains(&table), "seat views on the table's CPU {table}: {views}");
 }
 
 /// A CPU list (`0-2,5`) as its CPUs.
