@@ -16,7 +16,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use std::sync::{Arc, PoisonError};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 pub(super) const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
                               img-src 'self'; connect-src 'self'; base-uri 'none'; \
@@ -217,8 +217,8 @@ async fn follow_all(
     mut added: u64,
     mut rx: tokio::sync::broadcast::Receiver<Arc<str>>,
 ) {
-    for line in so_far {
-        if !send(&mut socket, line.to_string()).await {
+    for run in runs(&so_far) {
+        if !send(&mut socket, run.join("\n")).await {
             return;
         }
     }
@@ -227,10 +227,23 @@ async fn follow_all(
         tokio::select! {
             line = rx.recv() => match line {
                 Ok(line) => {
-                    if !send(&mut socket, line.to_string()).await {
+                    // With every line that came meanwhile, in one message.
+                    let mut text = line.to_string();
+                    added += 1;
+                    while text.len() < CHUNK_BYTES {
+                        match rx.try_recv() {
+                            Ok(line) => {
+                                text.push('\n');
+                                text.push_str(&line);
+                                added += 1;
+                            }
+                            Err(TryRecvError::Empty) => break,
+                            Err(_) => return,
+                        }
+                    }
+                    if !send(&mut socket, text).await {
                         return;
                     }
-                    added += 1;
                     viewer.shown(added);
                 }
                 // Fallen behind (or the match is over): the page connects again for a fresh copy.
@@ -291,6 +304,15 @@ fn error(e: &str) -> String {
 
 /// Lines as `{"lines":[...]}` messages of at most about [`CHUNK_BYTES`] each.
 fn chunks(lines: &[Arc<str>]) -> Vec<String> {
+    let json = |run: &[Arc<str>]| {
+        let part: Vec<&str> = run.iter().map(|l| &**l).collect();
+        serde_json::json!({ "lines": part }).to_string()
+    };
+    runs(lines).into_iter().map(json).collect()
+}
+
+/// Lines cut into runs of at most about [`CHUNK_BYTES`] each (a longer line alone).
+fn runs(lines: &[Arc<str>]) -> Vec<&[Arc<str>]> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < lines.len() {
@@ -300,8 +322,7 @@ fn chunks(lines: &[Arc<str>]) -> Vec<String> {
             bytes += lines[end].len();
             end += 1;
         }
-        let part: Vec<&str> = lines[start..end].iter().map(|l| &**l).collect();
-        out.push(serde_json::json!({ "lines": part }).to_string());
+        out.push(&lines[start..end]);
         start = end;
     }
     out

@@ -16,21 +16,28 @@
   function connect() {
     const url = "ws://" + location.host + "/ws/watch?token=" + encodeURIComponent(token);
     const ws = new WebSocket(url);
+    let named = false;
     t = G.newTable();
     ws.onmessage = (e) => {
-      const m = JSON.parse(e.data);
-      if (m.view !== undefined) {
+      if (!named) {
+        // The first message names the view.
+        const m = JSON.parse(e.data);
         seat = m.view === "seat" ? Number(m.seat) : null;
+        named = true;
       } else if (seat === null) {
-        G.applyRecord(t, m);
-      } else if (m.reset) {
-        t = G.newTable();
-      } else if (m.lines) {
-        for (const line of m.lines) G.applyToSeat(t, JSON.parse(line));
-        t.question = null;
-      } else if (m.error) {
-        P.fill("status", "cannot show the seat's view yet: " + m.error);
-        return;
+        // The organiser's view: one or more record lines, one per line of the message.
+        for (const line of e.data.split("\n")) G.applyRecord(t, JSON.parse(line));
+      } else {
+        const m = JSON.parse(e.data);
+        if (m.reset) {
+          t = G.newTable();
+        } else if (m.lines) {
+          for (const line of m.lines) G.applyToSeat(t, JSON.parse(line));
+          t.question = null;
+        } else if (m.error) {
+          P.fill("status", "cannot show the seat's view yet: " + m.error);
+          return;
+        }
       }
       render();
     };
