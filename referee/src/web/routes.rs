@@ -275,13 +275,36 @@ async fn follow_seat(mut socket: WebSocket, viewer: &Viewer, mut w: Watching, se
     loop {
         tokio::select! {
             change = w.rx.recv() => {
-                let (msgs, added) = match change {
+                let (mut msgs, mut added) = match change {
                     Ok(Change::Reset(added)) => (vec![reset()], added),
                     Ok(Change::Lines(lines, added)) => (chunks(&lines), added),
                     Ok(Change::Error(e, added)) => (vec![error(&e)], added),
                     // Fallen behind: dropped, never waited for; its page connects again.
                     Err(RecvError::Lagged(_) | RecvError::Closed) => return,
                 };
+                // The lines that came meanwhile go with them, in as few messages as fit.
+                let mut lines: Vec<Arc<str>> = Vec::new();
+                loop {
+                    match w.rx.try_recv() {
+                        Ok(Change::Lines(more, n)) => {
+                            lines.extend(more.iter().cloned());
+                            added = n;
+                        }
+                        Ok(Change::Reset(n)) => {
+                            msgs.extend(chunks(&std::mem::take(&mut lines)));
+                            msgs.push(reset());
+                            added = n;
+                        }
+                        Ok(Change::Error(e, n)) => {
+                            msgs.extend(chunks(&std::mem::take(&mut lines)));
+                            msgs.push(error(&e));
+                            added = n;
+                        }
+                        Err(TryRecvError::Empty) => break,
+                        Err(_) => return,
+                    }
+                }
+                msgs.extend(chunks(&lines));
                 for m in msgs {
                     if !send(&mut socket, m).await {
                         return;
