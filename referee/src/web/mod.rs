@@ -25,6 +25,7 @@ use crate::bot::resumable::Resumable;
 use crate::bot::tcp::PendingLimits;
 use crate::bot::tcp::gate::Gate;
 use crate::record_io::Tap;
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
@@ -252,18 +253,8 @@ async fn open(
 
 fn router(app: Arc<App>) -> axum::Router {
     axum::Router::new()
-        .route(
-            "/play",
-            get(|axum::extract::State(app): axum::extract::State<Arc<App>>| async move {
-                html(&app.play)
-            }),
-        )
-        .route(
-            "/watch",
-            get(|axum::extract::State(app): axum::extract::State<Arc<App>>| async move {
-                html(&app.watch)
-            }),
-        )
+        .route("/play", get(|State(app): State<Arc<App>>| async move { html(&app.play) }))
+        .route("/watch", get(|State(app): State<Arc<App>>| async move { html(&app.watch) }))
         .route("/assets/{name}", get(routes::asset))
         // Browsers ask for it on their own: nothing, rather than an error in the console.
         .route("/favicon.ico", get(|| async { secured(StatusCode::NO_CONTENT.into_response()) }))
