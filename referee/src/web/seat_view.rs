@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio::sync::{Notify, broadcast};
+use tokio::time::Instant;
 
 /// How often a game on the CPU clock has its seat views re-derived at most: each derivation
 /// re-runs the game so far.
@@ -80,8 +81,9 @@ impl Drop for Watching {
 enum Game {
     /// Followed as it is played.
     Followed(Arc<Live>),
-    /// Re-derived from the record so far (a seat on the CPU clock); whether lines came since.
-    Rederived { stale: bool },
+    /// Re-derived from the record so far (a seat on the CPU clock); when next, if lines came
+    /// since the last derivation.
+    Rederived { due: Option<Instant> },
 }
 
 impl SeatViews {
@@ -126,13 +128,16 @@ impl SeatViews {
             }
             let mut n = added;
             loop {
-                let stale = matches!(game, Some(Game::Rederived { stale: true }));
+                let due = match game {
+                    Some(Game::Rederived { due }) => due,
+                    _ => None,
+                };
                 let line = tokio::select! {
                     line = rx.recv() => line,
-                    () = tokio::time::sleep(REDERIVE_EVERY), if stale => {
+                    () = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
                         let views = self.clone();
                         let _ = tokio::task::spawn_blocking(move || views.rederive()).await;
-                        game = Some(Game::Rederived { stale: false });
+                        game = Some(Game::Rederived { due: None });
                         continue;
                     }
                 };
@@ -175,7 +180,10 @@ impl SeatViews {
                 // The lines the re-run sends from now on reflect the record up to here.
                 self.pushed.store(n, Ordering::Relaxed);
             }
-            (_, Some(Game::Rederived { stale })) => *stale = true,
+            // At most every REDERIVE_EVERY however fast the lines come.
+            (_, Some(Game::Rederived { due })) => {
+                due.get_or_insert_with(|| Instant::now() + REDERIVE_EVERY);
+            }
             (_, None) => {}
         }
     }
@@ -184,7 +192,7 @@ impl SeatViews {
     /// seat is on the CPU clock.
     fn start(self: &Arc<Self>, header: Header, n: u64) -> Game {
         if header.seats.iter().any(|s| s.cpu) {
-            return Game::Rederived { stale: true };
+            return Game::Rederived { due: Some(Instant::now()) };
         }
         self.pushed.store(n, Ordering::Relaxed);
         let live = Live::new(&header);
@@ -200,7 +208,7 @@ impl SeatViews {
             views.settle(epoch, done.err());
         });
         if spawned.is_err() {
-            return Game::Rederived { stale: true };
+            return Game::Rederived { due: Some(Instant::now()) };
         }
         Game::Followed(live)
     }
