@@ -15,16 +15,19 @@ mod report;
 mod sys;
 mod tables;
 mod tcp;
+mod tools;
+mod web;
 
 use referee::{Launch, Outcome};
 use report::Report;
 use std::path::PathBuf;
-use std::process::{ExitCode, Stdio};
+use std::process::ExitCode;
+use tools::{engine, resolve_python, shell_word};
 
 const USAGE: &str =
     "usage: aluette-bench [--quick] [--json FILE] [--games N] [--python-games N] [--seed S]
                      [--referee-bin PATH] [--bot-bin PATH] [--python CMD] [--python-bot PATH]
-                     [--engine-bin PATH] [--no-python] [--repeat N]
+                     [--engine-bin PATH] [--no-python] [--repeat N] [--web-only]
        aluette-bench --instant-bot [--connect HOST:PORT --token T] [--burn-us US]
 
   --quick            small runs for a smoke test (under 10 s)
@@ -42,6 +45,7 @@ const USAGE: &str =
   --repeat N         measure the headline (pinned floor, pinned table of instant bots, of
                      Python bots) N times and print each figure's median (default 3, 1 with
                      --quick)
+  --web-only         only the web server's sections (spectators, web flood)
   --instant-bot      be the instant bot (stdin/stdout, or TCP with --connect and --token;
                      --burn-us US spends US of CPU time before each answer)";
 
@@ -59,6 +63,7 @@ struct Config {
     python_bot: PathBuf,
     engine_bin: Option<PathBuf>,
     repeat: usize,
+    web_only: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -80,6 +85,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
         python_bot: workspace.join("sample-bots/python/random_bot.py"),
         engine_bin: None,
         repeat: 0,
+        web_only: false,
     };
     let (mut games, mut python_games, mut repeat) = (None, None, None);
     let mut it = args.iter();
@@ -106,6 +112,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
             "--python-bot" => cfg.python_bot = value()?.into(),
             "--engine-bin" => cfg.engine_bin = Some(value()?.into()),
             "--no-python" => cfg.python = None,
+            "--web-only" => cfg.web_only = true,
             "--repeat" => {
                 let v = value()?;
                 let n = v.parse::<usize>().ok().filter(|&n| (1..=100).contains(&n));
@@ -164,7 +171,7 @@ fn main() -> ExitCode {
     }
 }
 
-type Res<T> = Result<T, Box<dyn std::error::Error>>;
+pub(crate) type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 /// Idle TCP connections held against one referee (the issue's figure).
 const IDLE_CONNECTIONS: usize = 1_000;
@@ -196,6 +203,22 @@ fn run(cfg: &Config) -> Res<()> {
         load_after: None,
         rows: Vec::new(),
     };
+
+    if cfg.web_only {
+        let me = std::env::current_exe()?;
+        let instant_bot = format!("{} --instant-bot", shell_word(&me.display().to_string()));
+        let other = cpus.iter().copied().find(|&c| c != pin);
+        web::sections(
+            &mut report,
+            &cfg.referee_bin,
+            &instant_bot,
+            cfg.games,
+            cfg.seed,
+            pin,
+            other,
+        )?;
+        return finish(report, cfg);
+    }
 
     // 1. The floor.
     let iterations = if cfg.quick { 2_000 } else { 20_000 };
@@ -511,6 +534,11 @@ fn run(cfg: &Config) -> Res<()> {
         Ok(idle)
     };
 
+    // 7. The web server: spectators, and a stranger's flood (issue 23).
+    let other = cpus.iter().copied().find(|&c| c != pin);
+    let web_games = if cfg.quick { 20 } else { cfg.games };
+    web::sections(&mut report, &cfg.referee_bin, &instant_bot, web_games, cfg.seed, pin, other)?;
+
     // 7. Peak memory.
     {
         let mut s = report.section("Referee peak memory (VmHWM, sampled every 10 ms)");
@@ -615,6 +643,11 @@ fn run(cfg: &Config) -> Res<()> {
         }
     }
 
+    finish(report, cfg)
+}
+
+/// Prints the report, and writes it as JSON when asked.
+fn finish(mut report: Report, cfg: &Config) -> Res<()> {
     report.load_after = sys::load_1min();
     print!("{}", report.table());
     if let Some(path) = &cfg.json {
@@ -809,7 +842,7 @@ fn tables_word(n: usize) -> String {
     if n == 1 { "1 table".into() } else { format!("{n} tables") }
 }
 
-fn progress(what: &str) {
+pub(crate) fn progress(what: &str) {
     eprintln!("aluette-bench: measuring {what}...");
 }
 
@@ -922,70 +955,9 @@ fn parallel_rows(report: &mut Report, tables: &[Outcome], single: &Outcome, floo
     s.row("faults", faults as f64, "");
 }
 
-/// The real interpreter behind `python` (a pyenv shim costs ~60 ms per start), asked once.
-fn resolve_python(python: &str) -> Result<String, String> {
-    let out = sys::command(python)
-        .args(["-c", "import sys; print(sys.executable)"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|e| format!("{python}: {e}"))?;
-    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if !out.status.success() || path.is_empty() {
-        return Err(format!("{python} did not tell its executable"));
-    }
-    Ok(path)
-}
-
-/// Runs the rules crate's `deals` benchmark and reads its `... N deals/s` lines.
-fn engine(bin: &PathBuf, quick: bool) -> Res<Vec<(String, f64)>> {
-    let mut cmd = sys::command(bin);
-    // The benchmark takes a numeric argument as its number of deals; its default (3 million)
-    // runs for half a minute here, 300 thousand for 2-3 s, which is enough for a best of 3.
-    cmd.arg("--bench").arg(if quick { "50000" } else { "300000" }).stdin(Stdio::null());
-    let out = cmd.output().map_err(|e| format!("{}: {e}", bin.display()))?;
-    if !out.status.success() {
-        return Err(format!("{} failed: {}", bin.display(), out.status).into());
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<(String, f64)> = text
-        .lines()
-        .filter_map(|line| {
-            let (label, rest) = line.split_once(':')?;
-            let words: Vec<&str> = rest.split_whitespace().collect();
-            let at = words.iter().position(|w| *w == "deals/s")?;
-            let label =
-                label.trim_start_matches("engine,").trim().trim_end_matches(',').to_string();
-            Some((
-                label.split_whitespace().collect::<Vec<_>>().join(" ").replace(" ,", ","),
-                words.get(at.checked_sub(1)?)?.parse().ok()?,
-            ))
-        })
-        .collect();
-    if rows.is_empty() {
-        return Err(format!("{} printed no `deals/s` figure", bin.display()).into());
-    }
-    Ok(rows)
-}
-
-/// A word for the referee's `--bot` splitter (shell-like, never run by a shell): quoted when it
-/// holds blanks or quotes.
-fn shell_word(word: &str) -> String {
-    if !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || "'\"\\$`".contains(c)) {
-        return word.to_string();
-    }
-    format!("'{}'", word.replace('\'', r"'\''"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn words_with_blanks_are_quoted() {
-        assert_eq!(shell_word("/usr/bin/python3"), "/usr/bin/python3");
-        assert_eq!(shell_word("/my dir/bot"), "'/my dir/bot'");
-    }
 
     #[test]
     fn quick_sizes_are_small() {

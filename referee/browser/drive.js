@@ -9,7 +9,7 @@
 "use strict";
 const path = require("path");
 
-const [seatUrl, outDir, watchUrl] = process.argv.slice(2);
+const [seatUrl, outDir, watchUrl, seatViewUrl] = process.argv.slice(2);
 const { launch } = require("./browser.js");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,7 +63,7 @@ async function main() {
       await all.setViewport({ width: 1280, height: 860 });
       await all.goto(watchUrl);
       seat1 = await browser.newPage();
-      await seat1.goto(watchUrl + "&seat=1");
+      await seat1.goto(seatViewUrl);
       for (const p of [all, seat1]) p.on("pageerror", (e) => report.errors.push(String(e)));
       // Clicks wait for an animation frame, which only the page in front gets.
       await page.bringToFront();

@@ -26,3 +26,24 @@ pub(crate) fn pin_current_thread(cpu: usize) {
         tracing::warn!("cannot pin to CPU {cpu}; running unpinned");
     }
 }
+
+/// The one CPU the calling thread is pinned to, if it is pinned to one.
+pub(crate) fn pinned_cpu() -> Option<usize> {
+    let set = sched_getaffinity(Pid::from_raw(0)).ok()?;
+    let cpus: Vec<usize> =
+        (0..CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).collect();
+    (cpus.len() == 1).then(|| cpus[0])
+}
+
+/// Lets the calling thread run on every CPU this process may use but `cpu` (the kernel keeps
+/// only the CPUs it allows): work that must not take a pinned table's time. On a machine of one
+/// CPU the kernel refuses, and the thread stays where it is.
+pub(crate) fn avoid_cpu(cpu: usize) {
+    let mut set = CpuSet::new();
+    for c in (0..CpuSet::count()).filter(|&c| c != cpu) {
+        let _ = set.set(c);
+    }
+    if sched_setaffinity(Pid::from_raw(0), &set).is_err() {
+        tracing::debug!("cannot move the thread off CPU {cpu}");
+    }
+}

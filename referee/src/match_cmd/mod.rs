@@ -281,7 +281,13 @@ async fn open_web(
         }
     }
     if let Some(url) = web.watch_url() {
-        text.push_str(&format!("Watch live: {url}  (one seat's view: add &seat=S)\n"));
+        text.push_str(&format!("Watch live: {url}  (every hand)\n"));
+        // One link per view: a seat view's token opens only that seat's view.
+        for seat in 0..4 {
+            if let Some(url) = web.seat_view_url(seat) {
+                text.push_str(&format!("  seat {seat}'s view: {url}\n"));
+            }
+        }
     }
     announce(&text, quiet_stdout);
     Ok(Some(web))

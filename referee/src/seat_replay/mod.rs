@@ -35,6 +35,7 @@ macro_rules! say {
     }};
 }
 
+mod follow;
 mod playback;
 mod record;
 mod redrive;
@@ -43,6 +44,7 @@ mod script;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use follow::{Live, Sink, follow};
 pub(crate) use record::{End, Recorded};
 use redrive::redrive;
 pub(crate) use redrive::{Until, bot_command};

@@ -2,13 +2,39 @@
 //! says its seat did, at exactly the recorded time.
 
 use super::End;
+use super::follow::LiveSteps;
 use super::rerun::{Dir, Shared, Tape, question};
-use super::script::{Move, Script, Start};
+use super::script::{Move, Script, Start, Step};
 use serde_json::Value;
 use std::future::Future;
 use std::task::Poll;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+
+/// Where a playback bot takes its moves, question by question.
+pub(super) enum Steps {
+    /// A whole record's.
+    Recorded(std::vec::IntoIter<Step>),
+    /// A game being played: each move as the record gets it (`follow.rs`).
+    Live(LiveSteps),
+}
+
+impl Steps {
+    fn next(&mut self) -> Option<Step> {
+        match self {
+            Steps::Recorded(steps) => steps.next(),
+            Steps::Live(live) => live.next(),
+        }
+    }
+
+    /// The moves the record has that were not asked for.
+    fn left(&self) -> usize {
+        match self {
+            Steps::Recorded(steps) => steps.len(),
+            Steps::Live(_) => 0,
+        }
+    }
+}
 
 /// One seat's playback bot: reads the referee's lines and, question by question, does what the
 /// record says the seat did.
@@ -16,12 +42,12 @@ pub(super) async fn playback(
     seat: usize,
     stream: DuplexStream,
     script: Script,
+    mut steps: Steps,
     tape: Option<Tape>,
     shared: Shared,
 ) -> Result<(), String> {
     let (r, mut w) = tokio::io::split(stream);
     let mut r = BufReader::new(r);
-    let mut steps = script.steps.into_iter();
     let mut hello = match script.start {
         Start::Handshake(mv) => Some(mv),
         Start::Continue if script.close_first => return Ok(()),
@@ -81,7 +107,7 @@ pub(super) async fn playback(
             return Ok(());
         }
     }
-    let left = steps.len() + usize::from(hello.is_some());
+    let left = steps.left() + usize::from(hello.is_some());
     if left > 0 && shared.end != End::CutShort {
         return Err(format!("seat {seat} was asked {left} questions fewer than the record has"));
     }

@@ -1,9 +1,10 @@
 //! The re-run: the recorded game played again through the game runner on a paused clock, the
 //! captured seat's bytes taped, and the outcome held to the record's.
 
-use super::playback::playback;
-use super::script::{Move, Start, found_on_write, scripts};
+use super::playback::{Steps, playback};
+use super::script::{Move, Script, Start, found_on_write, scripts};
 use super::{End, PIPE_BYTES, Recorded};
+use crate::bot::conn::Writer;
 use crate::bot::process::Limits;
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
 use crate::fault::Fault;
@@ -17,7 +18,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::AsyncWrite;
+use tokio::io::{AsyncWrite, DuplexStream, WriteHalf};
 use tokio::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +56,10 @@ pub(super) struct Tape {
 }
 
 impl Tape {
+    pub(super) fn new() -> Tape {
+        Tape { start: Instant::now(), events: Arc::default(), cut: Arc::default() }
+    }
+
     pub(super) fn push(&self, dir: Dir, bytes: &[u8]) {
         let at = self.start.elapsed();
         if let Ok(mut events) = self.events.lock() {
@@ -70,11 +75,15 @@ impl Tape {
     }
 }
 
-/// The referee's write half of the captured seat, logging every byte it writes.
-struct Tap<W> {
-    inner: W,
-    tape: Tape,
+/// A seat's referee end that hands every byte written to `seen`: the captured seat's tape
+/// here, each seat's lines in a game followed as it is played (`follow.rs`).
+pub(super) struct Tap<W> {
+    pub(super) inner: W,
+    pub(super) seen: Seen,
 }
+
+/// What a [`Tap`] does with the bytes written.
+pub(super) type Seen = Box<dyn FnMut(&[u8]) + Send>;
 
 impl<W: AsyncWrite + Unpin> AsyncWrite for Tap<W> {
     fn poll_write(
@@ -84,7 +93,7 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for Tap<W> {
     ) -> Poll<std::io::Result<usize>> {
         let res = Pin::new(&mut self.inner).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = &res {
-            self.tape.push(Dir::ToBot, &buf[..*n]);
+            (self.seen)(&buf[..*n]);
         }
         res
     }
@@ -142,6 +151,26 @@ impl Shared {
     }
 }
 
+/// What a re-run plays, besides the header: the seats' scripts and where each playback bot
+/// takes its moves, the decks, the CPU time charged, and how each seat's referee end is written
+/// to (a tap for the seat shown).
+pub(super) struct Plan {
+    pub(super) scripts: [Script; 4],
+    pub(super) steps: [Steps; 4],
+    pub(super) end: End,
+    pub(super) max_line: usize,
+    /// The record's decks; `None`: the seed's, as the game being played uses.
+    pub(super) decks: Option<Vec<rules::Deck>>,
+    /// Each seat's recorded `cpu_us`, for a seat timed by the CPU clock.
+    pub(super) cpu: [Option<Vec<u64>>; 4],
+    /// The seat whose playback logs what it sends on the tape.
+    pub(super) logged: Option<usize>,
+    pub(super) wrap: Wrap,
+}
+
+/// How seat `i`'s referee end is written to.
+pub(super) type Wrap = Box<dyn Fn(usize, WriteHalf<DuplexStream>) -> Writer + Send>;
+
 /// Plays the recorded game again and returns seat `seat`'s conversation.
 pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, String> {
     let h = &game.header;
@@ -149,6 +178,62 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         return Err(format!("the header lists {} seats, not 4", h.seats.len()));
     }
     let scripts = scripts(game);
+    let tape = Tape::new();
+    let tap = tape.clone();
+    let plan = Plan {
+        steps: std::array::from_fn(|i| Steps::Recorded(scripts[i].steps.clone().into_iter())),
+        scripts: scripts.clone(),
+        end: game.end,
+        max_line: line_limit(game),
+        decks: Some(decks(game)?),
+        cpu: std::array::from_fn(|i| h.seats[i].cpu.then(|| recorded_cpu(game, i))),
+        logged: Some(seat),
+        wrap: Box::new(move |i, w| -> Writer {
+            if i != seat {
+                return Box::new(w);
+            }
+            let tape = tap.clone();
+            Box::new(Tap { inner: w, seen: Box::new(move |b| tape.push(Dir::ToBot, b)) })
+        }),
+    };
+    let summary = play(h, plan, &tape).await?;
+    check_summary(game, &summary).map_err(|e| diverged(h, e))?;
+
+    let mut events = std::mem::take(&mut *tape.events.lock().map_err(|_| "capture lost")?);
+    if game.end == End::CutShort
+        && let Some(cut) = *tape.cut.lock().map_err(|_| "capture lost")?
+    {
+        events.truncate(cut);
+    }
+    let script = &scripts[seat];
+    let mut answers = Vec::new();
+    if let Start::Handshake(mv) = &script.start {
+        answers.push((mv.clone(), script.refused.then_some(FaultKind::HandshakeRefused)));
+    }
+    answers.extend(script.steps.iter().map(|s| (s.mv.clone(), s.fault)));
+    let note = match &script.start {
+        Start::Dead { detail, .. } => format!("; no bot played this seat: {detail}"),
+        Start::Handshake(Move::Close) => {
+            "; its handshake was refused, and what the bot sent then is not recorded".into()
+        }
+        Start::Handshake(_) | Start::Continue => String::new(),
+    };
+    Ok(Conversation {
+        lines: split_lines(&events),
+        answers,
+        continued: script.start == Start::Continue,
+        first_id: h.seats[seat].first_id,
+        note,
+    })
+}
+
+/// Plays a game again through the game runner with playback bots, as `plan` says; its summary,
+/// or how the playback diverged from the record.
+pub(super) async fn play(h: &Header, plan: Plan, tape: &Tape) -> Result<GameSummary, String> {
+    if h.seats.len() != 4 {
+        return Err(format!("the header lists {} seats, not 4", h.seats.len()));
+    }
+    let Plan { scripts, steps, end, max_line, decks, cpu, logged, wrap } = plan;
     let (rules, seating) = convert::rules_from_wire(&h.rules)?;
     let cfg = GameConfig {
         rules,
@@ -165,7 +250,6 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         first_dealer,
         draw: h.draw.as_ref().map(|d| d.iter().map(|&c| convert::card(c)).collect()),
     };
-    let max_line = line_limit(game);
     let connect = ConnectConfig {
         handshake: Duration::from_millis(h.clock.handshake_ms),
         max_line,
@@ -177,19 +261,19 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         limits: Limits::default(),
     };
     let (trigger, stop) = shutdown::channel();
-    let tape = Tape { start: Instant::now(), events: Arc::default(), cut: Arc::default() };
-    let shared = Shared { trigger: Arc::new(trigger), end: game.end, max_line, tape: tape.clone() };
+    let shared = Shared { trigger: Arc::new(trigger), end, max_line, tape: tape.clone() };
 
     let mut bots = Vec::with_capacity(4);
     let mut players = Vec::with_capacity(4);
-    for (i, script) in scripts.iter().enumerate() {
+    let mut cpu = cpu;
+    for ((i, script), steps) in scripts.iter().enumerate().zip(steps) {
         let info = &h.seats[i];
         let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
         let (r, w) = tokio::io::split(ours);
-        let writer: crate::bot::conn::Writer =
-            if i == seat { Box::new(Tap { inner: w, tape: tape.clone() }) } else { Box::new(w) };
-        let log = (i == seat).then(|| tape.clone());
-        players.push(tokio::spawn(playback(i, theirs, script.clone(), log, shared.clone())));
+        let writer = wrap(i, w);
+        let log = (logged == Some(i)).then(|| tape.clone());
+        let player = playback(i, theirs, script.clone(), steps, log, shared.clone());
+        players.push(tokio::spawn(player));
         let spec = spec_of(info);
         let mut bot = match &script.start {
             Start::Handshake(_) => {
@@ -224,8 +308,8 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
             token,
             features: info.features.clone(),
         };
-        if info.cpu {
-            bot.replay_cpu(recorded_cpu(game, i));
+        if let Some(recorded) = cpu[i].take() {
+            bot.replay_cpu(recorded);
         }
         // A seat's own clock (a person's) times the re-run as it timed the game.
         bot.clock = info.clock;
@@ -238,7 +322,7 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
     let summary = {
         let [a, b, c, d] = &mut bots;
         let mut rec = Recorder::create(None).map_err(|e| e.to_string())?;
-        run_game_with_decks([a, b, c, d], &setup, &cfg, &mut rec, stop, Some(decks(game)?)).await
+        run_game_with_decks([a, b, c, d], &setup, &cfg, &mut rec, stop, decks).await
     };
     // Ending the connections ends the playback bots.
     drop(bots);
@@ -253,34 +337,7 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
     if let Some(first) = problems.into_iter().next() {
         return Err(diverged(h, first));
     }
-    check_summary(game, &summary).map_err(|e| diverged(h, e))?;
-
-    let mut events = std::mem::take(&mut *tape.events.lock().map_err(|_| "capture lost")?);
-    if game.end == End::CutShort
-        && let Some(cut) = *tape.cut.lock().map_err(|_| "capture lost")?
-    {
-        events.truncate(cut);
-    }
-    let script = &scripts[seat];
-    let mut answers = Vec::new();
-    if let Start::Handshake(mv) = &script.start {
-        answers.push((mv.clone(), script.refused.then_some(FaultKind::HandshakeRefused)));
-    }
-    answers.extend(script.steps.iter().map(|s| (s.mv.clone(), s.fault)));
-    let note = match &script.start {
-        Start::Dead { detail, .. } => format!("; no bot played this seat: {detail}"),
-        Start::Handshake(Move::Close) => {
-            "; its handshake was refused, and what the bot sent then is not recorded".into()
-        }
-        Start::Handshake(_) | Start::Continue => String::new(),
-    };
-    Ok(Conversation {
-        lines: split_lines(&events),
-        answers,
-        continued: script.start == Start::Continue,
-        first_id: h.seats[seat].first_id,
-        note,
-    })
+    Ok(summary)
 }
 
 /// The record's decks, deal by deal: a record alone replays its game, whatever its seed says.

@@ -3,7 +3,7 @@
 
 use super::Recorded;
 use crate::policy::{self};
-use protocol::record::{FaultKind, FaultRecord, Penalty, RecordLine};
+use protocol::record::{FaultKind, FaultRecord, Header, Penalty, RecordLine};
 
 /// What a playback bot does about one question.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,34 +75,56 @@ pub(super) fn found_on_write(f: &FaultRecord) -> bool {
 
 /// Reads the four seats' scripts out of the record.
 pub(super) fn scripts(game: &Recorded) -> [Script; 4] {
-    let mut scripts: [Script; 4] = std::array::from_fn(|i| {
-        let seat = &game.header.seats[i];
-        Script {
-            start: match &seat.hello {
-                Some(raw) => Start::Handshake(Move::Answer { raw: raw.clone(), us: 0 }),
-                None => Start::Continue,
-            },
-            refused: false,
-            steps: Vec::new(),
-            close_first: false,
-        }
-    });
-    let mut ignored: [Vec<Vec<u8>>; 4] = Default::default();
-    // A question fault waits for its seat's `auto` action line, which names the question.
-    let mut open_fault = [false; 4];
-    let mut dealt = false;
+    let mut b = Builder::new(&game.header);
     for line in &game.lines {
+        b.feed(line);
+    }
+    b.scripts
+}
+
+/// The four seats' scripts read line by line, as far as the record goes: a game followed as it
+/// is played (`follow.rs`) feeds each line as it comes.
+#[derive(Debug)]
+pub(super) struct Builder {
+    pub(super) scripts: [Script; 4],
+    ignored: [Vec<Vec<u8>>; 4],
+    /// A question fault waits for its seat's `auto` action line, which names the question.
+    open_fault: [bool; 4],
+    /// A deal line has been read: faults before it are the connections'.
+    pub(super) dealt: bool,
+}
+
+impl Builder {
+    pub(super) fn new(header: &Header) -> Builder {
+        let scripts = std::array::from_fn(|i| {
+            let seat = &header.seats[i];
+            Script {
+                start: match &seat.hello {
+                    Some(raw) => Start::Handshake(Move::Answer { raw: raw.clone(), us: 0 }),
+                    None => Start::Continue,
+                },
+                refused: false,
+                steps: Vec::new(),
+                close_first: false,
+            }
+        });
+        Builder { scripts, ignored: Default::default(), open_fault: [false; 4], dealt: false }
+    }
+
+    pub(super) fn feed(&mut self, line: &RecordLine) {
+        let (scripts, ignored, open_fault) =
+            (&mut self.scripts, &mut self.ignored, &mut self.open_fault);
         if let RecordLine::Deal { .. } = line {
-            dealt = true;
+            self.dealt = true;
         }
         if let RecordLine::Fault(f) = line {
             let i = usize::from(f.seat);
             if i >= 4 {
-                continue;
+                return;
             }
             let s = &mut scripts[i];
-            if !dealt && connection_fault(f, s) {
-                continue;
+            if !self.dealt && connection_fault(f, s) {
+                return;
             }
             if policy::is_ignorable(f.kind) {
                 ignored[i].extend(f.raw_bytes().map(<[u8]>::to_vec));
@@ -137,7 +159,7 @@ pub(super) fn scripts(game: &Recorded) -> [Script; 4] {
             let (seat, auto, raw, us, kind) = (a.seat, a.auto, a.raw, a.us, a.question);
             let i = usize::from(seat);
             if i >= 4 {
-                continue;
+                return;
             }
             match (auto, raw) {
                 (false, Some(raw)) => scripts[i].steps.push(Step {
@@ -158,7 +180,6 @@ pub(super) fn scripts(game: &Recorded) -> [Script; 4] {
             open_fault[i] = false;
         }
     }
-    scripts
 }
 
 /// Applies a fault met while connecting (before the first deal); false when it is not one.

@@ -41,3 +41,95 @@ fn answers_compare_by_meaning() {
     assert!(Said::Nothing.same(&Said::Nothing));
     assert!(!Said::Nothing.same(&d));
 }
+
+/// A game followed as it is played gives each seat exactly the lines `replay --seat` re-derives
+/// from the whole record, whatever order the lines and the re-run's reading interleave in: the
+/// live seat views (`web`) are the seats' conversations, line for line.
+#[test]
+fn a_game_followed_line_by_line_is_the_rederived_conversation() {
+    use crate::bot::builtin::Builtin;
+    use crate::bot::{Bot, BotSpec, ConnectConfig};
+    use crate::game_runner::{GameConfig, GameSetup, game_seed, run_game};
+    use crate::record_io::{Recorder, Tap};
+    use protocol::record::RecordLine;
+    use std::sync::{Arc, Mutex};
+
+    let cc = ConnectConfig {
+        cpu_time: false,
+        resume_grace: Duration::ZERO,
+        pre_lead_rounds: true,
+        handshake: Duration::from_millis(1000),
+        max_line: protocol::MAX_LINE_BYTES,
+        stderr_cap: 0,
+        limits: Default::default(),
+    };
+    let cfg = GameConfig {
+        rules: rules::Rules::default(),
+        seating: protocol::options::Seating::Given,
+        clock: protocol::msg::Clock {
+            handshake_ms: 1000,
+            answer_ms: 1000,
+            bank_ms: 1000,
+            mode: None,
+            wall_cap: None,
+        },
+        policy: crate::policy::Policy {
+            on_fault: crate::policy::OnFault::Fallback,
+            max_strikes: 3,
+        },
+    };
+    let text = Arc::new(Mutex::new(String::new()));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let mut bots = Vec::new();
+        for kind in [Builtin::Random, Builtin::Heuristic, Builtin::Random, Builtin::Heuristic] {
+            bots.push(Bot::connect(BotSpec::Builtin(kind), &cc, None, "b", None).await);
+        }
+        let setup = GameSetup {
+            game_no: 1,
+            match_seed: 7,
+            seed: game_seed(7, 1),
+            first_dealer: rules::Seat::ALL[0],
+            draw: None,
+        };
+        let mut rec = Recorder::create(None).unwrap();
+        let sink = text.clone();
+        rec.set_tap(Tap(Arc::new(move |b: &[u8]| {
+            sink.lock().unwrap().push_str(std::str::from_utf8(b).unwrap())
+        })));
+        let [a, b, c, d] = &mut bots[..] else { unreachable!() };
+        run_game([a, b, c, d], &setup, &cfg, &mut rec, crate::shutdown::Shutdown::never()).await;
+    });
+    let text = text.lock().unwrap().clone();
+    let lines: Vec<RecordLine> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let RecordLine::Header(header) = &lines[0] else { panic!("no header") };
+    let live = super::Live::new(header);
+    let seen: Arc<Mutex<[Vec<String>; 4]>> = Arc::default();
+    let into = seen.clone();
+    let sink: super::Sink = Arc::new(move |seat, line: &[u8]| {
+        into.lock().unwrap()[seat].push(String::from_utf8_lossy(line).into_owned());
+    });
+    let feeder = {
+        let (live, lines) = (live.clone(), lines.clone());
+        std::thread::spawn(move || {
+            for line in &lines[1..] {
+                live.push(line);
+                std::thread::yield_now();
+            }
+        })
+    };
+    super::follow(header, &live, protocol::MAX_LINE_BYTES, sink).unwrap();
+    feeder.join().unwrap();
+    let seen = seen.lock().unwrap();
+    for seat in 0..4 {
+        let (_, conv) = super::rederive_text(&text, seat, "the game").unwrap();
+        let want: Vec<String> = conv
+            .lines
+            .iter()
+            .filter(|l| l.dir == Dir::ToBot)
+            .map(|l| String::from_utf8_lossy(&l.text).into_owned())
+            .collect();
+        assert!(want.len() > 50, "seat {seat}: {} lines", want.len());
+        assert_eq!(seen[seat], want, "seat {seat}");
+    }
+}

@@ -1,45 +1,83 @@
 //! The live spectators' feed: every record line as the game adds it (`record_io::Tap`), kept for
 //! the game in progress and broadcast with a bounded buffer per spectator, so a slow spectator
-//! falls behind and is dropped, never the table. A seat's view is that seat's conversation,
-//! re-derived from the record so far by `seat_replay` (the code of `replay --seat`).
+//! falls behind and is dropped, never the table.
+//!
+//! All the table's thread does for spectators is [`Feed::push`]: a line added to a queue under
+//! a lock nobody else holds for long, and no wake-up: a wake-up per line would be a system call
+//! per line on the table's time. The web server's own thread takes the queue every [`TICK`]
+//! ([`Feed::pump`]) and broadcasts it there, to the spectators and the seat views
+//! (`seat_view.rs`).
 
 use crate::record_io::Tap;
-use crate::seat_replay;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 use tokio::sync::broadcast;
 
 /// Lines a spectator may fall behind by before it is dropped (its page connects again and is
 /// sent the game afresh).
 pub(super) const BEHIND: usize = 4096;
+/// How often the web server's thread takes the lines the table added.
+const TICK: Duration = Duration::from_millis(20);
+/// Lines the table may add that the web server has not taken yet: past this (the server's
+/// thread starved for a long while), the oldest are dropped and the spectators start afresh.
+const QUEUED: usize = 1 << 16;
 
-#[derive(Debug)]
-struct Game {
-    /// The current game's record lines so far, the header first.
-    lines: Vec<Arc<str>>,
-    tx: broadcast::Sender<Arc<str>>,
+/// What the table's thread touches.
+#[derive(Debug, Default)]
+struct Queue {
+    lines: VecDeque<Arc<str>>,
     /// Lines added since the match began.
     added: u64,
-    /// For each spectator, how many of those its page has been shown.
-    shown: std::collections::HashMap<u64, u64>,
+    /// Lines were dropped since the last take.
+    gap: bool,
+}
+
+/// The web server's side: the current game as far as it was broadcast.
+#[derive(Debug)]
+struct Pumped {
+    /// The current game's lines, the header first.
+    lines: Vec<Arc<str>>,
+    /// Lines broadcast since the match began.
+    count: u64,
+    tx: broadcast::Sender<Arc<str>>,
+    /// For each spectator, how many lines it has been shown: an atomic each.
+    shown: std::collections::HashMap<u64, Arc<AtomicU64>>,
     spectators: u64,
+}
+
+/// One spectator, as the feed counts it.
+#[derive(Debug)]
+pub(super) struct Viewer {
+    pub(super) n: u64,
+    shown: Arc<AtomicU64>,
+}
+
+impl Viewer {
+    /// It has been shown the first `lines` lines added.
+    pub(super) fn shown(&self, lines: u64) {
+        self.shown.store(lines, Ordering::Relaxed);
+    }
 }
 
 /// The record lines of the game being played, for spectators.
 #[derive(Debug)]
 pub(crate) struct Feed {
-    game: Mutex<Game>,
+    queue: Mutex<Queue>,
+    pumped: Mutex<Pumped>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Feed {
     pub(crate) fn new() -> Arc<Feed> {
         let (tx, _) = broadcast::channel(BEHIND);
-        let game =
-            Game { lines: Vec::new(), tx, added: 0, shown: Default::default(), spectators: 0 };
-        Arc::new(Feed { game: Mutex::new(game) })
-    }
-
-    fn game(&self) -> MutexGuard<'_, Game> {
-        self.game.lock().unwrap_or_else(PoisonError::into_inner)
+        let pumped =
+            Pumped { lines: Vec::new(), count: 0, tx, shown: Default::default(), spectators: 0 };
+        Arc::new(Feed { queue: Mutex::default(), pumped: Mutex::new(pumped) })
     }
 
     /// The recorder's tap that feeds this.
@@ -48,76 +86,97 @@ impl Feed {
         Tap(Arc::new(move |bytes: &[u8]| feed.push(bytes)))
     }
 
+    /// On the table's thread: one line queued.
     fn push(&self, bytes: &[u8]) {
         // The referee's own encoding: UTF-8, one line, the tag first.
         let Ok(text) = std::str::from_utf8(bytes) else { return };
         let line: Arc<str> = Arc::from(text.trim_end_matches('\n'));
-        let mut game = self.game();
-        if line.starts_with("{\"type\":\"header\"") {
-            game.lines.clear();
+        let mut q = lock(&self.queue);
+        if q.lines.len() >= QUEUED {
+            q.lines.pop_front();
+            q.gap = true;
         }
-        game.lines.push(line.clone());
-        game.added += 1;
-        // No receiver is no error: nobody watches.
-        let _ = game.tx.send(line);
+        q.lines.push_back(line);
+        q.added += 1;
     }
 
-    /// A new spectator's number, the game so far, the count of lines added so far, and the
-    /// lines that follow, with nothing lost or repeated between.
-    pub(super) fn subscribe(&self) -> (u64, Vec<Arc<str>>, u64, broadcast::Receiver<Arc<str>>) {
-        let mut game = self.game();
-        game.spectators += 1;
-        let n = game.spectators;
-        game.shown.insert(n, 0);
-        (n, game.lines.clone(), game.added, game.tx.subscribe())
+    /// Takes what the table added every [`TICK`] and broadcasts it; runs for as long as the
+    /// server, on its thread.
+    pub(super) async fn pump(self: Arc<Self>) {
+        loop {
+            tokio::time::sleep(TICK).await;
+            self.take();
+        }
     }
 
-    /// Spectator `n` has been shown the first `lines` lines added.
-    pub(super) fn shown(&self, n: u64, lines: u64) {
-        self.game().shown.insert(n, lines);
+    fn take(&self) {
+        let (lines, added, gap) = {
+            let mut q = lock(&self.queue);
+            (std::mem::take(&mut q.lines), q.added, std::mem::take(&mut q.gap))
+        };
+        let mut p = lock(&self.pumped);
+        if gap {
+            // Lines were lost: every subscriber ends (a page connects again; the seat views
+            // follow afresh) and the game so far is no longer known whole.
+            p.tx = broadcast::channel(BEHIND).0;
+            p.lines.clear();
+            p.count = added - lines.len() as u64;
+        }
+        for line in lines {
+            if line.starts_with("{\"type\":\"header\"") {
+                p.lines.clear();
+            }
+            p.lines.push(line.clone());
+            p.count += 1;
+            // No receiver is no error: nobody watches.
+            let _ = p.tx.send(line);
+        }
+    }
+
+    /// A new spectator, the game so far, the count of lines added so far, and the lines that
+    /// follow, with nothing lost or repeated between.
+    pub(super) fn subscribe(&self) -> (Viewer, Vec<Arc<str>>, u64, broadcast::Receiver<Arc<str>>) {
+        let mut p = lock(&self.pumped);
+        p.spectators += 1;
+        let n = p.spectators;
+        let shown = Arc::new(AtomicU64::new(0));
+        p.shown.insert(n, shown.clone());
+        (Viewer { n, shown }, p.lines.clone(), p.count, p.tx.subscribe())
+    }
+
+    /// The game so far, the count of lines added so far, and the lines that follow, for the
+    /// seat views' follower (not a spectator: the match's end does not wait for it).
+    pub(super) fn snapshot(&self) -> (Vec<Arc<str>>, u64, broadcast::Receiver<Arc<str>>) {
+        let p = lock(&self.pumped);
+        (p.lines.clone(), p.count, p.tx.subscribe())
     }
 
     /// Spectator `n` left.
     pub(super) fn gone(&self, n: u64) {
-        self.game().shown.remove(&n);
+        lock(&self.pumped).shown.remove(&n);
     }
 
-    /// True when every spectator has been shown every line, but those more than [`BEHIND`]
-    /// lines behind: the feed has dropped what they missed, so they can only be let go.
+    /// True when every line the table added has been broadcast and every spectator has been
+    /// shown it, but those more than [`BEHIND`] lines behind: the feed has dropped what they
+    /// missed, so they can only be let go.
     pub(super) fn caught_up(&self) -> bool {
-        let game = self.game();
-        game.shown.values().all(|&n| n == game.added || game.added - n > BEHIND as u64)
+        let added = lock(&self.queue).added;
+        let p = lock(&self.pumped);
+        p.count == added
+            && p.shown
+                .values()
+                .map(|n| n.load(Ordering::Relaxed))
+                .all(|n| n == p.count || p.count.saturating_sub(n) > BEHIND as u64)
     }
 
     /// The game so far as one record text, and the count of lines added up to it.
     pub(super) fn text(&self) -> (String, u64) {
-        let game = self.game();
+        let p = lock(&self.pumped);
         let mut text = String::new();
-        for l in &game.lines {
+        for l in &p.lines {
             text.push_str(l);
             text.push('\n');
         }
-        (text, game.added)
+        (text, p.count)
     }
-}
-
-/// Seat `seat`'s conversation in the game so far (the lines it was sent, as JSON texts), or why
-/// it cannot be shown yet, with the count of record lines it comes from. Blocking: the game is
-/// played again on a paused clock.
-pub(super) fn seat_view(feed: &Feed, seat: usize) -> (Result<Vec<String>, String>, u64) {
-    let (text, added) = feed.text();
-    (conversation(&text, seat), added)
-}
-
-fn conversation(text: &str, seat: usize) -> Result<Vec<String>, String> {
-    if text.is_empty() {
-        return Ok(Vec::new());
-    }
-    let (_, conv) = seat_replay::rederive_text(text, seat, "the game in progress")?;
-    Ok(conv
-        .lines
-        .iter()
-        .filter(|l| l.dir == seat_replay::Dir::ToBot)
-        .map(|l| String::from_utf8_lossy(&l.text).trim_end().to_string())
-        .collect())
 }

@@ -44,10 +44,12 @@ fn ensure_tools() {
 }
 
 /// A running match whose web pages are open.
-struct Served {
-    child: Child,
-    seat_url: String,
-    watch_url: Option<String>,
+pub(crate) struct Served {
+    pub(crate) child: Child,
+    pub(crate) seat_url: String,
+    pub(crate) watch_url: Option<String>,
+    /// Each seat view's page.
+    pub(crate) view_urls: [Option<String>; 4],
 }
 
 impl Drop for Served {
@@ -59,9 +61,15 @@ impl Drop for Served {
 
 impl Served {
     /// Starts `referee match` with these arguments and reads the pages' addresses it prints.
-    fn start(args: &[&str]) -> Served {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_referee"))
-            .args(args)
+    pub(crate) fn start(args: &[&str]) -> Served {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_referee"));
+        cmd.args(args);
+        Served::spawn(cmd, args)
+    }
+
+    /// [`Served::start`] with the command given (`args` are its match arguments).
+    pub(crate) fn spawn(mut cmd: Command, args: &[&str]) -> Served {
+        let mut child = cmd
             .current_dir(root())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -76,22 +84,42 @@ impl Served {
                 let _ = tx.send(line);
             }
         });
-        let mut served = Served { child, seat_url: String::new(), watch_url: None };
+        let mut served = Served {
+            child,
+            seat_url: String::new(),
+            watch_url: None,
+            view_urls: Default::default(),
+        };
         let watching = args.contains(&"--watch");
         let seated = args.contains(&"human");
         let url = |line: &str| {
             line.split_whitespace().find(|w| w.starts_with("http://")).map(str::to_string)
         };
-        while (seated && served.seat_url.is_empty()) || (watching && served.watch_url.is_none()) {
+        while (seated && served.seat_url.is_empty())
+            || (watching && served.view_urls.iter().any(Option::is_none))
+        {
             let line =
                 rx.recv_timeout(Duration::from_secs(30)).expect("the referee prints its pages");
             if line.starts_with("Player 0 (you): open ") {
                 served.seat_url = url(&line).expect("a seat URL");
             } else if line.starts_with("Watch live: ") {
                 served.watch_url = url(&line);
+            } else if let Some(rest) = line.trim_start().strip_prefix("seat ") {
+                let seat: usize = rest[..1].parse().expect("a seat number");
+                served.view_urls[seat] = url(&line);
             }
         }
         served
+    }
+
+    /// Where the server listens.
+    pub(crate) fn addr(&self) -> String {
+        let url = if self.seat_url.is_empty() {
+            self.watch_url.as_ref().unwrap()
+        } else {
+            &self.seat_url
+        };
+        url.trim_start_matches("http://").split('/').next().unwrap().to_string()
     }
 
     /// Waits for the match to end by itself, successfully.
@@ -109,9 +137,11 @@ impl Served {
 }
 
 /// Plays the human seat in Chromium; the driver's report.
-fn drive(seat_url: &str, out: &Path, watch_url: Option<&str>) -> Value {
+fn drive(seat_url: &str, out: &Path, watch: Option<(&str, &str)>) -> Value {
     let mut args = vec![seat_url.to_string(), s(out).to_string()];
-    args.extend(watch_url.map(str::to_string));
+    if let Some((all, seat1)) = watch {
+        args.extend([all.to_string(), seat1.to_string()]);
+    }
     run_driver("drive.js", &args)
 }
 
@@ -159,8 +189,10 @@ fn match_args<'a>(records: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 /// Starts the match and drives its pages.
 fn start_and_drive(records: &Path, extra: &[&str], watch: bool) -> (Served, Value) {
     let served = Served::start(&match_args(s(records), extra));
-    let watch_url = watch.then(|| served.watch_url.clone().expect("a spectator URL"));
-    let report = drive(&served.seat_url.clone(), &screenshots(), watch_url.as_deref());
+    let all = served.watch_url.clone();
+    let seat1 = served.view_urls[1].clone();
+    let urls = watch.then(|| (all.as_deref().expect("a spectator URL"), seat1.as_deref().unwrap()));
+    let report = drive(&served.seat_url.clone(), &screenshots(), urls);
     (served, report)
 }
 
@@ -284,7 +316,7 @@ fn request(addr: &str, head: &str) -> String {
 }
 
 /// [`request`], and the connection, still open.
-fn request_on(addr: &str, head: &str) -> (String, TcpStream) {
+pub(crate) fn request_on(addr: &str, head: &str) -> (String, TcpStream) {
     let mut stream = TcpStream::connect(addr).expect("connect to the web server");
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     stream.write_all(head.as_bytes()).unwrap();
@@ -294,7 +326,7 @@ fn request_on(addr: &str, head: &str) -> (String, TcpStream) {
 }
 
 /// The head of a WebSocket upgrade request for `path`, sent from a page of `origin`.
-fn upgrade_head(addr: &str, path: &str, origin: &str) -> String {
+pub(crate) fn upgrade_head(addr: &str, path: &str, origin: &str) -> String {
     format!(
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nConnection: Upgrade\r\n\
          Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\

@@ -27,13 +27,13 @@ pub(super) const MAX_TRACKED: usize = 4096;
 /// of an IPv6 address (one host is routinely given a whole /64; counting single IPv6 addresses
 /// would give one stranger billions of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Origin {
+pub(crate) enum Origin {
     V4(Ipv4Addr),
     V6([u16; 4]),
 }
 
 impl Origin {
-    pub(super) fn of(ip: IpAddr) -> Origin {
+    pub(crate) fn of(ip: IpAddr) -> Origin {
         match ip {
             IpAddr::V4(v4) => Origin::V4(v4),
             IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -96,7 +96,7 @@ pub(super) struct Strikes {
 /// address would still hold more than the newcomer's with it. An address can therefore fill the
 /// lobby only while nobody else wants in; connections from one address are not told apart.
 #[derive(Debug)]
-pub(super) struct Gate {
+pub(crate) struct Gate {
     limits: PendingLimits,
     places: HashMap<Origin, Places>,
     pub(super) held: usize,
@@ -106,7 +106,7 @@ pub(super) struct Gate {
 }
 
 impl Gate {
-    pub(super) fn new(limits: PendingLimits) -> Gate {
+    pub(crate) fn new(limits: PendingLimits) -> Gate {
         Gate {
             limits,
             places: HashMap::new(),
@@ -177,7 +177,7 @@ impl Gate {
     }
 
     /// Counts a wrong token from `from`; the delay before its `bye`.
-    pub(super) fn strike(&mut self, from: Origin, now: Instant) -> Duration {
+    pub(crate) fn strike(&mut self, from: Origin, now: Instant) -> Duration {
         if self.strikes.len() >= MAX_TRACKED && !self.strikes.contains_key(&from) {
             self.strikes.retain(|_, s| now.saturating_duration_since(s.last) < FORGET_STRIKES);
             if self.strikes.len() >= MAX_TRACKED {

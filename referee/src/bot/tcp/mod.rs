@@ -10,7 +10,7 @@
 //! for a handshake and the slowdown of wrong tokens; `refusals.rs` the log's counted summaries;
 //! `resumed.rs` the connection of a seat whose bot listed `resume`, carried to its relay.
 
-mod gate;
+pub(crate) mod gate;
 mod lobby;
 mod refusals;
 mod resumed;
@@ -25,9 +25,9 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::time::Duration;
 use tokio::net::TcpStream;
 
-/// A fresh random seat token (64 bits as hex).
+/// A fresh random seat token (128 bits from the operating system, as hex).
 pub(crate) fn new_token() -> String {
-    format!("{:016x}", crate::entropy::random_u64())
+    crate::entropy::token()
 }
 
 /// The two halves of a connection, and its socket for [`LineConn::watch_socket`].

@@ -1,6 +1,7 @@
 // The live spectator's page: the organiser's view (the record's lines as the game adds them),
-// or with `?seat=S` seat S's view (its conversation, re-derived by the referee as
-// `replay --seat` does, so the page only ever holds what the seat knows).
+// or one seat's view (its conversation, re-derived by the referee as `replay --seat` does, so
+// the page only ever holds what the seat knows). The token says which: the server's first
+// message names the view.
 "use strict";
 (function () {
   const G = window.AluetteGame;
@@ -8,25 +9,35 @@
   const P = window.AluettePage;
   const params = new URLSearchParams(location.search);
   const token = params.get("token") || "";
-  const seat = params.get("seat");
+  // null: the organiser's view; a number: that seat's.
+  let seat = null;
   let t = G.newTable();
 
   function connect() {
-    let url = "ws://" + location.host + "/ws/watch?token=" + encodeURIComponent(token);
-    if (seat !== null) url += "&seat=" + encodeURIComponent(seat);
+    const url = "ws://" + location.host + "/ws/watch?token=" + encodeURIComponent(token);
     const ws = new WebSocket(url);
+    let named = false;
     t = G.newTable();
     ws.onmessage = (e) => {
-      const m = JSON.parse(e.data);
-      if (seat === null) {
-        G.applyRecord(t, m);
-      } else if (m.conversation) {
-        t = G.newTable();
-        for (const line of m.conversation) G.applyToSeat(t, JSON.parse(line));
-        t.question = null;
-      } else if (m.error) {
-        P.fill("status", "cannot show the seat's view yet: " + m.error);
-        return;
+      if (!named) {
+        // The first message names the view.
+        const m = JSON.parse(e.data);
+        seat = m.view === "seat" ? Number(m.seat) : null;
+        named = true;
+      } else if (seat === null) {
+        // The organiser's view: one or more record lines, one per line of the message.
+        for (const line of e.data.split("\n")) G.applyRecord(t, JSON.parse(line));
+      } else {
+        const m = JSON.parse(e.data);
+        if (m.reset) {
+          t = G.newTable();
+        } else if (m.lines) {
+          for (const line of m.lines) G.applyToSeat(t, JSON.parse(line));
+          t.question = null;
+        } else if (m.error) {
+          P.fill("status", "cannot show the seat's view yet: " + m.error);
+          return;
+        }
       }
       render();
     };
