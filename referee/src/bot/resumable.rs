@@ -103,6 +103,10 @@ struct State {
     /// Why the seat was given up, when it was for more than its connection's end (a storm of
     /// resumes): the referee's fault says so.
     why_given_up: Option<String>,
+    /// Connections attached and not yet detached: each still sending what it was given.
+    carrying: usize,
+    /// The referee's end has closed: no more lines will come.
+    closed: bool,
 }
 
 /// One seat that may be taken back.
@@ -192,6 +196,8 @@ impl Resumable {
                 resume,
                 resumes: Resumes::new(),
                 why_given_up: None,
+                carrying: 0,
+                closed: false,
             }),
             grace,
             arrived: Notify::new(),
@@ -262,6 +268,14 @@ impl Resumable {
         let mut st = self.state();
         st.page = None;
         st.to_referee = None;
+        st.closed = true;
+    }
+
+    /// The match closed the seat and every connection has sent what it was given (or ended):
+    /// nothing of the seat's conversation is still on its way.
+    pub(crate) fn settled(&self) -> bool {
+        let st = self.state();
+        st.closed && st.carrying == 0
     }
 
     /// A connection comes. A first one gets the conversation from its start; a later one, when
@@ -312,6 +326,7 @@ impl Resumable {
             }
         }
         st.pages_so_far += 1;
+        st.carrying += 1;
         let n = st.pages_so_far;
         if let Some(earlier) = st.page.replace(Page { n, out }) {
             // Its last message: a page told why does not connect again, and take the seat
@@ -364,10 +379,12 @@ impl Resumable {
         }
     }
 
-    /// Connection `n` left. Without `resume` the seat is given up at once; with it, after
-    /// its grace unless a connection came back.
+    /// Connection `n` ended (every connection that was attached says so once, at its end).
+    /// Without `resume` the seat is given up at once; with it, after its grace unless a
+    /// connection came back.
     pub(crate) fn detach(self: &Arc<Self>, n: u64) {
         let mut st = self.state();
+        st.carrying = st.carrying.saturating_sub(1);
         self.let_go(&mut st, n);
     }
 

@@ -176,9 +176,15 @@ impl Web {
 
     /// After the match: gives the spectators up to `limit` to be shown its end.
     pub(crate) async fn linger(&self, limit: Duration) {
-        let Some(feed) = &self.app.feed else { return };
+        // The pages are served by a thread of their own: without waiting, the referee could
+        // exit while a person's page is still being sent the game's end and its `bye`, and the
+        // page would be left reconnecting to a server that is gone.
+        let done = || {
+            self.app.feed.as_ref().is_none_or(|feed| feed.caught_up())
+                && self.app.seats.values().all(|seat| seat.settled())
+        };
         let deadline = tokio::time::Instant::now() + limit;
-        while !feed.caught_up() && tokio::time::Instant::now() < deadline {
+        while !done() && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
