@@ -36,20 +36,24 @@ macro_rules! say {
 }
 
 mod follow;
+mod live;
 mod playback;
 mod record;
 mod redrive;
 mod rerun;
 mod script;
+mod tape;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use follow::{Live, Sink, follow};
+pub(crate) use follow::{Sink, follow};
+pub(crate) use live::Live;
 pub(crate) use record::{End, Recorded};
 use redrive::redrive;
 pub(crate) use redrive::{Until, bot_command};
+pub(crate) use rerun::Conversation;
 use rerun::rerun;
-pub(crate) use rerun::{Conversation, Dir};
+pub(crate) use tape::Dir;
 
 /// Room in each in-memory connection: far more than one batch of notices and a question, so
 /// the referee never waits on a playback bot's reading.

@@ -2,9 +2,9 @@
 //! says its seat did, at exactly the recorded time.
 
 use super::End;
-use super::follow::LiveSteps;
-use super::rerun::{Dir, Shared, Tape, question};
+use super::live::LiveSteps;
 use super::script::{Move, Script, Start, Step};
+use super::tape::{Dir, Shared, Tape, question};
 use serde_json::Value;
 use std::future::Future;
 use std::task::Poll;

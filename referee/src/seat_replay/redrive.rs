@@ -1,8 +1,9 @@
 //! `--bot`: a real bot program fed the seat's re-derived conversation, its answers compared
 //! with the recorded ones, and `--until` stopping before one question.
 
-use super::rerun::{line_limit, question};
+use super::rerun::line_limit;
 use super::script::Move;
+use super::tape::question;
 use super::{Conversation, Dir, MARGIN, Recorded};
 use crate::bot::ask::{self, Heard, IgnoredLines, Peer};
 use crate::bot::conn::LineConn;

@@ -3,6 +3,8 @@
 
 use super::playback::{Steps, playback};
 use super::script::{Move, Script, Start, found_on_write, scripts};
+use super::tape::Dir;
+use super::tape::{Event, Shared, Tape};
 use super::{End, PIPE_BYTES, Recorded};
 use crate::bot::conn::Writer;
 use crate::bot::process::Limits;
@@ -11,69 +13,13 @@ use crate::fault::Fault;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, run_game_with_decks};
 use crate::policy::{self, Policy};
 use crate::record_io::Recorder;
-use crate::shutdown::{self, Trigger};
+use crate::shutdown;
 use protocol::record::{FaultKind, FaultRecord, Header, RecordLine, SeatInfo};
-use serde_json::Value;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncWrite, DuplexStream, WriteHalf};
-use tokio::time::Instant;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Dir {
-    /// Referee to bot.
-    ToBot,
-    /// Bot to referee.
-    FromBot,
-}
-
-impl Dir {
-    pub(super) fn marker(self) -> char {
-        match self {
-            Dir::ToBot => '>',
-            Dir::FromBot => '<',
-        }
-    }
-}
-
-/// Bytes that crossed the captured seat's connection, with the paused clock's time.
-#[derive(Debug)]
-pub(super) struct Event {
-    pub(super) at: Duration,
-    pub(super) dir: Dir,
-    pub(super) bytes: Vec<u8>,
-}
-
-/// The captured seat's traffic, in the order it happened.
-#[derive(Clone, Debug)]
-pub(super) struct Tape {
-    start: Instant,
-    events: Arc<Mutex<Vec<Event>>>,
-    /// Where a cut-short record ends: lines after it were never recorded.
-    cut: Arc<Mutex<Option<usize>>>,
-}
-
-impl Tape {
-    pub(super) fn new() -> Tape {
-        Tape { start: Instant::now(), events: Arc::default(), cut: Arc::default() }
-    }
-
-    pub(super) fn push(&self, dir: Dir, bytes: &[u8]) {
-        let at = self.start.elapsed();
-        if let Ok(mut events) = self.events.lock() {
-            events.push(Event { at, dir, bytes: bytes.to_vec() });
-        }
-    }
-
-    pub(super) fn mark_cut(&self) {
-        let len = self.events.lock().map_or(0, |e| e.len());
-        if let Ok(mut cut) = self.cut.lock() {
-            cut.get_or_insert(len);
-        }
-    }
-}
 
 /// A seat's referee end that hands every byte written to `seen`: the captured seat's tape
 /// here, each seat's lines in a game followed as it is played (`follow.rs`).
@@ -132,24 +78,6 @@ pub(crate) struct Conversation {
 
 /// What the record says a seat did about one question, and the fault it was charged with.
 type RecordedAnswer = (Move, Option<FaultKind>);
-
-/// What the playback bots share with the re-run.
-#[derive(Clone, Debug)]
-pub(super) struct Shared {
-    trigger: Arc<Trigger>,
-    pub(super) end: End,
-    pub(super) max_line: usize,
-    /// The captured seat's traffic, whichever seat's question the record ends at.
-    pub(super) tape: Tape,
-}
-
-impl Shared {
-    /// Ends the re-run: the record goes no further.
-    pub(super) fn stop(&self) {
-        self.trigger.escalate();
-        self.trigger.escalate();
-    }
-}
 
 /// What a re-run plays, besides the header: the seats' scripts and where each playback bot
 /// takes its moves, the decks, the CPU time charged, and how each seat's referee end is written
@@ -459,18 +387,6 @@ fn check_summary(game: &Recorded, s: &GameSummary) -> Result<(), String> {
 
 fn fault_text(f: &FaultRecord) -> String {
     format!("seat {} {} ({}, strike {})", f.seat, f.kind.as_str(), f.penalty.as_str(), f.strikes)
-}
-
-/// A question's type and id, when the referee line is a question.
-pub(super) fn question(line: &[u8]) -> Option<(String, u64, Value)> {
-    let v: Value = serde_json::from_slice(line).ok()?;
-    let kind = v.get("type")?.as_str()?.to_string();
-    let questions = ["hello", "opening", "discard", "play", "offer", "reply", "announce"];
-    if !questions.contains(&kind.as_str()) {
-        return None;
-    }
-    let id = v.get("id")?.as_u64()?;
-    Some((kind, id, v))
 }
 
 /// Cuts the captured bytes into lines; a line takes the time its newline crossed.

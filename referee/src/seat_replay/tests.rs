@@ -1,7 +1,8 @@
 //! `replay --seat`'s own pieces: `--until`, the tape cut into lines, answers compared.
 
 use super::redrive::Said;
-use super::rerun::{Event, split_lines};
+use super::rerun::split_lines;
+use super::tape::Event;
 use super::{Dir, Until};
 use std::time::Duration;
 

@@ -1,11 +1,10 @@
-//! The lobby's door: where a connection comes from, who holds the places of handshakes in
-//! progress, and the growing delay of an address's wrong tokens.
+//! The lobby's door: who holds the places of handshakes in progress (by `Origin`, the address
+//! a connection comes from), and the growing delay of an address's wrong tokens.
 
 use super::PendingLimits;
+pub(crate) use super::origin::Origin;
 use super::refusals::RefusalLog;
 use std::collections::HashMap;
-use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Semaphore, oneshot};
@@ -22,41 +21,6 @@ pub(super) const FORGET_STRIKES: Duration = Duration::from_secs(60);
 /// Addresses whose wrong tokens are remembered at once, so a stranger with many addresses
 /// cannot make the referee's memory grow.
 pub(super) const MAX_TRACKED: usize = 4096;
-
-/// Where a connection comes from, as the lobby's limits count it: an IPv4 address, or the /64
-/// of an IPv6 address (one host is routinely given a whole /64; counting single IPv6 addresses
-/// would give one stranger billions of them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Origin {
-    V4(Ipv4Addr),
-    V6([u16; 4]),
-}
-
-impl Origin {
-    pub(crate) fn of(ip: IpAddr) -> Origin {
-        match ip {
-            IpAddr::V4(v4) => Origin::V4(v4),
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => Origin::V4(v4),
-                None => {
-                    let s = v6.segments();
-                    Origin::V6([s[0], s[1], s[2], s[3]])
-                }
-            },
-        }
-    }
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::V4(a) => write!(f, "{a}"),
-            Origin::V6([a, b, c, d]) => {
-                write!(f, "{}/64", Ipv6Addr::new(*a, *b, *c, *d, 0, 0, 0, 0))
-            }
-        }
-    }
-}
 
 /// A place granted by [`Gate::admit`].
 #[derive(Debug)]

@@ -12,6 +12,7 @@
 
 pub(crate) mod gate;
 mod lobby;
+mod origin;
 mod refusals;
 mod resumed;
 #[cfg(test)]

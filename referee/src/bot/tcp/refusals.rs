@@ -1,7 +1,7 @@
 //! Refusals as the log tells them: at most one counted summary a second per cause, so a flood
 //! of strangers is not a flood of log lines.
 
-use super::gate::Origin;
+use super::origin::Origin;
 use std::time::Duration;
 use tokio::time::Instant;
 
