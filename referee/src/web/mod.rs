@@ -187,6 +187,14 @@ impl Web {
         while !done() && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        // Then every spectator is told the match is over (its page says so and stops, instead
+        // of reconnecting to a server that is gone), for as long as the linger has left.
+        if let Some(feed) = &self.app.feed {
+            feed.close();
+            while feed.watched() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
     }
 
     /// The human seat's byte stream, once its page has connected (waiting at most `wait`).

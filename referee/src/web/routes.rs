@@ -205,13 +205,14 @@ async fn watch_all(mut socket: WebSocket, feed: Arc<Feed>) {
     let hello = serde_json::json!({ "view": "all" }).to_string();
     let (viewer, so_far, added, rx) = feed.subscribe();
     if send(&mut socket, hello).await {
-        follow_all(socket, &viewer, so_far, added, rx).await;
+        follow_all(socket, &feed, &viewer, so_far, added, rx).await;
     }
     feed.gone(viewer.n);
 }
 
 async fn follow_all(
     mut socket: WebSocket,
+    feed: &Feed,
     viewer: &Viewer,
     so_far: Vec<Arc<str>>,
     mut added: u64,
@@ -250,18 +251,34 @@ async fn follow_all(
                 Err(_) => return,
             },
             msg = socket.recv() => if !matches!(msg, Some(Ok(_))) { return },
+            () = feed.over() => return close_over(socket).await,
         }
     }
+}
+
+/// The reason of the close a spectator gets when the match is over; its page stops there.
+const MATCH_OVER: &str = "match over";
+
+/// Tells a spectator the match is over, within the send deadline, and lets it go.
+async fn close_over(mut socket: WebSocket) {
+    let frame = axum::extract::ws::CloseFrame { code: 1000, reason: MATCH_OVER.into() };
+    let _ = tokio::time::timeout(SEND_DEADLINE, socket.send(Message::Close(Some(frame)))).await;
 }
 
 /// One seat's view: what it shows so far, then each change as it is derived.
 async fn watch_seat(socket: WebSocket, feed: Arc<Feed>, views: Arc<SeatViews>, seat: usize) {
     let (viewer, _, _, _) = feed.subscribe();
-    follow_seat(socket, &viewer, views.watch(seat), seat).await;
+    follow_seat(socket, &feed, &viewer, views.watch(seat), seat).await;
     feed.gone(viewer.n);
 }
 
-async fn follow_seat(mut socket: WebSocket, viewer: &Viewer, mut w: Watching, seat: usize) {
+async fn follow_seat(
+    mut socket: WebSocket,
+    feed: &Feed,
+    viewer: &Viewer,
+    mut w: Watching,
+    seat: usize,
+) {
     let hello = serde_json::json!({ "view": "seat", "seat": seat }).to_string();
     let mut out = vec![hello, reset()];
     out.extend(chunks(&w.lines));
@@ -313,6 +330,7 @@ async fn follow_seat(mut socket: WebSocket, viewer: &Viewer, mut w: Watching, se
                 viewer.shown(added);
             }
             msg = socket.recv() => if !matches!(msg, Some(Ok(_))) { return },
+            () = feed.over() => return close_over(socket).await,
         }
     }
 }

@@ -66,6 +66,8 @@ impl Viewer {
 pub(crate) struct Feed {
     queue: Mutex<Queue>,
     pumped: Mutex<Pumped>,
+    /// True once the match is over: every spectator is told so, and its page stops.
+    over: tokio::sync::watch::Sender<bool>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -77,7 +79,24 @@ impl Feed {
         let (tx, _) = broadcast::channel(BEHIND);
         let pumped =
             Pumped { lines: Vec::new(), count: 0, tx, shown: Default::default(), spectators: 0 };
-        Arc::new(Feed { queue: Mutex::default(), pumped: Mutex::new(pumped) })
+        let over = tokio::sync::watch::Sender::new(false);
+        Arc::new(Feed { queue: Mutex::default(), pumped: Mutex::new(pumped), over })
+    }
+
+    /// The match is over: every spectator is sent the close that says so.
+    pub(crate) fn close(&self) {
+        self.over.send_replace(true);
+    }
+
+    /// Resolves once the match is over (at once if it is).
+    pub(super) async fn over(&self) {
+        let mut rx = self.over.subscribe();
+        let _ = rx.wait_for(|over| *over).await;
+    }
+
+    /// True while some spectator is still connected.
+    pub(super) fn watched(&self) -> bool {
+        !lock(&self.pumped).shown.is_empty()
     }
 
     /// The recorder's tap that feeds this.

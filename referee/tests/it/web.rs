@@ -298,6 +298,28 @@ fn spectators_follow_the_game_and_a_seat_view_shows_only_what_the_seat_knows() {
 
 /// The pages' logic (legal discards, signal truth, the clock, the fold of a conversation)
 /// passes its unit tests under Node's test runner.
+/// Issue 26: when the match is over, the spectators' pages say so and stop, instead of saying
+/// "reconnecting..." for ever to a server that has gone: the referee closes each spectator's
+/// socket with "match over" before it exits.
+#[test]
+fn the_spectators_pages_say_when_the_match_is_over() {
+    ensure_tools();
+    let sc = Scratch::new("watch-end");
+    let records = sc.records();
+    // A bot that naps 100 ms an answer makes the game last seconds: the pages are open before
+    // it ends.
+    let napper = crate::harness::Scratch::misbehave(&sc, "nap");
+    let args = ["match", "--watch", "--no-pin", "--records", s(&records), "--bot", &napper];
+    let served = Served::start(&args);
+    let urls = vec![served.watch_url.clone().unwrap(), served.view_urls[1].clone().unwrap()];
+    let report = run_driver("watch_end.js", &urls);
+    served.finish();
+    for page in report.as_array().unwrap() {
+        assert!(page["status"].as_str().unwrap().contains("the match is over"), "{report}");
+        assert_eq!(page["sockets"], 1, "a page reconnected after the end: {report}");
+    }
+}
+
 #[test]
 fn the_pages_logic_passes_its_node_tests() {
     let test = browser_dir().join("game.test.js");

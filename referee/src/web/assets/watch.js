@@ -12,6 +12,8 @@
   // null: the organiser's view; a number: that seat's.
   let seat = null;
   let t = G.newTable();
+  // The referee closed the connection saying the match is over.
+  let over = false;
 
   function connect() {
     const url = "ws://" + location.host + "/ws/watch?token=" + encodeURIComponent(token);
@@ -41,15 +43,21 @@
       }
       render();
     };
-    ws.onclose = () => {
+    ws.onclose = (e) => {
+      // The referee says when the match is over: the page stops there, the last game shown.
+      if (e.code === 1000 && e.reason === "match over") {
+        over = true;
+        render();
+        return;
+      }
       P.fill("status", "connection closed: reconnecting…");
       setTimeout(connect, 1000);
     };
   }
 
   function render() {
-    P.fill("status", (seat === null ? "the organiser's view" : "seat " + seat + "'s view") +
-      (t.result ? " · game over" : " · live"));
+    const state = over ? " · the match is over" : t.result ? " · game over" : " · live";
+    P.fill("status", (seat === null ? "the organiser's view" : "seat " + seat + "'s view") + state);
     P.draw(t, seat === null ? 0 : Number(seat), null);
   }
 
