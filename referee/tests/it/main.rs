@@ -36,4 +36,5 @@ mod tournament;
 mod tournament_schema;
 mod transcripts;
 mod web;
+mod web_seat;
 mod wire;
