@@ -146,7 +146,7 @@ async function main() {
       }
       report.checks.push(await overflow(page));
       report.partnerAtTop ||= !!(await page.$("#seat-top [data-testid=partner]"));
-      report.scoreSaysYou ||= (await page.$eval("#score", (e) => e.textContent)).includes("you");
+      report.scoreSaysYou ||= /\byou\b/i.test(await page.$eval("#score", (e) => e.textContent));
       if (now.action === "discard" && !report.discardRefusal) await refusedDiscard(page, report);
       if (now.action === "play" && !shotPlay) {
         shotPlay = true;

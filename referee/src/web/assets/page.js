@@ -32,10 +32,6 @@
     return t.players[a] + " and " + t.players[b];
   }
 
-  function winsOrWin(t, n) {
-    return mine(t) && G.teamOf(t.me) === n ? " win" : " wins";
-  }
-
   function seatPlate(t, s) {
     const tags = [];
     if (mine(t) && s === t.me) tags.push(h("span", { class: "tag you" }, "you"));
@@ -102,7 +98,7 @@
     const forfeit = r.forfeit !== undefined && r.forfeit !== null;
     let headline;
     if (r.winner === null || r.winner === undefined) headline = "A draw";
-    else headline = team(t, r.winner) + winsOrWin(t, r.winner);
+    else headline = team(t, r.winner) + " win";
     if (mine(t) && r.winner !== null && r.winner !== undefined) {
       headline = G.teamOf(t.me) === r.winner ? "You won, with " + t.players[partnerOf(t.me)] + "!" :
         "You lost: " + headline;
@@ -152,13 +148,15 @@
       "; tricks " + d.tricks.join("/") + "; score " + d.score[0] + "–" + d.score[1]);
   }
 
+  // The score, the person's team first: "You & partner 2", "Opponents 3" (their names in the
+  // tooltip); a spectator's by seats.
   function scoreBox(t) {
     const us = mine(t) ? G.teamOf(t.me) : 0;
     const other = 1 - us;
-    return [
-      h("div", { class: "team us" }, [h("span", {}, team(t, us) + " "), h("strong", { "data-testid": "score-us" }, String(t.score[us]))]),
-      h("div", { class: "team them" }, [h("span", {}, team(t, other) + " "), h("strong", {}, String(t.score[other]))]),
-    ];
+    const name = (n) => !mine(t) ? team(t, n) : n === us ? "You & partner" : "Opponents";
+    return [us, other].map((n) => h("div", { class: "team " + (n === us ? "us" : "them"), title: team(t, n) }, [
+      h("span", {}, name(n) + " "), h("strong", { "data-testid": n === us ? "score-us" : "score-them" }, String(t.score[n])),
+    ]));
   }
 
   // `base`: the seat drawn at the bottom; `clickable(code)`: whether a card of the bottom hand

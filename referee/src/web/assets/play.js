@@ -84,7 +84,7 @@
     if (m.type === "bye") {
       over = true;
       asked = null;
-      status("the referee closed the seat: " + m.reason);
+      status((t.result ? "the match is over" : "the referee closed the seat") + ": " + m.reason);
       render();
       return;
     }
@@ -175,7 +175,8 @@
   }
 
   function waiting() {
-    if (over || t.result) return "";
+    if (t.result) return "The game is over: its summary is on the table.";
+    if (over) return "";
     if (t.turn !== null && t.turn !== t.me) return "waiting for " + P.who(t, t.turn) + " to play…";
     return "waiting for the other seats…";
   }
