@@ -10,7 +10,7 @@
 // as seat-WIDTH-*.png.
 "use strict";
 const path = require("path");
-const { launch } = require("./browser.js");
+const { runDriver } = require("./browser.js");
 
 const [seatUrl, outDir, widthArg] = process.argv.slice(2);
 const width = Number(widthArg);
@@ -112,113 +112,107 @@ async function refusedDiscard(page, report) {
   await click(chosen[0]);
 }
 
-async function main() {
-  const browser = await launch();
+runDriver(async (browser) => {
   const report = { width, plays: 0, checks: [], errors: [], discardRefusal: null, lastTrick: null,
     clock: null, swapped: null, partnerAtTop: false, turnSeen: 0, scoreSaysYou: false, summary: null, result: null };
-  try {
-    const page = await browser.newPage();
-    await page.setViewport({ width, height: width < 600 ? 844 : 900 });
-    await page.evaluateOnNewDocument(hook);
-    page.on("pageerror", (e) => report.errors.push(String(e)));
-    page.on("console", (m) => { if (m.type() === "error") report.errors.push(m.text()); });
-    await page.goto(seatUrl);
-    let reloaded = false;
-    let shotPlay = false;
-    const deadline = Date.now() + 240000;
-    while (Date.now() < deadline) {
-      if (!report.lastTrick) {
-        const last = await lastTrick(page);
-        if (last && last.slots.length === 4) {
-          report.lastTrick = last;
-          await page.screenshot({ path: path.join(outDir, `seat-${width}-last-trick.png`), fullPage: true });
-        }
+  const page = await browser.newPage();
+  await page.setViewport({ width, height: width < 600 ? 844 : 900 });
+  await page.evaluateOnNewDocument(hook);
+  page.on("pageerror", (e) => report.errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error") report.errors.push(m.text()); });
+  await page.goto(seatUrl);
+  let reloaded = false;
+  let shotPlay = false;
+  const deadline = Date.now() + 240000;
+  while (Date.now() < deadline) {
+    if (!report.lastTrick) {
+      const last = await lastTrick(page);
+      if (last && last.slots.length === 4) {
+        report.lastTrick = last;
+        await page.screenshot({ path: path.join(outDir, `seat-${width}-last-trick.png`), fullPage: true });
       }
-      const now = await offered(page);
-      if (now.result !== undefined) {
-        report.result = now.result;
-        break;
-      }
-      if (!now.action) {
-        report.turnSeen += (await page.$("[data-testid=turn]")) ? 1 : 0;
+    }
+    const now = await offered(page);
+    if (now.result !== undefined) {
+      report.result = now.result;
+      break;
+    }
+    if (!now.action) {
+      report.turnSeen += (await page.$("[data-testid=turn]")) ? 1 : 0;
+      await sleep(20);
+      continue;
+    }
+    report.checks.push(await overflow(page));
+    report.partnerAtTop ||= !!(await page.$("#seat-top [data-testid=partner]"));
+    report.scoreSaysYou ||= /\byou\b/i.test(await page.$eval("#score", (e) => e.textContent));
+    if (now.action === "discard" && !report.discardRefusal) await refusedDiscard(page, report);
+    if (now.action === "play" && !shotPlay) {
+      shotPlay = true;
+      await page.screenshot({ path: path.join(outDir, `seat-${width}-play.png`), fullPage: true });
+    }
+    if (now.action === "play" && !reloaded && now.deal === "2") {
+      await sleep(RUN_BEFORE_RELOAD_MS);
+      await page.reload();
+      reloaded = true;
+      let again = {};
+      while (again.action !== "play" && Date.now() < deadline) {
         await sleep(20);
-        continue;
+        again = await offered(page);
       }
       report.checks.push(await overflow(page));
-      report.partnerAtTop ||= !!(await page.$("#seat-top [data-testid=partner]"));
-      report.scoreSaysYou ||= /\byou\b/i.test(await page.$eval("#score", (e) => e.textContent));
-      if (now.action === "discard" && !report.discardRefusal) await refusedDiscard(page, report);
-      if (now.action === "play" && !shotPlay) {
-        shotPlay = true;
-        await page.screenshot({ path: path.join(outDir, `seat-${width}-play.png`), fullPage: true });
-      }
-      if (now.action === "play" && !reloaded && now.deal === "2") {
-        await sleep(RUN_BEFORE_RELOAD_MS);
-        await page.reload();
-        reloaded = true;
-        let again = {};
-        while (again.action !== "play" && Date.now() < deadline) {
-          await sleep(20);
-          again = await offered(page);
-        }
-        report.checks.push(await overflow(page));
-        await page.screenshot({ path: path.join(outDir, `seat-${width}-reloaded.png`), fullPage: true });
-        // The clock as the card is clicked, in one evaluation.
-        report.clock = await page.evaluate((sel) => {
-          const el = document.getElementById("clock");
-          const card = document.querySelector(sel);
-          const shown = { timeMs: Number(el.dataset.timeMs), bankMs: Number(el.dataset.bankMs), text: el.textContent, card: card.dataset.card };
-          card.click();
-          return shown;
-        }, again.selector);
-        report.clock.deal = Number(again.deal);
-        report.clock.waitedMs = RUN_BEFORE_RELOAD_MS;
-        report.plays += 1;
-        await sleep(50);
-        continue;
-      }
-      if (now.action === "play" && !report.swapped && now.deal === "3" && now.cards.length > 1) {
-        // Clicks its strongest card; the page's answer names a card it does not hold.
-        const levels = await Promise.all(now.cards.map((c) => level(page, c)));
-        const strong = now.cards[levels.indexOf(Math.min(...levels))];
-        const notHeld = ALL_CARDS.find((c) => !now.cards.includes(c));
-        await page.evaluate((c) => { window.__swapCard = c; }, notHeld);
-        await page.click(`#seat-bottom button[data-card="${strong}"]`);
-        report.plays += 1;
-        report.swapped = { clicked: strong, sent: notHeld, deal: 3, refusal: null, tableCard: null };
-        const t0 = Date.now();
-        while (Date.now() - t0 < 5000 && !report.swapped.tableCard) {
-          Object.assign(report.swapped, await page.evaluate(() => {
-            const r = document.querySelector("[data-testid=refusal]");
-            const mine = document.querySelector("#trick .pos-bottom[data-seat] [data-card]");
-            return { refusal: r ? r.textContent : null, tableCard: mine ? mine.dataset.card : null,
-              inHand: [...document.querySelectorAll("#seat-bottom [data-card]")].map((e) => e.dataset.card) };
-          }));
-          await sleep(15);
-        }
-        await page.screenshot({ path: path.join(outDir, `seat-${width}-refused-card.png`), fullPage: true });
-        continue;
-      }
-      const target = await page.$(now.selector);
-      await target.click();
-      if (now.action === "play") report.plays += 1;
-      const t0 = Date.now();
-      while (Date.now() - t0 < 5000 && (await target.evaluate((e) => e.isConnected))) await sleep(10);
+      await page.screenshot({ path: path.join(outDir, `seat-${width}-reloaded.png`), fullPage: true });
+      // The clock as the card is clicked, in one evaluation.
+      report.clock = await page.evaluate((sel) => {
+        const el = document.getElementById("clock");
+        const card = document.querySelector(sel);
+        const shown = { timeMs: Number(el.dataset.timeMs), bankMs: Number(el.dataset.bankMs), text: el.textContent, card: card.dataset.card };
+        card.click();
+        return shown;
+      }, again.selector);
+      report.clock.deal = Number(again.deal);
+      report.clock.waitedMs = RUN_BEFORE_RELOAD_MS;
+      report.plays += 1;
+      await sleep(50);
+      continue;
     }
-    await sleep(300);
-    report.checks.push(await overflow(page));
-    report.summary = await page.$eval("[data-testid=game-summary]", (e) => {
-      const r = e.getBoundingClientRect();
-      return { text: e.textContent, onScreen: r.left >= 0 && r.right <= document.documentElement.clientWidth };
-    }).catch(() => null);
-    await page.screenshot({ path: path.join(outDir, `seat-${width}-end.png`), fullPage: true });
-  } finally {
-    await browser.close();
+    if (now.action === "play" && !report.swapped && now.deal === "3" && now.cards.length > 1) {
+      // Clicks its strongest card; the page's answer names a card it does not hold.
+      const levels = await Promise.all(now.cards.map((c) => level(page, c)));
+      const strong = now.cards[levels.indexOf(Math.min(...levels))];
+      const notHeld = ALL_CARDS.find((c) => !now.cards.includes(c));
+      await page.evaluate((c) => { window.__swapCard = c; }, notHeld);
+      await page.click(`#seat-bottom button[data-card="${strong}"]`);
+      report.plays += 1;
+      report.swapped = { clicked: strong, sent: notHeld, deal: 3, refusal: null, tableCard: null, leftHand: null };
+      // Read once the card played has left the hand (the seat's `played` came): the one the
+      // table shows at the seat's side.
+      const t0 = Date.now();
+      while (Date.now() - t0 < 5000 && report.swapped.leftHand === null) {
+        const seen = await page.evaluate(() => {
+          const r = document.querySelector("[data-testid=refusal]");
+          const mine = document.querySelector("#trick .pos-bottom[data-seat] [data-card]");
+          return { refusal: r ? r.textContent : null, tableCard: mine ? mine.dataset.card : null,
+            inHand: [...document.querySelectorAll("#seat-bottom [data-card]")].map((e) => e.dataset.card) };
+        });
+        const left = now.cards.filter((c) => !seen.inHand.includes(c));
+        if (left.length === 1) Object.assign(report.swapped, seen, { leftHand: left[0] });
+        else await sleep(15);
+      }
+      await page.screenshot({ path: path.join(outDir, `seat-${width}-refused-card.png`), fullPage: true });
+      continue;
+    }
+    const target = await page.$(now.selector);
+    await target.click();
+    if (now.action === "play") report.plays += 1;
+    const t0 = Date.now();
+    while (Date.now() - t0 < 5000 && (await target.evaluate((e) => e.isConnected))) await sleep(10);
   }
-  console.log(JSON.stringify(report));
-}
-
-main().catch((e) => {
-  console.error(String(e && e.stack || e));
-  process.exit(1);
+  await sleep(300);
+  report.checks.push(await overflow(page));
+  report.summary = await page.$eval("[data-testid=game-summary]", (e) => {
+    const r = e.getBoundingClientRect();
+    return { text: e.textContent, onScreen: r.left >= 0 && r.right <= document.documentElement.clientWidth };
+  }).catch(() => null);
+  await page.screenshot({ path: path.join(outDir, `seat-${width}-end.png`), fullPage: true });
+  return report;
 });

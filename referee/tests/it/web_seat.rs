@@ -110,6 +110,12 @@ fn check_seat_page(width: u32) {
     let clicked = swapped["clicked"].as_str().unwrap();
     let shown = swapped["tableCard"].as_str().expect("the table shows seat 0's card");
     assert_ne!(shown, clicked, "{swapped}");
+    assert_eq!(
+        swapped["leftHand"], shown,
+        "the card that left the hand is the one shown: {swapped}"
+    );
+    let in_hand = swapped["inHand"].as_array().unwrap();
+    assert!(in_hand.iter().any(|c| c == clicked), "the card clicked stays in the hand: {swapped}");
     let fallback = lines
         .iter()
         .find(|l| l["type"] == "play" && l["seat"] == 0 && l["auto"] == true)

@@ -171,6 +171,9 @@
       if (el) el.classList.toggle("turn", t.turn === s && t.result === null);
     }
     fill("trick", centre(t, base));
+    // The end of the game's summary takes the table's width (the side seats make way).
+    const table = document.querySelector(".table");
+    if (table) table.classList.toggle("over", t.result !== null);
     fill("tricks", t.tricks.map((k) => trickLine(t, k)));
     fill("chant", t.votes.length === 0 && t.chant === null ? "chant: no votes yet" : [
       "chant votes: " + t.votes.map((v) => who(t, v.seat) + (v.accept ? " accepts" : " refuses")).join(", "),

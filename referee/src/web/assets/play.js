@@ -84,7 +84,7 @@
     if (m.type === "bye") {
       over = true;
       asked = null;
-      status((t.result ? "the match is over" : "the referee closed the seat") + ": " + m.reason);
+      status(m.reason === "match over" ? "the match is over" : "the referee closed the seat: " + m.reason);
       render();
       return;
     }
