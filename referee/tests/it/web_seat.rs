@@ -5,6 +5,10 @@
 //! refuses says why, on screen; the last trick stays on the table labelled by seat with its
 //! winner; a card the referee refuses is explained and the table shows the card it played.
 //! Screenshots go to `target/web-screenshots/seat-WIDTH-*.png`.
+//!
+//! The clock is checked last: it holds once the referee sends a resumed seat's open question
+//! with the time and bank left at that moment (spec/protocol.md 9.2), which the page counts
+//! down from as from any question.
 
 use super::web::{Served, ensure_tools, match_args, run_driver, screenshots};
 use crate::harness::{Scratch, check_record, jsonl, s};
@@ -87,22 +91,6 @@ fn check_seat_page(width: u32) {
     assert!(report["turnSeen"].as_u64() > Some(0), "{report}");
     assert_eq!(report["scoreSaysYou"], true, "{report}");
 
-    // After the reload, the clock is the referee's: what the page showed as the card was
-    // clicked against what the record says the answer took.
-    let clock = &report["clock"];
-    let play = seat0_play(&lines, clock["deal"].as_u64().unwrap(), clock["card"].as_str().unwrap());
-    let used_ms = play["us"].as_f64().unwrap() / 1000.0;
-    assert!(
-        used_ms >= clock["waitedMs"].as_f64().unwrap(),
-        "the answer came after the wait: {play}"
-    );
-    let referee_left = ANSWER_MS as f64 - used_ms;
-    let page_left = clock["timeMs"].as_f64().unwrap();
-    assert!(
-        (page_left - referee_left).abs() <= 1000.0,
-        "the page showed {page_left} ms left, the referee's clock {referee_left} ms: {clock}"
-    );
-
     // A card the referee refused: the reason and the card it played, on the table.
     let swapped = &report["swapped"];
     let refusal = swapped["refusal"].as_str().unwrap_or("");
@@ -127,6 +115,22 @@ fn check_seat_page(width: u32) {
     let summary = &report["summary"];
     assert!(summary["text"].as_str().unwrap_or("").contains("Game over"), "{report}");
     assert_eq!(summary["onScreen"], true, "{report}");
+
+    // After the reload, the clock is the referee's: what the page showed as the card was
+    // clicked against what the record says the answer took.
+    let clock = &report["clock"];
+    let play = seat0_play(&lines, clock["deal"].as_u64().unwrap(), clock["card"].as_str().unwrap());
+    let used_ms = play["us"].as_f64().unwrap() / 1000.0;
+    assert!(
+        used_ms >= clock["waitedMs"].as_f64().unwrap(),
+        "the answer came after the wait: {play}"
+    );
+    let referee_left = ANSWER_MS as f64 - used_ms;
+    let page_left = clock["timeMs"].as_f64().unwrap();
+    assert!(
+        (page_left - referee_left).abs() <= 1000.0,
+        "the page showed {page_left} ms left, the referee's clock {referee_left} ms: {clock}"
+    );
 }
 
 /// Issue 26, at a desktop's width.

@@ -254,8 +254,10 @@
     const base = t.me === null ? 0 : t.me;
     const clickable = asked && (asked.q.type === "play" || asked.q.type === "discard") ? () => true : null;
     P.draw(t, base, clickable);
+    const discarding = asked && asked.q.type === "discard";
     for (const el of document.querySelectorAll("#seat-bottom [data-card]")) {
       if (chosen.has(el.dataset.card)) el.classList.add("chosen");
+      if (discarding && t.received.includes(el.dataset.card)) el.classList.add("received");
     }
     P.fill("ask", askPanel());
     P.fill("signals-out", signalPanel());
