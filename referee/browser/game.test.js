@@ -113,3 +113,18 @@ test("each signal has its gesture and meaning", () => {
   for (const s of G.ALL_SIGNALS) assert.notEqual(G.signalInfo(s).gesture, "signals", s);
   assert.equal(G.signalInfo("<b>x</b>").meaning, "<b>x</b>", "an unknown word is shown as text, as it came");
 });
+
+test("the chant vote's turn goes round from the dealer's left, and is unknown after it", () => {
+  const t = G.newTable();
+  G.applyToSeat(t, { type: "game", game: 1, seat: 0, partner: 2, players: ["me", "b", "c", "d"], rules: { chant: "on" }, clock: {} });
+  G.applyToSeat(t, { type: "deal", deal: 1, dealer: 2, hand: [] });
+  assert.equal(t.turn, 3);
+  G.applyToSeat(t, { type: "vote", seat: 3, accept: false });
+  assert.equal(t.turn, 0);
+  G.applyToSeat(t, { type: "chant", taken: false });
+  assert.equal(t.turn, null, "the openings without a vote are told to nobody");
+  const off = G.newTable();
+  G.applyToSeat(off, { type: "game", game: 1, seat: 0, partner: 2, players: ["me", "b", "c", "d"], rules: { chant: "off" }, clock: {} });
+  G.applyToSeat(off, { type: "deal", deal: 1, dealer: 2, hand: [] });
+  assert.equal(off.turn, null);
+});

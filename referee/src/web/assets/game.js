@@ -60,7 +60,10 @@
     Object.assign(t, {
       deal, dealer, votes: [], chant: null, received: [], table: [], tricks: [], trickNo: 1,
       won: [0, 0, 0, 0], leader: (dealer + 1) % 4, counts: [9, 9, 9, 9], signals: [],
-      lastTrick: null, turn: null,
+      lastTrick: null,
+      // The chant vote goes round from the dealer's left; an opening without a vote is told to
+      // nobody, so after the vote (or without one) the seat to act is known again at the lead.
+      turn: t.rules && t.rules.chant === "on" ? (dealer + 1) % 4 : null,
     });
   }
 
@@ -86,6 +89,11 @@
     t.table = [];
     t.trickNo = trick + 1;
     t.turn = trick >= 9 ? null : winner === null || winner === undefined ? leader : winner;
+  }
+
+  function vote(t, seat, accept) {
+    t.votes.push({ seat, accept });
+    t.turn = (seat + 1) % 4;
   }
 
   // Whether folding `m` would take the last trick off the table (the next lead, or the next
@@ -117,8 +125,8 @@
       case "opening":
         t.hands[t.me] = m.hand; t.votes = m.votes; t.question = m; t.turn = t.me;
         break;
-      case "vote": t.votes.push({ seat: m.seat, accept: m.accept }); break;
-      case "chant": t.chant = m.taken; break;
+      case "vote": vote(t, m.seat, m.accept); break;
+      case "chant": t.chant = m.taken; t.turn = null; break;
       case "discard":
         t.hands[t.me] = m.hand; t.received = m.received; t.question = m; t.turn = t.me;
         break;
@@ -155,8 +163,8 @@
         startDeal(t, l.deal, l.dealer);
         t.hands = l.hands.map(C.sortCards);
         break;
-      case "vote": t.votes.push({ seat: l.seat, accept: l.accept }); break;
-      case "chant": t.chant = l.taken; break;
+      case "vote": vote(t, l.seat, l.accept); break;
+      case "chant": t.chant = l.taken; t.turn = null; break;
       case "receive":
         t.hands[l.seat] = C.sortCards(t.hands[l.seat].concat(l.cards));
         break;

@@ -177,7 +177,7 @@
   function waiting() {
     if (t.result) return "The game is over: its summary is on the table.";
     if (over) return "";
-    if (t.turn !== null && t.turn !== t.me) return "waiting for " + P.who(t, t.turn) + " to play…";
+    if (t.turn !== null && t.turn !== t.me) return "waiting for " + P.who(t, t.turn) + "…";
     return "waiting for the other seats…";
   }
 
