@@ -94,7 +94,8 @@
     if (!live) {
       replaying -= 1;
       t.question = null; // answered before the page left
-      render();
+      // Drawn once, at the end: the open question that follows is read as soon as it comes.
+      if (replaying === 0) render();
       return;
     }
     if (m.type === "trick") holdUntil = performance.now() + HOLD_MS;
