@@ -1,4 +1,4 @@
-// What the browser tests' drivers (drive.js, two_pages.js) share: puppeteer-core, and the
+// What the browser tests' drivers (drive.js, two_pages.js, seat.js) share: puppeteer-core, and the
 // system Chromium launched with the flags this machine needs.
 "use strict";
 let puppeteer;
@@ -23,4 +23,22 @@ function launch() {
   return puppeteer.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
 }
 
-module.exports = { launch };
+// Runs a driver: `body(browser)` gives its report, printed as one JSON line; a failure is told
+// on stderr with exit status 1. The browser is closed either way.
+function runDriver(body) {
+  (async () => {
+    const browser = await launch();
+    let report;
+    try {
+      report = await body(browser);
+    } finally {
+      await browser.close();
+    }
+    console.log(JSON.stringify(report));
+  })().catch((e) => {
+    console.error(String(e && e.stack || e));
+    process.exit(1);
+  });
+}
+
+module.exports = { launch, runDriver };

@@ -65,3 +65,66 @@ test("a seat's conversation folds into its table", () => {
   assert.deepEqual(t.tricks.map((k) => k.winner), [2]);
   assert.equal(t.table.length, 0);
 });
+
+test("the last trick stays until the next lead; a bot's lead waits for it, the seat's own does not", () => {
+  const t = G.newTable();
+  const msgs = [
+    { type: "game", game: 1, seat: 0, partner: 2, players: ["me", "b", "c", "d"], rules: {}, clock: {} },
+    { type: "deal", deal: 1, dealer: 3, hand: ["3o", "Kc", "Ab"] },
+    { type: "played", seat: 0, card: "3o", trick: 1 },
+    { type: "played", seat: 1, card: "4b", trick: 1 },
+    { type: "played", seat: 2, card: "5b", trick: 1 },
+    { type: "played", seat: 3, card: "6b", trick: 1 },
+    { type: "trick", trick: 1, leader: 0, cards: [{ seat: 0, card: "3o" }, { seat: 1, card: "4b" }, { seat: 2, card: "5b" }, { seat: 3, card: "6b" }], winner: 0, next: 0 },
+  ];
+  for (const m of msgs) G.applyToSeat(t, m);
+  assert.equal(t.lastTrick.winner, 0);
+  assert.equal(t.lastTrick.cards.length, 4);
+  assert.equal(t.turn, 0, "the winner leads");
+  const ownLead = { type: "play", id: 9, deal: 1, trick: 2, leader: 0, table: [], hand: ["Kc", "Ab"], won: [1, 0, 0, 0], score: [0, 0], time_ms: 1, bank_ms: 1 };
+  assert.equal(G.clearsLastTrick(t, ownLead), false, "the seat's own lead: the trick stays while it thinks");
+  assert.equal(G.clearsLastTrick(t, { type: "played", seat: 1, card: "7b", trick: 2 }), true);
+  assert.equal(G.clearsLastTrick(t, { type: "deal", deal: 2, dealer: 0, hand: [] }), true);
+  G.applyToSeat(t, ownLead);
+  assert.notEqual(t.lastTrick, null);
+  G.applyToSeat(t, { type: "played", seat: 0, card: "Kc", trick: 2 });
+  assert.equal(t.lastTrick, null, "the next lead took it off the table");
+  assert.equal(t.turn, 1);
+});
+
+test("the table shows the card the referee played, not the one clicked", () => {
+  const t = G.newTable();
+  G.applyToSeat(t, { type: "game", game: 1, seat: 0, partner: 2, players: ["me", "b", "c", "d"], rules: {}, clock: {} });
+  G.applyToSeat(t, { type: "deal", deal: 1, dealer: 3, hand: ["3o", "Kc", "7o"] });
+  // The person clicked 3o; the referee refused the answer and played the fallback, 7o.
+  G.applyToSeat(t, { type: "error", id: 4, fault: "timeout", message: "no answer", action: "played 7o for you" });
+  G.applyToSeat(t, { type: "played", seat: 0, card: "7o", trick: 1 });
+  assert.deepEqual(t.table, [{ seat: 0, card: "7o" }]);
+  assert.deepEqual(t.hands[0], ["3o", "Kc"]);
+  assert.equal(t.errors.length, 1);
+});
+
+test("each signal has its gesture and meaning", () => {
+  assert.deepEqual(G.signalInfo("borgne"), { gesture: "winks", meaning: "I hold le Borgne (2o)" });
+  assert.equal(G.signalInfo("aces:2").gesture, "opens the mouth 2 times");
+  assert.equal(G.signalInfo("aces:1").meaning, "I hold exactly one ace");
+  assert.equal(G.signalInfo("aces:0").meaning, "I hold no ace");
+  assert.equal(G.signalInfo("bad-hand").gesture, "shrugs");
+  for (const s of G.ALL_SIGNALS) assert.notEqual(G.signalInfo(s).gesture, "signals", s);
+  assert.equal(G.signalInfo("<b>x</b>").meaning, "<b>x</b>", "an unknown word is shown as text, as it came");
+});
+
+test("the chant vote's turn goes round from the dealer's left, and is unknown after it", () => {
+  const t = G.newTable();
+  G.applyToSeat(t, { type: "game", game: 1, seat: 0, partner: 2, players: ["me", "b", "c", "d"], rules: { chant: "on" }, clock: {} });
+  G.applyToSeat(t, { type: "deal", deal: 1, dealer: 2, hand: [] });
+  assert.equal(t.turn, 3);
+  G.applyToSeat(t, { type: "vote", seat: 3, accept: false });
+  assert.equal(t.turn, 0);
+  G.applyToSeat(t, { type: "chant", taken: false });
+  assert.equal(t.turn, null, "the openings without a vote are told to nobody");
+  const off = G.newTable();
+  G.applyToSeat(off, { type: "game", game: 1, seat: 0, partner: 2, players: ["me", "b", "c", "d"], rules: { chant: "off" }, clock: {} });
+  G.applyToSeat(off, { type: "deal", deal: 1, dealer: 2, hand: [] });
+  assert.equal(off.turn, null);
+});

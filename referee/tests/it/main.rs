@@ -37,4 +37,5 @@ mod tournament_schema;
 mod transcripts;
 mod web;
 mod web_hostile;
+mod web_seat;
 mod wire;

@@ -33,7 +33,7 @@ fn browser_dir() -> PathBuf {
 }
 
 /// Fails in one line when the browser test's tools are missing.
-fn ensure_tools() {
+pub(super) fn ensure_tools() {
     let modules = browser_dir().join("node_modules/puppeteer-core");
     assert!(
         modules.exists(),
@@ -123,7 +123,7 @@ impl Served {
     }
 
     /// Waits for the match to end by itself, successfully.
-    fn finish(mut self) {
+    pub(super) fn finish(mut self) {
         let start = std::time::Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().expect("wait for the referee") {
@@ -146,7 +146,7 @@ fn drive(seat_url: &str, out: &Path, watch: Option<(&str, &str)>) -> Value {
 }
 
 /// Runs one of the browser drivers (`referee/browser/SCRIPT`); its JSON report.
-fn run_driver(script: &str, args: &[String]) -> Value {
+pub(super) fn run_driver(script: &str, args: &[String]) -> Value {
     let mut cmd = Command::new("node");
     cmd.arg(browser_dir().join(script)).args(args);
     let done = run_limited(cmd.current_dir(root()).stdin(Stdio::null()), BROWSER_LIMIT);
@@ -155,13 +155,13 @@ fn run_driver(script: &str, args: &[String]) -> Value {
 }
 
 /// Screenshots are kept where people look for build output.
-fn screenshots() -> PathBuf {
+pub(super) fn screenshots() -> PathBuf {
     let dir = root().join("target/web-screenshots");
     std::fs::create_dir_all(&dir).expect("create target/web-screenshots");
     dir
 }
 
-fn match_args<'a>(records: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+pub(super) fn match_args<'a>(records: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "match",
         "--bot",

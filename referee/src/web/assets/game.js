@@ -1,7 +1,9 @@
 // What a live page knows of the table, folded from messages: a seat's conversation (the
 // protocol's messages to one seat, spec/protocol.md) or the record's lines (the organiser's
 // view). Also the rules a person's page enforces before it answers: legal discards under
-// `keep-highest`, the signals allowed now, and the clock. No DOM here: `node --test` runs it.
+// `keep-highest`, the signals allowed now, and the clock. Also what a table shows people: the
+// last trick until the next lead, whose turn it is, each signal's gesture and meaning. No DOM
+// here: `node --test` runs it.
 "use strict";
 (function (root) {
   const C = typeof module === "object" && module.exports ? require("../../html/cards.js") : root.AluetteCards;
@@ -11,6 +13,35 @@
     "deux-d-ecrit", "aces:0", "aces:1", "aces:2", "aces:3", "aces:4", "bad-hand", "mordienne",
   ];
 
+  // Each signal's traditional gesture and its meaning (spec/rules.md section 9.1), as a person
+  // at the table would see it made.
+  const GESTURES = {
+    monsieur: ["looks up without moving the head", "I hold Monsieur (3o)"],
+    madame: ["tilts the head, smirking", "I hold Madame (3c)"],
+    borgne: ["winks", "I hold le Borgne (2o)"],
+    vache: ["pouts", "I hold la Vache (2c)"],
+    "grand-neuf": ["shows the thumb", "I hold the Grand-neuf (9c)"],
+    "petit-neuf": ["shows the little finger", "I hold the Petit-neuf (9o)"],
+    "deux-de-chene": ["shows the index finger", "I hold the Deux de chêne (2b)"],
+    "deux-d-ecrit": ["shows the ring finger, or mimes writing", "I hold the Deux d'écrit (2s)"],
+    "bad-hand": ["shrugs", "my hand is useless"],
+    mordienne: ["bites the lip", "I am going for mordienne"],
+  };
+
+  // `{ gesture, meaning }` of a signal; a word outside the vocabulary is shown as it came.
+  function signalInfo(signal) {
+    const s = String(signal);
+    if (s.startsWith("aces:")) {
+      const n = Number(s.slice(5));
+      return {
+        gesture: n === 0 ? "keeps the mouth shut" : "opens the mouth " + (n === 1 ? "once" : n + " times"),
+        meaning: "I hold " + (n === 0 ? "no ace" : n === 1 ? "exactly one ace" : "exactly " + n + " aces"),
+      };
+    }
+    const g = GESTURES[s];
+    return g ? { gesture: g[0], meaning: g[1] } : { gesture: "signals", meaning: s };
+  }
+
   function newTable() {
     return {
       me: null, players: ["seat 0", "seat 1", "seat 2", "seat 3"], rules: {}, clock: null,
@@ -18,6 +49,10 @@
       received: [], votes: [], chant: null, leader: null, trickNo: 1, table: [], tricks: [],
       won: [0, 0, 0, 0], score: [0, 0], signals: [], errors: [], summaries: [], result: null,
       question: null, log: [],
+      // The trick just finished, until the next lead: { trick, leader, cards, winner }.
+      lastTrick: null,
+      // The seat to act, when the conversation tells it (the tricks; the seat's own questions).
+      turn: null,
     };
   }
 
@@ -25,23 +60,53 @@
     Object.assign(t, {
       deal, dealer, votes: [], chant: null, received: [], table: [], tricks: [], trickNo: 1,
       won: [0, 0, 0, 0], leader: (dealer + 1) % 4, counts: [9, 9, 9, 9], signals: [],
+      lastTrick: null,
+      // The chant vote goes round from the dealer's left; an opening without a vote is told to
+      // nobody, so after the vote (or without one) the seat to act is known again at the lead.
+      turn: t.rules && t.rules.chant === "on" ? (dealer + 1) % 4 : null,
     });
   }
 
+  // A card on the table, as the referee says it was played: the page shows no card of its own
+  // choosing before the referee's `played`, so a fallback card is the one shown.
   function playCard(t, seat, card) {
-    if (t.table.some((p) => p.seat === seat)) return; // already shown (the page's own card)
-    if (t.table.length === 0) t.leader = seat;
+    if (t.table.some((p) => p.seat === seat)) return; // listed again by a `play` question
+    if (t.table.length === 0) {
+      t.leader = seat;
+      t.lastTrick = null; // the next lead takes the last trick off the table
+    }
     t.table.push({ seat, card });
     if (t.hands[seat]) t.hands[seat] = t.hands[seat].filter((c) => c !== card);
     t.counts[seat] = Math.max(0, t.counts[seat] - 1);
+    t.turn = t.table.length < 4 ? (seat + 1) % 4 : null;
   }
 
+  // The next leader is the winner, or the leader again after a spoiled trick.
   function endTrick(t, trick, leader, cards, winner) {
     t.tricks.push({ trick, leader, cards, winner });
     if (winner !== null && winner !== undefined) t.won[winner] += 1;
+    t.lastTrick = { trick, leader, cards, winner };
     t.table = [];
     t.trickNo = trick + 1;
+    t.turn = trick >= 9 ? null : winner === null || winner === undefined ? leader : winner;
   }
+
+  function vote(t, seat, accept) {
+    t.votes.push({ seat, accept });
+    t.turn = (seat + 1) % 4;
+  }
+
+  // Whether folding `m` would take the last trick off the table (the next lead, or the next
+  // deal): a person's page shows a finished trick a moment before it does.
+  function clearsLastTrick(t, m) {
+    if (!t.lastTrick) return false;
+    if (m.type === "played") return t.table.length === 0;
+    if (m.type === "play") return t.table.length === 0 && m.table.length > 0;
+    return m.type === "deal";
+  }
+
+  // Seats 0 and 2 are team 0, seats 1 and 3 team 1.
+  const teamOf = (seat) => seat % 2;
 
   // One message to seat `t.me` (or, before `game`, to the page).
   function applyToSeat(t, m) {
@@ -58,25 +123,26 @@
         t.hands[t.me] = C.sortCards(m.hand);
         break;
       case "opening":
-        t.hands[t.me] = m.hand; t.votes = m.votes; t.question = m;
+        t.hands[t.me] = m.hand; t.votes = m.votes; t.question = m; t.turn = t.me;
         break;
-      case "vote": t.votes.push({ seat: m.seat, accept: m.accept }); break;
-      case "chant": t.chant = m.taken; break;
+      case "vote": vote(t, m.seat, m.accept); break;
+      case "chant": t.chant = m.taken; t.turn = null; break;
       case "discard":
-        t.hands[t.me] = m.hand; t.received = m.received; t.question = m;
+        t.hands[t.me] = m.hand; t.received = m.received; t.question = m; t.turn = t.me;
         break;
       case "play":
         t.hands[t.me] = m.hand; t.trickNo = m.trick; t.leader = m.leader; t.won = m.won.slice();
         t.score = m.score; t.question = m;
         for (const p of m.table) playCard(t, p.seat, p.card);
+        t.turn = t.me;
         break;
       case "played": playCard(t, m.seat, m.card); break;
       case "trick":
         // The question's `won` already counts the tricks before it.
         endTrick(t, m.trick, m.leader, m.cards, m.winner);
         break;
-      case "deal_over": t.score = m.score; t.summaries.push(m); break;
-      case "game_over": t.result = m; t.score = m.score; break;
+      case "deal_over": t.score = m.score; t.summaries.push(m); t.turn = null; break;
+      case "game_over": t.result = m; t.score = m.score; t.turn = null; break;
       case "signal": t.signals.push({ from: m.from, signal: m.signal }); break;
       case "error": t.errors.push(m); break;
       case "hello": t.question = m; break;
@@ -97,8 +163,8 @@
         startDeal(t, l.deal, l.dealer);
         t.hands = l.hands.map(C.sortCards);
         break;
-      case "vote": t.votes.push({ seat: l.seat, accept: l.accept }); break;
-      case "chant": t.chant = l.taken; break;
+      case "vote": vote(t, l.seat, l.accept); break;
+      case "chant": t.chant = l.taken; t.turn = null; break;
       case "receive":
         t.hands[l.seat] = C.sortCards(t.hands[l.seat].concat(l.cards));
         break;
@@ -107,10 +173,10 @@
         break;
       case "play": playCard(t, l.seat, l.card); break;
       case "trick": endTrick(t, l.trick, l.leader, l.cards, l.winner); break;
-      case "deal_over": t.score = l.score; t.summaries.push(l); break;
+      case "deal_over": t.score = l.score; t.summaries.push(l); t.turn = null; break;
       case "signal": t.signals.push({ from: l.from, signal: l.signal, seen_by: l.seen_by }); break;
       case "fault": t.errors.push({ fault: l.kind, seat: l.seat, message: l.detail || "" }); break;
-      case "footer": t.result = l; t.score = l.score; break;
+      case "footer": t.result = l; t.score = l.score; t.turn = null; break;
       default: break;
     }
     return t;
@@ -164,7 +230,7 @@
 
   const api = {
     ALL_SIGNALS, newTable, applyToSeat, applyRecord, discardProblem, weakestSix,
-    allowedSignals, clockLeft, clockText,
+    allowedSignals, clockLeft, clockText, signalInfo, clearsLastTrick, teamOf,
   };
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.AluetteGame = api;
