@@ -60,6 +60,13 @@ impl Suite {
         let records = sc.records();
         let run = referee_logged(&self.args(&records, &bots, extra), &sc.join("match"));
         eprintln!("{}: referee peak VmHWM {} kB", sc.path().display(), run.peak_kb);
+        run
+    }
+
+    /// [`Suite::run`] of a match that plays: its memory must have been sampled (a referee that
+    /// refuses its bots may end before the first sample, and has nothing to hold to a bound).
+    fn run_sampled(&self, sc: &Scratch, bots: [&str; 4], extra: &[&str]) -> Logged {
+        let run = self.run(sc, bots, extra);
         assert!(run.peak_kb > 0, "the referee's memory was never sampled");
         run
     }
@@ -67,7 +74,7 @@ impl Suite {
     /// Plays a match (seed 1) with `bots` in seats 0..3 and `extra` flags, and checks what every
     /// misbehaviour must leave intact.
     pub(crate) fn play(&self, sc: &Scratch, bots: [&str; 4], extra: &[&str]) -> Played {
-        let run = self.run(sc, bots, extra);
+        let run = self.run_sampled(sc, bots, extra);
         assert!(run.status.success(), "referee match: {}; see {}", run.status, sc.path().display());
         let mut games = Vec::new();
         for (g, path) in record_files(&sc.records()).iter().enumerate() {
