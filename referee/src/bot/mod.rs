@@ -49,6 +49,10 @@ pub(crate) enum BotSpec {
     },
 }
 
+/// A replayed seat's recorded CPU charges (`cpu_us`), in the order of its accepted answers,
+/// shared with whoever feeds them.
+pub(crate) type CpuCharges = Arc<std::sync::Mutex<std::collections::VecDeque<u64>>>;
+
 impl BotSpec {
     /// Parses `builtin:NAME`, `tcp`, `tcp:TOKEN`, `tcp://HOST:PORT`, `human` or a command line.
     pub(crate) fn parse(text: &str) -> Result<BotSpec, String> {
@@ -225,7 +229,7 @@ pub(crate) struct Bot {
     relay: Option<Arc<Resumable>>,
     /// A replay's stand-in for the CPU clock: the recorded `cpu_us` of the seat's answers, in
     /// order, charged instead of a measurement.
-    recorded_cpu: Option<std::collections::VecDeque<u64>>,
+    recorded_cpu: Option<CpuCharges>,
     /// The seat's own clock instead of the game's (a person's), recorded in the header.
     pub(crate) clock: Option<protocol::msg::Clock>,
 }
@@ -598,16 +602,17 @@ impl Bot {
     }
 
     /// Charges the recorded `cpu_us` of a replayed seat's accepted answers, in order, in place
-    /// of a measurement.
-    pub(crate) fn replay_cpu(&mut self, recorded: Vec<u64>) {
-        self.recorded_cpu = Some(recorded.into());
+    /// of a measurement: all of them given at once (a whole record), or each pushed as the
+    /// record gets it (a game followed as it is played), before the answer it charges is sent.
+    pub(crate) fn replay_cpu(&mut self, recorded: CpuCharges) {
+        self.recorded_cpu = Some(recorded);
     }
 
     /// The CPU time charged for an accepted answer, in microseconds: the measured `cpu`, or
     /// under a replay the next recorded one.
     pub(crate) fn cpu_charged(&mut self, cpu: Option<Duration>) -> Option<u64> {
-        match self.recorded_cpu.as_mut() {
-            Some(recorded) => recorded.pop_front(),
+        match self.recorded_cpu.as_ref() {
+            Some(recorded) => recorded.lock().unwrap_or_else(|e| e.into_inner()).pop_front(),
             None => cpu.map(|d| d.as_micros() as u64),
         }
     }

@@ -5,8 +5,9 @@
 //! game is played once, never further than the record goes, and each seat's lines come out as
 //! the re-run sends them, the very bytes the game runner sent the seat.
 //!
-//! Not for a seat timed by the CPU clock: its bank depends on the `cpu_us` of answers not yet
-//! given, which a bot's replayed charges (`Bot::replay_cpu`) must have up front.
+//! A seat timed by the CPU clock is charged its answers' recorded `cpu_us` as the record gets
+//! them: each is handed to the bot's charges (`Bot::replay_cpu`) as its playback bot gives the
+//! answer, so the banks of its later questions are the game's.
 
 use super::End;
 use super::live::Live;
@@ -14,6 +15,7 @@ use super::live::LiveSteps;
 use super::playback::Steps;
 use super::rerun::{Plan, Tap, play};
 use super::tape::Tape;
+use crate::bot::CpuCharges;
 use protocol::record::Header;
 use std::sync::Arc;
 
@@ -32,20 +34,20 @@ pub(crate) fn follow(
     if header.seats.len() != 4 {
         return Err(format!("the header lists {} seats, not 4", header.seats.len()));
     }
-    if header.seats.iter().any(|s| s.cpu) {
-        return Err("a seat timed by the CPU clock cannot be followed as it plays".into());
-    }
+    let charges: [Option<CpuCharges>; 4] =
+        std::array::from_fn(|i| header.seats[i].cpu.then(CpuCharges::default));
     let scripts = live.started();
     let plan = Plan {
         steps: std::array::from_fn(|seat| {
-            Steps::Live(LiveSteps { live: live.clone(), seat, next: 0 })
+            let charges = charges[seat].clone();
+            Steps::Live(LiveSteps { live: live.clone(), seat, next: 0, charges })
         }),
         scripts,
         // As a record cut short: the re-run stops where the lines do, with no complaint.
         end: End::CutShort,
         max_line,
         decks: None,
-        cpu: Default::default(),
+        cpu: charges,
         logged: None,
         wrap: Box::new(move |seat, inner| {
             let (sink, mut partial) = (sink.clone(), Vec::new());

@@ -2,7 +2,8 @@
 //! (`follow.rs`): the record's lines so far, and each playback bot's moves, waited for until
 //! the record has them. Below `playback.rs`, which takes its moves from here.
 
-use super::script::{Builder, Script, Step};
+use super::script::{Builder, Move, Script, Step};
+use crate::bot::CpuCharges;
 use protocol::record::{Header, RecordLine};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
@@ -83,6 +84,9 @@ pub(super) struct LiveSteps {
     pub(super) live: Arc<Live>,
     pub(super) seat: usize,
     pub(super) next: usize,
+    /// For a seat timed by the CPU clock: where each answer's recorded `cpu_us` goes as the
+    /// answer is given, for the referee's bot to charge when it takes it.
+    pub(super) charges: Option<CpuCharges>,
 }
 
 impl LiveSteps {
@@ -90,6 +94,11 @@ impl LiveSteps {
     pub(super) fn next(&mut self) -> Option<Step> {
         let step = self.live.step(self.seat, self.next)?;
         self.next += 1;
+        // Every answer line the record has for the seat is an answer the referee took: its
+        // charge is the next the bot pops, and it is there before the answer is sent.
+        if let (Some(charges), Move::Answer { cpu_us, .. }) = (&self.charges, &step.mv) {
+            charges.lock().unwrap_or_else(PoisonError::into_inner).push_back(cpu_us.unwrap_or(0));
+        }
         Some(step)
     }
 }

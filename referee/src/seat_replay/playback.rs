@@ -123,7 +123,7 @@ async fn perform(
     shared: &Shared,
 ) -> Result<bool, String> {
     match mv {
-        Move::Answer { raw, us } => {
+        Move::Answer { raw, us, .. } => {
             let said = serde_json::from_str::<Value>(raw).ok().and_then(|v| v["id"].as_u64());
             if said != Some(id) {
                 shared.stop();

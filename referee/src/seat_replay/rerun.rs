@@ -8,7 +8,7 @@ use super::tape::{Event, Shared, Tape};
 use super::{End, PIPE_BYTES, Recorded};
 use crate::bot::conn::Writer;
 use crate::bot::process::Limits;
-use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
+use crate::bot::{Bot, BotSpec, ConnectConfig, CpuCharges, Identity};
 use crate::fault::Fault;
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, run_game_with_decks};
 use crate::policy::{self, Policy};
@@ -90,7 +90,7 @@ pub(super) struct Plan {
     /// The record's decks; `None`: the seed's, as the game being played uses.
     pub(super) decks: Option<Vec<rules::Deck>>,
     /// Each seat's recorded `cpu_us`, for a seat timed by the CPU clock.
-    pub(super) cpu: [Option<Vec<u64>>; 4],
+    pub(super) cpu: [Option<CpuCharges>; 4],
     /// The seat whose playback logs what it sends on the tape.
     pub(super) logged: Option<usize>,
     pub(super) wrap: Wrap,
@@ -114,7 +114,9 @@ pub(super) async fn rerun(game: &Recorded, seat: usize) -> Result<Conversation, 
         end: game.end,
         max_line: line_limit(game),
         decks: Some(decks(game)?),
-        cpu: std::array::from_fn(|i| h.seats[i].cpu.then(|| recorded_cpu(game, i))),
+        cpu: std::array::from_fn(|i| {
+            h.seats[i].cpu.then(|| CpuCharges::new(recorded_cpu(game, i).into()))
+        }),
         logged: Some(seat),
         wrap: Box::new(move |i, w| -> Writer {
             if i != seat {
@@ -406,21 +408,14 @@ pub(super) fn split_lines(events: &[Event]) -> Vec<Line> {
     lines
 }
 
-/// The `cpu_us` of seat `seat`'s answer lines, in order: what a re-run charges its bank under
-/// the CPU clock, where no process is measured.
-fn recorded_cpu(game: &Recorded, seat: usize) -> Vec<u64> {
+/// The `cpu_us` of seat `seat`'s answer lines (the answers the bot gave that stood, every kind
+/// of question), in order: what a re-run charges its bank under the CPU clock, where no process
+/// is measured.
+fn recorded_cpu(game: &Recorded, seat: usize) -> std::collections::VecDeque<u64> {
     game.lines
         .iter()
-        .filter_map(|line| match line {
-            RecordLine::Vote { seat: s, cpu_us, auto: false, .. }
-            | RecordLine::Opening { seat: s, cpu_us, auto: false, .. }
-            | RecordLine::Discard { seat: s, cpu_us, auto: false, .. }
-            | RecordLine::Play { seat: s, cpu_us, auto: false, .. }
-                if usize::from(*s) == seat =>
-            {
-                Some(cpu_us.unwrap_or(0))
-            }
-            _ => None,
-        })
+        .filter_map(RecordLine::answered)
+        .filter(|a| !a.auto && usize::from(a.seat) == seat)
+        .map(|a| a.cpu_us.unwrap_or(0))
         .collect()
 }

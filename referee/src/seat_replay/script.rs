@@ -9,7 +9,12 @@ use protocol::record::{FaultKind, FaultRecord, Header, Penalty, RecordLine};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Move {
     /// The recorded answer, sent exactly `us` microseconds after the question.
-    Answer { raw: String, us: u64 },
+    Answer {
+        raw: String,
+        us: u64,
+        /// Its recorded `cpu_us`, charged under the CPU clock.
+        cpu_us: Option<u64>,
+    },
     /// A faulty line (malformed, wrong answer, illegal card, wrong discard), sent at once, byte
     /// for byte as the record keeps it (it need not be UTF-8).
     Line(Vec<u8>),
@@ -100,7 +105,9 @@ impl Builder {
             let seat = &header.seats[i];
             Script {
                 start: match &seat.hello {
-                    Some(raw) => Start::Handshake(Move::Answer { raw: raw.clone(), us: 0 }),
+                    Some(raw) => {
+                        Start::Handshake(Move::Answer { raw: raw.clone(), us: 0, cpu_us: None })
+                    }
                     None => Start::Continue,
                 },
                 refused: false,
@@ -157,6 +164,7 @@ impl Builder {
         }
         if let Some(a) = line.answered() {
             let (seat, auto, raw, us, kind) = (a.seat, a.auto, a.raw, a.us, a.question);
+            let cpu_us = a.cpu_us;
             let i = usize::from(seat);
             if i >= 4 {
                 return;
@@ -165,7 +173,7 @@ impl Builder {
                 (false, Some(raw)) => scripts[i].steps.push(Step {
                     kind: Some(kind),
                     ignored: std::mem::take(&mut ignored[i]),
-                    mv: Move::Answer { raw: raw.clone(), us },
+                    mv: Move::Answer { raw: raw.clone(), us, cpu_us },
                     fault: None,
                     then_close: false,
                 }),

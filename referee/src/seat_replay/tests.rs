@@ -48,11 +48,61 @@ fn answers_compare_by_meaning() {
 /// live seat views (`web`) are the seats' conversations, line for line.
 #[test]
 fn a_game_followed_line_by_line_is_the_rederived_conversation() {
+    follows_as_rederived(&builtin_game());
+}
+
+/// The same with seat 0 on the CPU clock: its banks depend on its answers' `cpu_us`, which a
+/// followed game charges as the record gets them (here one answer in four overruns its time
+/// by 300 ms of CPU time, so the bank each later question states is the CPU clock's).
+#[test]
+fn a_game_on_the_cpu_clock_followed_line_by_line_is_the_rederived_conversation() {
+    let mut k = 0u64;
+    let mut total = 0u64;
+    let lines: Vec<String> = builtin_game()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            match v["type"].as_str().unwrap() {
+                "header" => {
+                    v["seats"][0]["cpu"] = true.into();
+                    v["clock"]["mode"] = "cpu".into();
+                    v["clock"]["wall_cap"] = 4.into();
+                }
+                "vote" | "opening" | "discard" | "play" | "offer" | "reply" | "announce"
+                    if v["seat"] == 0 && v.get("auto").is_none() =>
+                {
+                    k += 1;
+                    let cpu_us = if k.is_multiple_of(4) { 1_300_000 } else { 1_000 + 37 * k };
+                    total += cpu_us;
+                    v["cpu_us"] = cpu_us.into();
+                }
+                "footer" => v["stats"][0]["cpu_us"] = total.into(),
+                _ => {}
+            }
+            v.to_string()
+        })
+        .collect();
+    assert!(k > 8, "seat 0 answered {k} questions");
+    let text = lines.join("\n") + "\n";
+    follows_as_rederived(&text);
+    // The CPU clock did count: seat 0's later questions state a bank its overruns drained.
+    let (_, conv) = super::rederive_text(&text, 0, "the game").unwrap();
+    let banks: Vec<u64> = conv
+        .lines
+        .iter()
+        .filter(|l| l.dir == Dir::ToBot)
+        .filter_map(|l| serde_json::from_slice::<serde_json::Value>(&l.text).ok())
+        .filter_map(|v| v["bank_ms"].as_u64())
+        .collect();
+    assert!(banks.first() == Some(&1000) && banks.last() < Some(&1000), "{banks:?}");
+}
+
+/// A game of built-in bots (seed 7), as its record's text.
+fn builtin_game() -> String {
     use crate::bot::builtin::Builtin;
     use crate::bot::{Bot, BotSpec, ConnectConfig};
     use crate::game_runner::{GameConfig, GameSetup, game_seed, run_game};
     use crate::record_io::{Recorder, Tap};
-    use protocol::record::RecordLine;
     use std::sync::{Arc, Mutex};
 
     let cc = ConnectConfig {
@@ -101,7 +151,14 @@ fn a_game_followed_line_by_line_is_the_rederived_conversation() {
         let [a, b, c, d] = &mut bots[..] else { unreachable!() };
         run_game([a, b, c, d], &setup, &cfg, &mut rec, crate::shutdown::Shutdown::never()).await;
     });
-    let text = text.lock().unwrap().clone();
+    text.lock().unwrap().clone()
+}
+
+/// Follows the game of the record `text` line by line and holds each seat's lines to what
+/// `replay --seat` re-derives from the whole record.
+fn follows_as_rederived(text: &str) {
+    use protocol::record::RecordLine;
+    use std::sync::{Arc, Mutex};
     let lines: Vec<RecordLine> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let RecordLine::Header(header) = &lines[0] else { panic!("no header") };
     let live = super::Live::new(header);
@@ -123,7 +180,7 @@ fn a_game_followed_line_by_line_is_the_rederived_conversation() {
     feeder.join().unwrap();
     let seen = seen.lock().unwrap();
     for seat in 0..4 {
-        let (_, conv) = super::rederive_text(&text, seat, "the game").unwrap();
+        let (_, conv) = super::rederive_text(text, seat, "the game").unwrap();
         let want: Vec<String> = conv
             .lines
             .iter()

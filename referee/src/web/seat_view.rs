@@ -5,10 +5,10 @@
 //! re-runs the game through the game runner with the record's moves, so the lines are the very
 //! ones the seat was sent and hold only what it may know. Here the re-run follows the game as
 //! it is played (`seat_replay::follow`, on a thread of its own): fed each record line as it is
-//! added, it plays the game once and hands each seat's lines on as it sends them. A game with a
-//! seat on the CPU clock cannot be followed so (its banks need answers not yet given): its views
-//! are re-derived from the record so far instead, at most every [`REDERIVE_EVERY`]. Either way
-//! the cost does not grow with the spectators, and each change goes out once on a bounded
+//! added, it plays the game once and hands each seat's lines on as it sends them (a seat on the
+//! CPU clock charged each answer's recorded `cpu_us` as it comes). Only when that thread cannot
+//! be started are the views re-derived from the record so far instead, at most every
+//! [`REDERIVE_EVERY`]. Either way the cost does not grow with the spectators, and each change goes out once on a bounded
 //! broadcast: a spectator that falls behind is dropped (its page connects again), never waited
 //! for.
 
@@ -21,8 +21,8 @@ use std::time::Duration;
 use tokio::sync::{Notify, broadcast};
 use tokio::time::Instant;
 
-/// How often a game on the CPU clock has its seat views re-derived at most: each derivation
-/// re-runs the game so far.
+/// How often a game whose follower could not be started has its seat views re-derived at most:
+/// each derivation re-runs the game so far.
 const REDERIVE_EVERY: Duration = Duration::from_millis(300);
 /// Changes (mostly single lines) a spectator may fall behind by before it is dropped.
 const BEHIND: usize = 4096;
@@ -81,8 +81,8 @@ impl Drop for Watching {
 enum Game {
     /// Followed as it is played.
     Followed(Arc<Live>),
-    /// Re-derived from the record so far (a seat on the CPU clock); when next, if lines came
-    /// since the last derivation.
+    /// Re-derived from the record so far (the follower's thread could not be started); when
+    /// next, if lines came since the last derivation.
     Rederived { due: Option<Instant> },
 }
 
@@ -188,12 +188,9 @@ impl SeatViews {
         }
     }
 
-    /// A new game's views: followed as it is played on a thread of its own, or re-derived when a
-    /// seat is on the CPU clock.
+    /// A new game's views: followed as it is played on a thread of its own (re-derived, at most
+    /// every [`REDERIVE_EVERY`], only if that thread cannot be started).
     fn start(self: &Arc<Self>, header: Header, n: u64) -> Game {
-        if header.seats.iter().any(|s| s.cpu) {
-            return Game::Rederived { due: Some(Instant::now()) };
-        }
         self.pushed.store(n, Ordering::Relaxed);
         let live = Live::new(&header);
         let (views, following) = (self.clone(), live.clone());
