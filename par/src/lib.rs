@@ -114,8 +114,16 @@ impl Solver {
 
     /// The par of `position`: its score when the deal is over, else perfect play's.
     pub fn solve(&mut self, position: &Position) -> Par {
+        // An unbounded budget cannot run out.
+        self.solve_within(position, u64::MAX).unwrap_or(Par(0))
+    }
+
+    /// The par of `position`, or `None` when finding it takes more than `max_nodes` nodes.
+    /// Deterministic: the same positions asked in the same order give the same answers. What
+    /// the table learnt before the budget ran out is kept, and true.
+    pub fn solve_within(&mut self, position: &Position, max_nodes: u64) -> Option<Par> {
         if let Some(score) = position.score() {
-            return Par(score_value(&score));
+            return Some(Par(score_value(&score)));
         }
         let scoring = Scoring {
             mordienne: position.rules.mordienne,
@@ -146,11 +154,22 @@ impl Solver {
             scoring,
             tt: &mut self.tt,
             nodes: 0,
+            budget: max_nodes,
         };
-        let (lo, hi) = scoring.range();
-        let v = search.search(lo, hi);
+        // Null-window tests ("is the par at least t?") bisect the five possible values: each
+        // test cuts far more than one wide search, and the table carries bounds between them.
+        let (mut lo, mut hi) = scoring.range();
+        while lo < hi {
+            let t = (lo + hi + 1).div_euclid(2);
+            let r = search.search(t - 1, t);
+            if search.nodes > max_nodes {
+                self.nodes += search.nodes;
+                return None;
+            }
+            if r >= t { lo = r } else { hi = r }
+        }
         self.nodes += search.nodes;
-        Par(v)
+        Some(Par(lo))
     }
 
     /// The par after each card the seat to play may play, one card per class of

@@ -3,7 +3,7 @@
 //! (`moves`), and positions at the start of a trick go through the transposition table.
 
 use crate::slots::{LEVEL, levels};
-use crate::table::{Key, Table};
+use crate::table::{Key, NONE, Table};
 use crate::tally::{Scoring, Tally};
 
 /// The search's state: slot masks of the hands and the trick in progress.
@@ -17,6 +17,9 @@ pub(crate) struct Search<'t> {
     pub(crate) scoring: Scoring,
     pub(crate) tt: &'t mut Table,
     pub(crate) nodes: u64,
+    /// The search stops once `nodes` passes this; what it then returns means nothing, and it
+    /// stores nothing more in the table.
+    pub(crate) budget: u64,
 }
 
 /// The moves of `hand`, one per class of interchangeable cards, strongest first: two cards of
@@ -46,26 +49,75 @@ impl Search<'_> {
     /// The par of the current position within the window `alpha..beta` (fail-soft).
     pub(crate) fn search(&mut self, mut alpha: i8, mut beta: i8) -> i8 {
         self.nodes += 1;
+        if self.nodes > self.budget {
+            return 0;
+        }
         let mut key = None;
+        let mut first = NONE;
+        let (mut lo, mut hi) = self.scoring.range();
         if self.n_table == 0 {
             if self.tally.done == 9 {
                 return self.tally.value(self.scoring);
             }
-            let k = self.key();
-            if let Some((lo, hi)) = self.tt.get(&k) {
-                if lo == hi || lo >= beta {
-                    return lo;
-                }
-                if hi <= alpha {
-                    return hi;
-                }
-                alpha = alpha.max(lo);
-                beta = beta.min(hi);
+            if self.tally.done == 8 {
+                return self.last_trick();
             }
+            (lo, hi) = self.tally.bounds(9 - self.tally.done, self.scoring);
+            let k = self.key();
+            if let Some((tlo, thi, best)) = self.tt.get(&k) {
+                (lo, hi) = (lo.max(tlo), hi.min(thi));
+                first = best;
+            }
+            if lo >= hi || lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
+            alpha = alpha.max(lo);
+            beta = beta.min(hi);
             key = Some(k);
         }
         let (alpha0, beta0) = (alpha, beta);
         let seat = (self.leader + self.n_table) & 3;
+        let (list, n) = self.ordered(seat, first);
+        let maximise = seat & 1 == 0;
+        let mut best = if maximise { i8::MIN } else { i8::MAX };
+        let mut best_slot = NONE;
+        for &slot in &list[..n] {
+            let v = self.play(seat, slot, alpha, beta);
+            if (maximise && v > best) || (!maximise && v < best) {
+                best = v;
+                best_slot = slot;
+            }
+            if maximise {
+                alpha = alpha.max(best);
+            } else {
+                beta = beta.min(best);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        if let Some(k) = key
+            && self.nodes <= self.budget
+        {
+            if best <= alpha0 {
+                self.tt.put(k, lo, best, best_slot);
+            } else if best >= beta0 {
+                self.tt.put(k, best, hi, best_slot);
+            } else {
+                self.tt.put(k, best, best, best_slot);
+            }
+        }
+        best
+    }
+
+    /// The moves of `seat`, in the order most likely to cut the search short: the table's
+    /// remembered lead first; behind a partner who holds the trick, the weakest card; else the
+    /// cheapest card that takes the trick, then the weakest.
+    #[inline]
+    fn ordered(&self, seat: u8, first: u8) -> ([u8; 9], usize) {
         let hand = self.hands[seat as usize];
         let mut others = self.table_mask;
         for s in 0..4 {
@@ -73,33 +125,40 @@ impl Search<'_> {
                 others |= self.hands[s as usize];
             }
         }
-        let (list, n) = moves(hand, others);
-        let maximise = seat & 1 == 0;
-        let mut best = if maximise { i8::MIN } else { i8::MAX };
-        for &slot in &list[..n] {
-            let v = self.play(seat, slot, alpha, beta);
-            if maximise {
-                best = best.max(v);
-                alpha = alpha.max(best);
-            } else {
-                best = best.min(v);
-                beta = beta.min(best);
+        let (mut list, n) = moves(hand, others);
+        if self.n_table == 0 {
+            if first != NONE
+                && let Some(i) = list[..n].iter().position(|&s| s == first)
+            {
+                list[..=i].rotate_right(1);
             }
-            if alpha >= beta {
-                break;
+            return (list, n);
+        }
+        // The table's strongest level, and whether one card alone holds it (and whose).
+        let mut top = u8::MAX;
+        let mut holder = None;
+        for i in 0..self.n_table {
+            let l = LEVEL[self.table[i as usize] as usize & 63];
+            if l < top {
+                top = l;
+                holder = Some((self.leader + i) & 3);
+            } else if l == top {
+                holder = None;
             }
         }
-        if let Some(k) = key {
-            let (lo, hi) = self.scoring.range();
-            if best <= alpha0 {
-                self.tt.put(k, lo, best);
-            } else if best >= beta0 {
-                self.tt.put(k, best, hi);
-            } else {
-                self.tt.put(k, best, best);
-            }
+        let partner_holds = holder == Some(seat ^ 2);
+        // Sort keys: smaller first. Taking cards by weakness first, then the rest by weakness.
+        let mut keyed = [(0u8, 0u8); 9];
+        for (k, &slot) in keyed.iter_mut().zip(&list[..n]) {
+            let l = LEVEL[slot as usize & 63];
+            let takes = l < top && !partner_holds;
+            *k = (if takes { 0 } else { 1 } * 32 + (31 - l), slot);
         }
-        best
+        keyed[..n].sort_unstable();
+        for (out, &(_, slot)) in list.iter_mut().zip(&keyed[..n]) {
+            *out = slot;
+        }
+        (list, n)
     }
 
     /// Plays `slot` for `seat`, searches on, and takes the card back.
@@ -131,6 +190,16 @@ impl Search<'_> {
         self.n_table -= 1;
         self.hands[seat as usize] |= bit;
         v
+    }
+
+    /// The value of the last trick's one card a hand, played out at once.
+    fn last_trick(&mut self) -> i8 {
+        for i in 0..4 {
+            let seat = (self.leader + i) & 3;
+            self.table[i as usize] = self.hands[seat as usize].trailing_zeros() as u8;
+        }
+        let winner = self.trick_winner();
+        self.tally.after(winner).value(self.scoring)
     }
 
     /// The winner of the four cards on the table, `None` when the strongest level is tied.

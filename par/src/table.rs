@@ -17,9 +17,14 @@ struct Entry {
     /// The par lies in `lo..=hi`; an empty slot has `lo > hi`.
     lo: i8,
     hi: i8,
+    /// The slot of the lead that decided the last search of it (`NONE` when unknown).
+    best: u8,
 }
 
-const EMPTY: Entry = Entry { key: Key { cards: 0, rest: 0 }, lo: 1, hi: 0 };
+/// No lead known.
+pub(crate) const NONE: u8 = u8::MAX;
+
+const EMPTY: Entry = Entry { key: Key { cards: 0, rest: 0 }, lo: 1, hi: 0, best: NONE };
 
 /// A fixed-size table, one entry per slot, the newest kept.
 #[derive(Debug)]
@@ -46,21 +51,22 @@ impl Table {
 
     /// The bounds known for `key`.
     #[inline]
-    pub(crate) fn get(&self, key: &Key) -> Option<(i8, i8)> {
+    pub(crate) fn get(&self, key: &Key) -> Option<(i8, i8, u8)> {
         let e = &self.entries[self.slot(key)];
-        (e.key == *key && e.lo <= e.hi).then_some((e.lo, e.hi))
+        (e.key == *key && e.lo <= e.hi).then_some((e.lo, e.hi, e.best))
     }
 
     /// Records that the par of `key` lies in `lo..=hi`, narrowing what was known of it.
     #[inline]
-    pub(crate) fn put(&mut self, key: Key, lo: i8, hi: i8) {
+    pub(crate) fn put(&mut self, key: Key, lo: i8, hi: i8, best: u8) {
         let slot = self.slot(&key);
         let e = &mut self.entries[slot];
         if e.key == key && e.lo <= e.hi {
             e.lo = e.lo.max(lo);
             e.hi = e.hi.min(hi);
+            e.best = best;
         } else {
-            *e = Entry { key, lo, hi };
+            *e = Entry { key, lo, hi, best };
         }
     }
 }
