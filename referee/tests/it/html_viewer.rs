@@ -794,3 +794,45 @@ fn the_page_tells_the_surrender_rounds() {
         assert!(second.contains("surrender refused") && second.contains("mordienne"), "{second}");
     }
 }
+
+/// Issue 30: a page written with `--par` shows each card's cost beside it in the log, in real
+/// Chromium, as the page's data says (null: not solved within the budget, shown as "?").
+#[test]
+fn the_viewer_shows_each_cards_cost_against_par() {
+    ensure_chromium();
+    let f = fixture();
+    let record = f.dir.join("records").join("game-000001.jsonl");
+    let page = f.dir.join("game-par.html");
+    let (r, p) = (record.to_str().unwrap(), page.to_str().unwrap());
+    referee(&["replay", r, "--html", p, "--par", "--par-nodes", "30000"]);
+    let data = embedded_data(&read(&page));
+    let want: Vec<String> = data["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "play")
+        .map(|e| match &e["par"]["cost"] {
+            Value::Null => "?".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    assert_eq!(want.len(), f.events.iter().filter(|e| e["type"] == "play").count());
+    assert!(want.iter().any(|c| c != "?"), "the last tricks are solved within any budget");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target folder");
+    let shot = target.join("html-viewer-par.png");
+    let dom = chromium(&page, "keys=End", Some(&shot));
+    let log = element(&dom, "log");
+    let shown: Vec<String> = log
+        .split("data-testid=\"par-cost\"")
+        .skip(1)
+        .map(|rest| {
+            let at = rest.find("data-cost=\"").expect("a cost attribute") + "data-cost=\"".len();
+            rest[at..].split('"').next().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(shown, want, "every play of the log shows its cost");
+    assert!(text(log).contains(", cost "), "the cost is written out");
+    // The page without --par has no cost at all.
+    assert!(!read(&f.full).contains("\"par\":{"), "no par unless asked");
+    eprintln!("screenshot: {}", shot.display());
+}
