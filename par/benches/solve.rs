@@ -1,9 +1,11 @@
-//! Solver speed: positions solved per second from the first trick (after the discards) and from
-//! trick 5, on random deals, and the time to analyse a whole deal as `replay --par` does (the
-//! par before and after each of its 36 cards, one solver for the deal). One core; prints figures,
+//! Solver speed: positions solved per second from the start of tricks 5, 4, 3, 2 and 1 (after
+//! the discards: the chant off, nine cards a hand), on random deals, and the time to analyse a
+//! whole deal as `replay --par` does (the par before each of its 36 cards and after the last). One core; prints figures,
 //! asserts nothing. Run with `cargo bench -p aluette-par`.
 //!
-//! Arguments (after `--`): `--deals N` per run (default 200), `--repeat N` runs (default 5).
+//! Arguments (after `--`): `--deals N` positions a run from tricks 5 and 4 (default 50; a
+//! fifth of it from trick 3 and for whole deals), `--first N` from tricks 1 and 2 (default 2,
+//! one run: each takes seconds), `--repeat N` runs (default 5).
 //! Each figure is the median of the runs, with the best beside it: the machine is shared.
 
 use par::{Position, Solver};
@@ -49,34 +51,32 @@ fn positions(n: u64, trick: u8, seed: u64) -> (Duration, i64) {
     (start.elapsed(), sum)
 }
 
-/// Analyses `n` whole deals: the par before every card and after the last, each deal's cards
-/// played by perfect play's first choice, then a random card one time in four.
-fn whole_deals(n: u64, seed: u64) -> (Duration, i64) {
+/// Analyses `n` whole deals as `replay --par` does: random cards, then the par before every
+/// card and after the last, last card first, with one solver and the referee's default node
+/// budget a position. Returns the time and the share of positions solved within the budget.
+fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64) {
     let mut rng = SplitMix64::new(seed);
-    let mut sum = 0i64;
     let mut solver = Solver::new();
     let mut total = Duration::ZERO;
+    let (mut solved, mut asked) = (0u64, 0u64);
     for i in 0..n {
         let game = deal(seed ^ i);
         let mut p = Position::from_game(&game).unwrap();
-        let mut cards = Vec::new();
-        let mut q = p;
-        while let Some(seat) = q.to_play() {
-            let hand = q.hand(seat);
-            let card = hand.nth(rng.below(hand.len() as u64) as usize).unwrap();
-            cards.push(card);
-            q.play(card).ok();
+        let mut positions = vec![p];
+        while let Some(seat) = p.to_play() {
+            let hand = p.hand(seat);
+            p.play(hand.nth(rng.below(hand.len() as u64) as usize).unwrap()).ok();
+            positions.push(p);
         }
         let start = Instant::now();
         solver.clear();
-        sum += i64::from(solver.solve(&p).value());
-        for card in cards {
-            p.play(card).ok();
-            sum += i64::from(solver.solve(&p).value());
+        for q in positions.iter().rev() {
+            asked += 1;
+            solved += u64::from(solver.solve_within(q, budget).is_some());
         }
         total += start.elapsed();
     }
-    (total, sum)
+    (total, solved as f64 / asked as f64)
 }
 
 fn median(mut xs: Vec<f64>) -> (f64, f64) {
@@ -85,41 +85,59 @@ fn median(mut xs: Vec<f64>) -> (f64, f64) {
 }
 
 fn main() {
-    let mut deals = 200u64;
+    let mut deals = 50u64;
+    let mut first = 2u64;
     let mut repeat = 5usize;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
+        let mut num = |d: u64| it.next().and_then(|v| v.parse().ok()).unwrap_or(d).max(1);
         match a.as_str() {
             "--bench" => {}
-            "--deals" => deals = it.next().and_then(|v| v.parse().ok()).unwrap_or(deals),
-            "--repeat" => repeat = it.next().and_then(|v| v.parse().ok()).unwrap_or(repeat).max(1),
+            "--deals" => deals = num(deals),
+            "--first" => first = num(first),
+            "--repeat" => repeat = num(repeat as u64) as usize,
             other => {
-                eprintln!("unknown argument {other}; use --deals N, --repeat N");
+                eprintln!("unknown argument {other}; use --deals N, --first N, --repeat N");
                 std::process::exit(2);
             }
         }
     }
-    for trick in [1u8, 5] {
+    // From the first trick a search takes seconds: fewer positions, one run.
+    for (trick, n, runs) in [
+        (5u8, deals, repeat),
+        (4, deals, repeat),
+        (3, deals / 5, repeat),
+        (2, first, 1),
+        (1, first, 1),
+    ] {
         let mut rates = Vec::new();
         let mut check = 0;
-        for r in 0..repeat {
-            let (t, sum) = positions(deals, trick, 100 + r as u64);
-            rates.push(deals as f64 / t.as_secs_f64());
+        for r in 0..runs {
+            let (t, sum) = positions(n.max(1), trick, 100 + r as u64);
+            rates.push(n.max(1) as f64 / t.as_secs_f64());
             check += sum;
         }
         let (med, _) = median(rates.clone());
         let best = rates.iter().copied().fold(0.0, f64::max);
         println!(
-            "from trick {trick}: {med:>10.1} positions/s (median of {repeat}), best {best:.1}, \
-             {:.3} ms per position (checksum {check})",
+            "from trick {trick}: {med:>10.2} positions/s (median of {runs} runs of {}), best \
+             {best:.2}; {:.1} ms a position (checksum {check})",
+            n.max(1),
             1000.0 / med
         );
     }
+    let budget = 2_000_000;
     let mut per_deal = Vec::new();
+    let mut share = 0.0;
     for r in 0..repeat {
-        let (t, _) = whole_deals(deals, 900 + r as u64);
-        per_deal.push(t.as_secs_f64() * 1000.0 / deals as f64);
+        let (t, solved) = whole_deals(deals / 5, 900 + r as u64, budget);
+        per_deal.push(t.as_secs_f64() * 1000.0 / (deals / 5).max(1) as f64);
+        share = solved;
     }
     let (med, best) = median(per_deal);
-    println!("whole deal (37 positions, as replay --par): {med:.2} ms median, best {best:.2} ms");
+    println!(
+        "whole deal as replay --par ({budget} nodes a position, last card first): {med:.1} ms \
+         median, best {best:.1} ms; {:.0}% of its 37 positions solved",
+        share * 100.0
+    );
 }
