@@ -97,7 +97,7 @@ impl Tally {
     /// winner may already be certain, and a mordienne may already be out of reach.
     pub(crate) fn bounds(&self, left: u8, scoring: Scoring) -> (i8, i8) {
         let (lo, hi) = scoring.range();
-        let sign = |s: usize| if s % 2 == 0 { 1i8 } else { -1 };
+        let sign = |s: usize| if s.is_multiple_of(2) { 1i8 } else { -1 };
         // A seat can still make a mordienne only from a clean run: won every trick so far of
         // its count and wins all the rest (it has tricks), or wins a long enough final run.
         let can_mordienne = |s: usize| {

@@ -68,12 +68,15 @@ pub(crate) fn analyse(path: &Path, nodes: u64) -> Result<RecordPar, String> {
     walk(lines, nodes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// A card of a deal: the position before it, who played it, and the card.
+type Played = (Position, Seat, Card);
+
 /// The positions of each deal, from a checked record's lines.
 fn walk(lines: impl Iterator<Item = RecordLine>, nodes: u64) -> Result<RecordPar, String> {
     let mut game: Option<Game> = None;
     let mut out = RecordPar { game: 0, seats: Default::default(), deals: Vec::new() };
     // The deal in progress: its number and, for each card, the position before it.
-    let mut current: Option<(u16, Vec<(Position, Seat, Card)>)> = None;
+    let mut current: Option<(u16, Vec<Played>)> = None;
     for line in lines {
         let g = game.as_mut();
         let (seat, action) = match (line, g) {
@@ -124,7 +127,7 @@ fn walk(lines: impl Iterator<Item = RecordLine>, nodes: u64) -> Result<RecordPar
 }
 
 /// Solves each position of one deal, last card first (see the module's comment).
-fn solve_deal(deal: u16, cards: &[(Position, Seat, Card)], nodes: u64) -> DealPar {
+fn solve_deal(deal: u16, cards: &[Played], nodes: u64) -> DealPar {
     let mut solver = Solver::with_table(20);
     let Some(&(last, _, last_card)) = cards.last() else {
         // An accepted surrender: no card was played.
