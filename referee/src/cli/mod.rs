@@ -117,7 +117,7 @@ pub(crate) struct ReplayArgs {
     par: bool,
     /// With --par: the most nodes one position's search may take before it is left unsolved
     /// ("?"); the same budget gives the same figures on every run.
-    #[arg(long, value_name = "N", requires = "par", value_parser = whole::<u64>(1, u64::MAX))]
+    #[arg(long, value_name = "N", requires = "par", allow_negative_numbers = true, value_parser = whole::<u64>(1, u64::MAX))]
     par_nodes: Option<u64>,
 }
 
@@ -129,7 +129,7 @@ pub(crate) struct ParArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// The most nodes one position's search may take before it is left unsolved.
-    #[arg(long, value_name = "N", default_value_t = crate::par::DEFAULT_NODES, value_parser = whole::<u64>(1, u64::MAX))]
+    #[arg(long, value_name = "N", default_value_t = crate::par::DEFAULT_NODES, allow_negative_numbers = true, value_parser = whole::<u64>(1, u64::MAX))]
     nodes: u64,
 }
 
