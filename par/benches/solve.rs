@@ -52,8 +52,8 @@ fn positions(n: u64, trick: u8, seed: u64) -> (Duration, i64) {
 }
 
 /// Analyses `n` whole deals as `replay --par` does: random cards, then the par before every
-/// card and after the last, last card first, with one solver and the referee's default node
-/// budget a position. Returns the time and the share of positions solved within the budget.
+/// card and after the last, as one line (`Solver::solve_line`), with the referee's default
+/// node budget a position. Returns the time and the share of positions solved within the budget.
 fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64) {
     let mut rng = SplitMix64::new(seed);
     let mut solver = Solver::new();
@@ -69,12 +69,10 @@ fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64) {
             positions.push(p);
         }
         let start = Instant::now();
-        solver.clear();
-        for q in positions.iter().rev() {
-            asked += 1;
-            solved += u64::from(solver.solve_within(q, budget).is_some());
-        }
+        let pars = solver.solve_line(&positions, budget);
         total += start.elapsed();
+        asked += pars.len() as u64;
+        solved += pars.iter().filter(|p| p.is_some()).count() as u64;
     }
     (total, solved as f64 / asked as f64)
 }

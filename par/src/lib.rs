@@ -172,6 +172,26 @@ impl Solver {
         Some(Par(lo))
     }
 
+    /// The par of each position of one line of play (a deal's positions in the order they
+    /// came), solved last first: the later, smaller searches fill the table the earlier ones
+    /// read. Once a position needs more than `max_nodes`, the earlier ones, which hold it in
+    /// their trees, are not tried: they are `None` too. The table is cleared first.
+    pub fn solve_line(
+        &mut self,
+        line: &[Position],
+        max_nodes: u64,
+    ) -> alloc::vec::Vec<Option<Par>> {
+        self.tt.clear();
+        let mut out = alloc::vec![None; line.len()];
+        for (slot, p) in out.iter_mut().zip(line).rev() {
+            *slot = self.solve_within(p, max_nodes);
+            if slot.is_none() {
+                break;
+            }
+        }
+        out
+    }
+
     /// The par after each card the seat to play may play, one card per class of
     /// interchangeable cards (the others score the same), strongest first.
     pub fn options(&mut self, position: &Position) -> alloc::vec::Vec<(Card, Par)> {

@@ -1,8 +1,8 @@
 //! The par of each card of a record (issue 30, spec/par.md): the record is checked by `replay`
 //! first, then its actions are applied again to a `rules::Game` to find the position before each
-//! card, and `aluette-par` solves every position of a deal, last card first, with one solver,
-//! so the later, smaller searches fill the table the earlier ones read. A position that needs
-//! more than the node budget is left unsolved (`None`), the same way on every run.
+//! card, and `aluette-par` solves the positions of each deal as one line (`Solver::solve_line`:
+//! last card first, one table). A position that needs more than the node budget is left
+//! unsolved (`None`), and so are the ones before it, the same way on every run.
 
 use crate::replay::{self, ReplayError};
 use crate::text::Shown;
@@ -119,7 +119,11 @@ fn walk(lines: impl Iterator<Item = RecordLine>, nodes: u64) -> Result<RecordPar
             .map_err(|e| format!("the checked record does not replay: {e}"))?
             .iter()
             .any(|e| matches!(e, rules::Event::DealOver(_)));
-        if ended && let Some((deal, cards)) = current.take() {
+        // An accepted surrender ends its deal before any card: nothing to solve.
+        if ended
+            && let Some((deal, cards)) = current.take()
+            && !cards.is_empty()
+        {
             out.deals.push(solve_deal(deal, &cards, nodes));
         }
     }
@@ -130,19 +134,16 @@ fn walk(lines: impl Iterator<Item = RecordLine>, nodes: u64) -> Result<RecordPar
 fn solve_deal(deal: u16, cards: &[Played], nodes: u64) -> DealPar {
     let mut solver = Solver::with_table(20);
     let Some(&(last, _, last_card)) = cards.last() else {
-        // An accepted surrender: no card was played.
         return DealPar { deal, start: None, result: 0, decisions: Vec::new() };
     };
     let mut end = last;
     // The last card is the last seat's own: it plays.
     let _ = end.play(last_card);
+    let line: Vec<Position> = cards.iter().map(|c| c.0).chain([end]).collect();
+    // pars[i]: team 0's par before card i; pars[n] the deal's result.
+    let pars: Vec<Option<i8>> =
+        solver.solve_line(&line, nodes).into_iter().map(|p| p.map(par::Par::value)).collect();
     let result = solver.solve(&end).value();
-    // pars[i]: team 0's par before card i; pars[n] the result.
-    let mut pars = vec![None; cards.len() + 1];
-    pars[cards.len()] = Some(result);
-    for (i, (p, _, _)) in cards.iter().enumerate().rev() {
-        pars[i] = solver.solve_within(p, nodes).map(|v| v.value());
-    }
     let side = |v: Option<i8>, team: Team| v.map(|v| if team.index() == 0 { v } else { -v });
     let decisions = cards
         .iter()
