@@ -5,7 +5,7 @@
 //!
 //! Arguments (after `--`): `--deals N` positions a run from tricks 5 and 4 (default 50; a
 //! fifth of it from trick 3 and for whole deals), `--first N` from tricks 1 and 2 (default 2,
-//! one run: each takes seconds), `--repeat N` runs (default 5).
+//! one run: each takes seconds; 0 leaves them out), `--repeat N` runs (default 5).
 //! Each figure is the median of the runs, with the best beside it: the machine is shared.
 
 use par::{Position, Solver};
@@ -88,12 +88,12 @@ fn main() {
     let mut repeat = 5usize;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
-        let mut num = |d: u64| it.next().and_then(|v| v.parse().ok()).unwrap_or(d).max(1);
+        let mut num = |d: u64| it.next().and_then(|v| v.parse().ok()).unwrap_or(d);
         match a.as_str() {
             "--bench" => {}
             "--deals" => deals = num(deals),
             "--first" => first = num(first),
-            "--repeat" => repeat = num(repeat as u64) as usize,
+            "--repeat" => repeat = num(repeat as u64).max(1) as usize,
             other => {
                 eprintln!("unknown argument {other}; use --deals N, --first N, --repeat N");
                 std::process::exit(2);
