@@ -1,8 +1,12 @@
 //! Issue 30 end to end: `referee replay --par` prints each card's par and cost and a summary per
 //! seat, the same on every run; `referee par` tables each bot's mean cost per card over a records
-//! folder; `--par` is refused with `--seat` (it is computed from every hand).
+//! folder; the viewer shows each card's cost in real Chromium; `--par` is refused with `--seat`
+//! (it is computed from every hand).
 
-use crate::harness::{Scratch, match_args, referee_fails, referee_ok, s};
+use crate::harness::{Scratch, ensure_chromium, match_args, referee_fails, referee_ok, s};
+use crate::html_viewer::{chromium, element, embedded_data, fixture, read, text};
+use serde_json::Value;
+use std::path::Path;
 
 /// A small budget keeps a debug build quick; it also leaves the first tricks unsolved ("?").
 const NODES: &str = "30000";
@@ -77,4 +81,46 @@ fn par_is_refused_with_a_seat() {
     let record = dir.join("game-000001.jsonl");
     let err = referee_fails(&["replay", s(&record), "--seat", "1", "--par"]);
     assert!(err.contains("--par") || err.contains("--seat"), "{err}");
+}
+
+/// Issue 30: a page written with `--par` shows each card's cost beside it in the log, in real
+/// Chromium, as the page's data says (null: not solved within the budget, shown as "?").
+#[test]
+fn the_viewer_shows_each_cards_cost_against_par() {
+    ensure_chromium();
+    let f = fixture();
+    let record = f.dir.join("records").join("game-000001.jsonl");
+    let page = f.dir.join("game-par.html");
+    let (r, p) = (record.to_str().unwrap(), page.to_str().unwrap());
+    referee_ok(&["replay", r, "--html", p, "--par", "--par-nodes", NODES]);
+    let data = embedded_data(&read(&page));
+    let want: Vec<String> = data["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "play")
+        .map(|e| match &e["par"]["cost"] {
+            Value::Null => "?".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    assert_eq!(want.len(), f.events.iter().filter(|e| e["type"] == "play").count());
+    assert!(want.iter().any(|c| c != "?"), "the last tricks are solved within any budget");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("the target folder");
+    let shot = target.join("html-viewer-par.png");
+    let dom = chromium(&page, "keys=End", Some(&shot));
+    let log = element(&dom, "log");
+    let shown: Vec<String> = log
+        .split("data-testid=\"par-cost\"")
+        .skip(1)
+        .map(|rest| {
+            let at = rest.find("data-cost=\"").expect("a cost attribute") + "data-cost=\"".len();
+            rest[at..].split('"').next().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(shown, want, "every play of the log shows its cost");
+    assert!(text(log).contains(", cost "), "the cost is written out");
+    // The page without --par has no cost at all.
+    assert!(!read(&f.full).contains("\"par\":{"), "no par unless asked");
+    eprintln!("screenshot: {}", shot.display());
 }
