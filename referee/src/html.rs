@@ -28,6 +28,9 @@ const SCRIPT: &str = concat!(include_str!("html/cards.js"), include_str!("html/v
 pub(crate) struct Page {
     pub(crate) out: PathBuf,
     pub(crate) seat: Option<SeatNo>,
+    /// The par of each card (spec/par.md), searched with this node budget a position; only on
+    /// the whole game's page, since it is computed from every hand.
+    pub(crate) par: Option<u64>,
 }
 
 /// Writes the viewer for the record `file`, which the caller has already verified.
@@ -50,7 +53,11 @@ pub(crate) fn write(
             // line, which is dropped below.
             let text = String::from_utf8_lossy(&bytes);
             let lines = parse_lines(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-            game_data(replay, &lines, cut_short)
+            let mut data = game_data(replay, &lines, cut_short);
+            if let Some(nodes) = page.par {
+                add_par(&mut data, &crate::par::analyse(file, nodes)?);
+            }
+            data
         }
         Some(seat) => seat::seat_data(file, seat, cut_short.is_some())?,
     };
@@ -80,6 +87,26 @@ pub(crate) fn write(
 pub(crate) fn seat_page(path: &std::path::Path, seat: SeatNo) -> Result<String, String> {
     let game = crate::replay::replay_file(path).map_err(|e| e.to_string())?.header.game;
     Ok(render_page(&seat::seat_data(path, seat, false)?, game, Some(seat)))
+}
+
+/// Each play step gets its card's par (`par.rs`): before and after for the seat's team, and
+/// the cost; the plays of a deal the record does not finish get none.
+fn add_par(data: &mut Value, par: &crate::par::RecordPar) {
+    let mut decisions = par.deals.iter().flat_map(|d| &d.decisions);
+    if let Some(Value::Array(events)) = data.get_mut("events") {
+        for e in events.iter_mut().filter(|e| e["type"] == "play") {
+            let (Some(d), Value::Object(m)) = (decisions.next(), e) else { break };
+            m.insert(
+                "par".into(),
+                json!({ "before": d.before, "after": d.after, "cost": d.cost() }),
+            );
+        }
+    }
+    if let Value::Object(m) = data {
+        let starts: Vec<Value> =
+            par.deals.iter().map(|d| json!({ "deal": d.deal, "par": d.start })).collect();
+        m.insert("par".into(), Value::Array(starts));
+    }
 }
 
 /// The record's lines. The replay verified them already; a half-written last line (which the

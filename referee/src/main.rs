@@ -14,6 +14,8 @@ mod layering_tests;
 #[cfg(test)]
 mod leak_tests;
 mod match_cmd;
+mod par;
+mod par_cmd;
 mod pin;
 mod policy;
 mod record_io;
@@ -81,6 +83,7 @@ fn run(command: cli::Run) -> Result<(), String> {
         cli::Run::Standings(cfg) => tournament::standings(cfg),
         cli::Run::SeatReplay(cfg) => seat_replay::run(cfg),
         cli::Run::Replay(cfg) => replay_cmd::run(cfg),
+        cli::Run::Par(cfg) => par_cmd::run(cfg),
         cli::Run::Match(cfg) => {
             bot::process::raise_fd_limit();
             // One table runs on one core: the referee's thread and the bots it starts are

@@ -1,7 +1,9 @@
-//! `referee replay FILE [--html OUT]`: a record checked against the rules, then its account
-//! printed or its viewer written. (`--seat` without `--html` is `seat_replay/`.)
+//! `referee replay FILE [--html OUT] [--par]`: a record checked against the rules, then its
+//! account printed or its viewer written, with each card's par when asked (`par.rs`).
+//! (`--seat` without `--html` is `seat_replay/`.)
 
 use crate::html;
+use crate::par;
 use crate::replay::{self, ReplayError};
 use crate::text;
 use std::path::PathBuf;
@@ -14,6 +16,8 @@ pub(crate) struct ReplayConfig {
     pub(crate) quiet: bool,
     /// Write this viewer instead of printing the account.
     pub(crate) html: Option<html::Page>,
+    /// Print each card's par, searched with this node budget a position (spec/par.md).
+    pub(crate) par: Option<u64>,
 }
 
 pub(crate) fn run(args: ReplayConfig) -> Result<(), String> {
@@ -31,6 +35,10 @@ pub(crate) fn run(args: ReplayConfig) -> Result<(), String> {
                         r.score[0],
                         r.score[1]
                     );
+                }
+                if let Some(nodes) = args.par {
+                    let analysed = par::analyse(&args.file, nodes)?;
+                    print!("{}", text::printable(&par::account(&analysed)));
                 }
                 Ok(())
             }

@@ -14,6 +14,7 @@ use crate::bot::BotSpec;
 use crate::check_bot::CheckBotConfig;
 use crate::html;
 use crate::match_cmd::{MatchConfig, Records};
+use crate::par_cmd::ParConfig;
 use crate::replay_cmd::ReplayConfig;
 use crate::seat_replay::{self, SeatReplayConfig};
 use crate::tournament::{Shard, StandingsConfig, TournamentConfig};
@@ -47,6 +48,9 @@ pub(crate) enum Command {
     Tournament(TournamentArgs),
     /// Merge the results of tournament output folders (shards) into one table.
     Standings(StandingsArgs),
+    /// Each bot's mean cost per card against perfect play with every hand visible, over
+    /// records or a tournament's folder (spec/par.md).
+    Par(ParArgs),
 }
 
 #[derive(Debug, Args)]
@@ -107,6 +111,26 @@ pub(crate) struct ReplayArgs {
     /// Write a self-contained HTML viewer of the game to this file.
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
+    /// Show each card's par: what perfect play with every hand visible would score before and
+    /// after it, and so what it cost (spec/par.md). Not with --seat.
+    #[arg(long, conflicts_with = "seat")]
+    par: bool,
+    /// With --par: the most nodes one position's search may take before it is left unsolved
+    /// ("?"); the same budget gives the same figures on every run.
+    #[arg(long, value_name = "N", requires = "par", allow_negative_numbers = true, value_parser = whole::<u64>(1, u64::MAX))]
+    par_nodes: Option<u64>,
+}
+
+/// Arguments of `referee par`.
+#[derive(Debug, Args)]
+pub(crate) struct ParArgs {
+    /// Record files, or folders of them (a records folder, a tournament's folder: every
+    /// game-*.jsonl below it).
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// The most nodes one position's search may take before it is left unsolved.
+    #[arg(long, value_name = "N", default_value_t = crate::par::DEFAULT_NODES, allow_negative_numbers = true, value_parser = whole::<u64>(1, u64::MAX))]
+    nodes: u64,
 }
 
 /// Arguments of `referee check-bot`.
@@ -177,6 +201,8 @@ pub(crate) enum Run {
     Match(Box<MatchConfig>),
     /// `replay FILE`, with or without `--html`.
     Replay(ReplayConfig),
+    /// `par PATH...`.
+    Par(ParConfig),
     /// `replay FILE --seat S` without `--html`: the seat's conversation, or a bot re-driven.
     SeatReplay(SeatReplayConfig),
     CheckBot(CheckBotConfig),
@@ -213,12 +239,17 @@ impl Command {
                     file: a.file,
                     seat: usize::from(seat),
                 }),
-                (seat, html) => Run::Replay(ReplayConfig {
-                    file: a.file,
-                    quiet: a.quiet,
-                    html: html.map(|out| html::Page { out, seat }),
-                }),
+                (seat, html) => {
+                    let par = a.par.then(|| a.par_nodes.unwrap_or(crate::par::DEFAULT_NODES));
+                    Run::Replay(ReplayConfig {
+                        file: a.file,
+                        quiet: a.quiet,
+                        html: html.map(|out| html::Page { out, seat, par }),
+                        par,
+                    })
+                }
             },
+            Command::Par(a) => Run::Par(ParConfig { paths: a.paths, nodes: a.nodes }),
             Command::CheckBot(a) => {
                 let spec = BotSpec::parse(&a.command)?;
                 if spec.is_tcp() {

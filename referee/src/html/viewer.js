@@ -145,7 +145,7 @@
         return ev.cards ? [who + " discards "].concat(cardsText(ev.cards)) : [who + " discards " + ev.count + " cards"];
       case "signal":
         return [seatText(ev.from) + " signals " + ev.signal + " (" + signalMeaning(ev.signal) + "), seen by " + ev.seen_by.join(" ") + (ev.partial ? " …" : "")];
-      case "play": return [who + " plays ", cardText(ev.card)];
+      case "play": return [who + " plays ", cardText(ev.card)].concat(parText(ev));
       case "trick":
         if (ev.winner === null) return ["Trick " + ev.trick + " spoiled; " + seatText(ev.leader) + " leads again"];
         return ["Trick " + ev.trick + " to " + seatText(ev.winner) + " with ", cardText(ev.cards.find((c) => c.seat === ev.winner).card)];
@@ -156,6 +156,17 @@
       case "bye": return ["The referee stops this bot (" + ev.reason + "); the seat is told nothing more"];
     }
     return [ev.type];
+  }
+  // The card's cost against perfect play with every hand visible (spec/par.md), when the page
+  // was written with --par.
+  function parText(ev) {
+    if (!ev.par) return [];
+    const num = (v) => v === null ? "?" : (v > 0 ? "+" : "") + v;
+    const cost = ev.par.cost === null ? "?" : String(ev.par.cost);
+    return [h("span", {
+      class: "par-cost" + (ev.par.cost > 0 ? " costly" : ""), "data-testid": "par-cost",
+      "data-cost": cost, title: "par for the seat's team before and after this card (double dummy)",
+    }, "par " + num(ev.par.before) + " → " + num(ev.par.after) + ", cost " + cost)];
   }
   function pledgeText(ev) {
     const p = ev.pledge;

@@ -49,11 +49,11 @@ fn a_missing_chromium_is_one_line_saying_how_to_get_it() {
 
 /// The record and the two pages every test uses, made once per test process.
 #[derive(Debug)]
-struct Fixture {
-    dir: PathBuf,
+pub(crate) struct Fixture {
+    pub(crate) dir: PathBuf,
     /// The record's lines after the header: the page's events, one step each.
-    events: Vec<Value>,
-    full: PathBuf,
+    pub(crate) events: Vec<Value>,
+    pub(crate) full: PathBuf,
     seat1: PathBuf,
 }
 
@@ -68,7 +68,7 @@ fn referee(args: &[&str]) -> Output {
     out
 }
 
-fn fixture() -> &'static Fixture {
+pub(crate) fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
         // One folder, emptied first: the last run's record and pages stay there to look at.
@@ -94,7 +94,7 @@ fn fixture() -> &'static Fixture {
 }
 
 /// The JSON embedded in a page, checked to be inert inside its `<script>` element.
-fn embedded_data(page: &str) -> Value {
+pub(crate) fn embedded_data(page: &str) -> Value {
     let open = r#"<script type="application/json" id="game-data">"#;
     assert_eq!(page.matches(open).count(), 1, "exactly one data block");
     let start = page.find(open).unwrap() + open.len();
@@ -104,7 +104,7 @@ fn embedded_data(page: &str) -> Value {
     serde_json::from_str(json).expect("the embedded data is JSON")
 }
 
-fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -215,7 +215,7 @@ fn a_seat_page_holds_nothing_the_seat_could_not_know() {
 // closing tags finds where an element ends.
 
 /// The outer HTML of the element with this `data-testid`.
-fn element<'a>(dom: &'a str, testid: &str) -> &'a str {
+pub(crate) fn element<'a>(dom: &'a str, testid: &str) -> &'a str {
     let marker = format!("data-testid=\"{testid}\"");
     let at = dom.find(&marker).unwrap_or_else(|| panic!("no element {testid} in the page"));
     let start = dom[..at].rfind('<').expect("a tag");
@@ -264,7 +264,7 @@ fn cards_in(element: &str) -> Vec<String> {
 }
 
 /// An element's text, tags removed.
-fn text(element: &str) -> String {
+pub(crate) fn text(element: &str) -> String {
     let mut out = String::new();
     let mut in_tag = false;
     for c in element.chars() {
@@ -280,7 +280,7 @@ fn text(element: &str) -> String {
 
 /// Runs headless Chromium on a page with a URL hash and returns the DOM after the page's
 /// script ran; with `screenshot`, the same run also saves a 1200×800 picture of the page.
-fn chromium(page: &Path, hash: &str, screenshot: Option<&Path>) -> String {
+pub(crate) fn chromium(page: &Path, hash: &str, screenshot: Option<&Path>) -> String {
     browse(page, hash, screenshot, None)
 }
 

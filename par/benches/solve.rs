@@ -1,0 +1,141 @@
+//! Solver speed: positions solved per second from the start of tricks 5, 4, 3, 2 and 1 (after
+//! the discards: the chant off, nine cards a hand), on random deals, and the time to analyse a
+//! whole deal as `replay --par` does (the par before each of its 36 cards and after the last). One core; prints figures,
+//! asserts nothing. Run with `cargo bench -p aluette-par`.
+//!
+//! Arguments (after `--`): `--deals N` positions a run from tricks 5 and 4 (default 50; a
+//! fifth of it from trick 3 and for whole deals), `--first N` from tricks 1 and 2 (default 2,
+//! one run: each takes seconds; 0 leaves them out), `--repeat N` runs (default 5).
+//! Each figure is the median of the runs, with the best beside it: the machine is shared.
+
+use par::{Position, Solver};
+use rules::{Action, Deck, Game, Rules, Seat, SplitMix64, Turn};
+use std::time::{Duration, Instant};
+
+/// A game at the first lead of deal `seed`: the chant refused by the first vote, so every hand
+/// holds its nine dealt cards.
+fn deal(seed: u64) -> Game {
+    let mut game = Game::new(Rules { chant: false, ..Rules::default() }, Seat::ALL[0]);
+    game.deal(&Deck::shuffled(seed)).ok();
+    game
+}
+
+/// Random cards until trick `trick` (1-based) is about to be led.
+fn advance(game: &mut Game, trick: u8, rng: &mut SplitMix64) {
+    while game.view(Seat::ALL[0]).tricks_done + 1 < trick {
+        let Some(Turn::Play(seat)) = game.to_act() else { return };
+        let hand = game.legal_plays(seat);
+        let card = hand.nth(rng.below(hand.len() as u64) as usize).unwrap_or(rules::Card::MONSIEUR);
+        game.apply(seat, Action::Play(card)).ok();
+    }
+}
+
+/// Solves `n` positions at `trick`, each with a fresh table; returns the time and a checksum.
+fn positions(n: u64, trick: u8, seed: u64) -> (Duration, i64) {
+    let mut rng = SplitMix64::new(seed);
+    let games: Vec<Position> = (0..n)
+        .map(|i| {
+            let mut g = deal(seed ^ i);
+            advance(&mut g, trick, &mut rng);
+            Position::from_game(&g).unwrap()
+        })
+        .collect();
+    let mut solver = Solver::new();
+    let mut sum = 0i64;
+    let start = Instant::now();
+    for p in &games {
+        // A fresh deal each time: clearing the table is part of the cost.
+        solver.clear();
+        sum += i64::from(solver.solve(p).value());
+    }
+    (start.elapsed(), sum)
+}
+
+/// Analyses `n` whole deals as `replay --par` does: random cards, then the par before every
+/// card and after the last, as one line (`Solver::solve_line`), with the referee's default
+/// node budget a position. Returns the time and the share of positions solved within the budget.
+fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64) {
+    let mut rng = SplitMix64::new(seed);
+    let mut solver = Solver::new();
+    let mut total = Duration::ZERO;
+    let (mut solved, mut asked) = (0u64, 0u64);
+    for i in 0..n {
+        let game = deal(seed ^ i);
+        let mut p = Position::from_game(&game).unwrap();
+        let mut positions = vec![p];
+        while let Some(seat) = p.to_play() {
+            let hand = p.hand(seat);
+            p.play(hand.nth(rng.below(hand.len() as u64) as usize).unwrap()).ok();
+            positions.push(p);
+        }
+        let start = Instant::now();
+        let pars = solver.solve_line(&positions, budget);
+        total += start.elapsed();
+        asked += pars.len() as u64;
+        solved += pars.iter().filter(|p| p.is_some()).count() as u64;
+    }
+    (total, solved as f64 / asked as f64)
+}
+
+fn median(mut xs: Vec<f64>) -> (f64, f64) {
+    xs.sort_by(f64::total_cmp);
+    (xs[xs.len() / 2], xs[0])
+}
+
+fn main() {
+    let mut deals = 50u64;
+    let mut first = 2u64;
+    let mut repeat = 5usize;
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let mut num = |d: u64| it.next().and_then(|v| v.parse().ok()).unwrap_or(d);
+        match a.as_str() {
+            "--bench" => {}
+            "--deals" => deals = num(deals),
+            "--first" => first = num(first),
+            "--repeat" => repeat = num(repeat as u64).max(1) as usize,
+            other => {
+                eprintln!("unknown argument {other}; use --deals N, --first N, --repeat N");
+                std::process::exit(2);
+            }
+        }
+    }
+    // From the first trick a search takes seconds: fewer positions, one run.
+    for (trick, n, runs) in [
+        (5u8, deals, repeat),
+        (4, deals, repeat),
+        (3, deals / 5, repeat),
+        (2, first, 1),
+        (1, first, 1),
+    ] {
+        let mut rates = Vec::new();
+        let mut check = 0;
+        for r in 0..runs {
+            let (t, sum) = positions(n.max(1), trick, 100 + r as u64);
+            rates.push(n.max(1) as f64 / t.as_secs_f64());
+            check += sum;
+        }
+        let (med, _) = median(rates.clone());
+        let best = rates.iter().copied().fold(0.0, f64::max);
+        println!(
+            "from trick {trick}: {med:>10.2} positions/s (median of {runs} runs of {}), best \
+             {best:.2}; {:.1} ms a position (checksum {check})",
+            n.max(1),
+            1000.0 / med
+        );
+    }
+    let budget = 2_000_000;
+    let mut per_deal = Vec::new();
+    let mut share = 0.0;
+    for r in 0..repeat {
+        let (t, solved) = whole_deals(deals / 5, 900 + r as u64, budget);
+        per_deal.push(t.as_secs_f64() * 1000.0 / (deals / 5).max(1) as f64);
+        share = solved;
+    }
+    let (med, best) = median(per_deal);
+    println!(
+        "whole deal as replay --par ({budget} nodes a position, last card first): {med:.1} ms \
+         median, best {best:.1} ms; {:.0}% of its 37 positions solved",
+        share * 100.0
+    );
+}

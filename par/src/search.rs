@@ -1,0 +1,250 @@
+//! The alpha-beta search over the trick phase: team 0 maximises, team 1 minimises team 0's
+//! points minus team 1's. Cards a hand holds that no other card in play separates are one move
+//! (`moves`), and positions at the start of a trick go through the transposition table.
+
+use crate::slots::{LEVEL, levels};
+use crate::table::{Key, NONE, Table};
+use crate::tally::{Scoring, Tally};
+
+/// The search's state: slot masks of the hands and the trick in progress.
+pub(crate) struct Search<'t> {
+    pub(crate) hands: [u64; 4],
+    pub(crate) leader: u8,
+    pub(crate) table: [u8; 4],
+    pub(crate) n_table: u8,
+    pub(crate) table_mask: u64,
+    pub(crate) tally: Tally,
+    pub(crate) scoring: Scoring,
+    pub(crate) tt: &'t mut Table,
+    pub(crate) nodes: u64,
+    /// The search stops once `nodes` passes this; what it then returns means nothing, and it
+    /// stores nothing more in the table.
+    pub(crate) budget: u64,
+}
+
+/// The moves of `hand`, one per class of interchangeable cards, strongest first: two cards of
+/// the hand are interchangeable when no card of `others` lies at or between their levels.
+#[inline]
+pub(crate) fn moves(hand: u64, others: u64) -> ([u8; 9], usize) {
+    let mut out = [0u8; 9];
+    let mut n = 0;
+    let mut rest = hand;
+    let mut prev = 0u8;
+    while rest != 0 {
+        let slot = rest.trailing_zeros() as u8;
+        rest &= rest - 1;
+        let level = LEVEL[slot as usize & 63];
+        if n == 0 || (level != prev && others & levels(prev, level) != 0) {
+            if n < 9 {
+                out[n] = slot;
+            }
+            n += 1;
+        }
+        prev = level;
+    }
+    (out, n.min(9))
+}
+
+impl Search<'_> {
+    /// The par of the current position within the window `alpha..beta` (fail-soft).
+    pub(crate) fn search(&mut self, mut alpha: i8, mut beta: i8) -> i8 {
+        self.nodes += 1;
+        if self.nodes > self.budget {
+            return 0;
+        }
+        let mut key = None;
+        let mut first = NONE;
+        let (mut lo, mut hi) = self.scoring.range();
+        if self.n_table == 0 {
+            if self.tally.done == 9 {
+                return self.tally.value(self.scoring);
+            }
+            if self.tally.done == 8 {
+                return self.last_trick();
+            }
+            (lo, hi) = self.tally.bounds(9 - self.tally.done, self.scoring);
+            let k = self.key();
+            if let Some((tlo, thi, best)) = self.tt.get(&k) {
+                (lo, hi) = (lo.max(tlo), hi.min(thi));
+                first = best;
+            }
+            if lo >= hi || lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
+            alpha = alpha.max(lo);
+            beta = beta.min(hi);
+            key = Some(k);
+        }
+        let (alpha0, beta0) = (alpha, beta);
+        let seat = (self.leader + self.n_table) & 3;
+        let (list, n) = self.ordered(seat, first);
+        let maximise = seat & 1 == 0;
+        let mut best = if maximise { i8::MIN } else { i8::MAX };
+        let mut best_slot = NONE;
+        for &slot in &list[..n] {
+            let v = self.play(seat, slot, alpha, beta);
+            if (maximise && v > best) || (!maximise && v < best) {
+                best = v;
+                best_slot = slot;
+            }
+            if maximise {
+                alpha = alpha.max(best);
+            } else {
+                beta = beta.min(best);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        if let Some(k) = key
+            && self.nodes <= self.budget
+        {
+            if best <= alpha0 {
+                self.tt.put(k, lo, best, best_slot);
+            } else if best >= beta0 {
+                self.tt.put(k, best, hi, best_slot);
+            } else {
+                self.tt.put(k, best, best, best_slot);
+            }
+        }
+        best
+    }
+
+    /// The moves of `seat`, in the order most likely to cut the search short: the table's
+    /// remembered lead first; behind a partner who holds the trick, the weakest card; else the
+    /// cheapest card that takes the trick, then the weakest.
+    #[inline]
+    fn ordered(&self, seat: u8, first: u8) -> ([u8; 9], usize) {
+        let hand = self.hands[seat as usize];
+        let mut others = self.table_mask;
+        for s in 0..4 {
+            if s != seat {
+                others |= self.hands[s as usize];
+            }
+        }
+        let (mut list, n) = moves(hand, others);
+        if self.n_table == 0 {
+            if first != NONE
+                && let Some(i) = list[..n].iter().position(|&s| s == first)
+            {
+                list[..=i].rotate_right(1);
+            }
+            return (list, n);
+        }
+        // The table's strongest level, and whether one card alone holds it (and whose).
+        let mut top = u8::MAX;
+        let mut holder = None;
+        for i in 0..self.n_table {
+            let l = LEVEL[self.table[i as usize] as usize & 63];
+            if l < top {
+                top = l;
+                holder = Some((self.leader + i) & 3);
+            } else if l == top {
+                holder = None;
+            }
+        }
+        let partner_holds = holder == Some(seat ^ 2);
+        // Sort keys: smaller first. Taking cards by weakness first, then the rest by weakness.
+        let mut keyed = [(0u8, 0u8); 9];
+        for (k, &slot) in keyed.iter_mut().zip(&list[..n]) {
+            let l = LEVEL[slot as usize & 63];
+            let takes = l < top && !partner_holds;
+            *k = (if takes { 0 } else { 1 } * 32 + (31 - l), slot);
+        }
+        keyed[..n].sort_unstable();
+        for (out, &(_, slot)) in list.iter_mut().zip(&keyed[..n]) {
+            *out = slot;
+        }
+        (list, n)
+    }
+
+    /// Plays `slot` for `seat`, searches on, and takes the card back.
+    #[inline]
+    fn play(&mut self, seat: u8, slot: u8, alpha: i8, beta: i8) -> i8 {
+        let bit = 1u64 << slot;
+        self.hands[seat as usize] &= !bit;
+        self.table[self.n_table as usize & 3] = slot;
+        self.n_table += 1;
+        let v = if self.n_table < 4 {
+            self.table_mask |= bit;
+            let v = self.search(alpha, beta);
+            self.table_mask &= !bit;
+            v
+        } else {
+            // The next tricks write over the table: the cards of this one come back with it.
+            let (tally, leader, mask, table) =
+                (self.tally, self.leader, self.table_mask, self.table);
+            let winner = self.trick_winner();
+            self.tally = self.tally.after(winner);
+            self.leader = winner.unwrap_or(leader);
+            self.n_table = 0;
+            self.table_mask = 0;
+            let v = self.search(alpha, beta);
+            (self.tally, self.leader, self.table_mask, self.table) = (tally, leader, mask, table);
+            self.n_table = 4;
+            v
+        };
+        self.n_table -= 1;
+        self.hands[seat as usize] |= bit;
+        v
+    }
+
+    /// The value of the last trick's one card a hand, played out at once.
+    fn last_trick(&mut self) -> i8 {
+        for i in 0..4 {
+            let seat = (self.leader + i) & 3;
+            self.table[i as usize] = self.hands[seat as usize].trailing_zeros() as u8;
+        }
+        let winner = self.trick_winner();
+        self.tally.after(winner).value(self.scoring)
+    }
+
+    /// The winner of the four cards on the table, `None` when the strongest level is tied.
+    #[inline]
+    fn trick_winner(&self) -> Option<u8> {
+        let lv = self.table.map(|s| LEVEL[s as usize & 63]);
+        let best = lv.iter().copied().min().unwrap_or(0);
+        let mut at = None;
+        for (i, &l) in lv.iter().enumerate() {
+            if l == best {
+                if at.is_some() {
+                    return None;
+                }
+                at = Some(i as u8);
+            }
+        }
+        at.map(|i| (self.leader + i) & 3)
+    }
+
+    /// The key of a position at the start of a trick: for each level with cards left, in
+    /// order, who holds them (three bits a card: the seat, and whether a new group starts);
+    /// runs of levels held by one seat alone are one group, since nothing tells them apart.
+    fn key(&self) -> Key {
+        let mut cards = 0u128;
+        let mut last_owner = 4u8;
+        for level in 1..=19u8 {
+            let m = levels(level, level);
+            let counts = self.hands.map(|h| (h & m).count_ones() as u8);
+            let owners = counts.iter().filter(|&&c| c > 0).count();
+            if owners == 0 {
+                continue;
+            }
+            let single = if owners == 1 { counts.iter().position(|&c| c > 0) } else { None };
+            let mut start = match single {
+                Some(s) => s as u8 != last_owner,
+                None => true,
+            };
+            last_owner = single.map_or(4, |s| s as u8);
+            for (s, &c) in counts.iter().enumerate() {
+                for _ in 0..c {
+                    cards = cards << 3 | u128::from(start) << 2 | s as u128;
+                    start = false;
+                }
+            }
+        }
+        Key { cards, rest: u64::from(self.tally.key()) | u64::from(self.leader) << 32 }
+    }
+}

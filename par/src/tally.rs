@@ -1,0 +1,156 @@
+//! The part of the trick history that the deal's score still depends on: tricks per seat, who
+//! reached their count first, and who still has a clean run to the last trick. Positions with
+//! the same tally and the same cards left have the same par, whatever order the tricks came in,
+//! so the transposition table keys on it instead of on the history.
+
+use rules::{Seat, Team};
+
+/// How the score is computed at the end: fixed for a whole deal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Scoring {
+    /// A mordienne is worth 2 (`Rules::mordienne`).
+    pub(crate) mordienne: bool,
+    /// The shortest run that counts (`Rules::mordienne_run`).
+    pub(crate) run: u8,
+    /// The team committed to a mordienne (spec/rules.md 12.4).
+    pub(crate) committed: Option<Team>,
+}
+
+impl Scoring {
+    /// The lowest and highest value (team 0's points minus team 1's) a deal can end with.
+    pub(crate) fn range(self) -> (i8, i8) {
+        match (self.committed, self.mordienne) {
+            (Some(_), _) | (None, true) => (-2, 2),
+            (None, false) => (-1, 1),
+        }
+    }
+}
+
+/// The score-relevant summary of the tricks played so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Tally {
+    /// Tricks won per seat.
+    pub(crate) won: [u8; 4],
+    /// The trick (0-based) at which each seat reached its count.
+    pub(crate) reached: [u8; 4],
+    /// Bit s: seat s's tricks are exactly the last `won[s]` tricks (always set while it has none).
+    pub(crate) clean: u8,
+    /// Tricks played.
+    pub(crate) done: u8,
+}
+
+impl Tally {
+    /// A tally with no trick played.
+    pub(crate) const fn new() -> Tally {
+        Tally { won: [0; 4], reached: [0; 4], clean: 0b1111, done: 0 }
+    }
+
+    /// The tally after one more trick, won by `winner` (`None`: spoiled).
+    #[inline]
+    pub(crate) fn after(mut self, winner: Option<u8>) -> Tally {
+        // Seats with tricks lose their clean run unless they won this one too.
+        let mut holders = 0u8;
+        for s in 0..4 {
+            if self.won[s] > 0 {
+                holders |= 1 << s;
+            }
+        }
+        let keep = winner.map_or(0, |w| 1u8 << w);
+        self.clean &= !holders | keep;
+        if let Some(w) = winner {
+            self.won[w as usize] += 1;
+            self.reached[w as usize] = self.done;
+        }
+        self.done += 1;
+        self
+    }
+
+    /// The deal winner once the tricks are over: most tricks, first to reach them.
+    fn winner(&self) -> Option<usize> {
+        let key = |s: usize| (u16::from(self.won[s]) << 8) | u16::from(15 - self.reached[s]);
+        let best = (1..4).fold(0, |best, s| if key(s) > key(best) { s } else { best });
+        (self.won[best] > 0).then_some(best)
+    }
+
+    /// Team 0's points minus team 1's, once the tricks are over, as `rules::score_deal` and
+    /// `rules::score_committed` count them (the tests hold the two to each other).
+    pub(crate) fn value(&self, scoring: Scoring) -> i8 {
+        let winner = self.winner();
+        let mordienne = winner.is_some_and(|w| {
+            self.clean & (1 << w) != 0 && self.won[w] >= scoring.run && self.done == 9
+        });
+        let sign = |team: Team| if team.index() == 0 { 1 } else { -1 };
+        let team_of = |w: usize| Seat::ALL[w].team();
+        match scoring.committed {
+            Some(c) => {
+                let made = mordienne && winner.map(team_of) == Some(c);
+                if made { 2 * sign(c) } else { 2 * sign(c.other()) }
+            }
+            None => match winner {
+                None => 0,
+                Some(w) => sign(team_of(w)) * if mordienne && scoring.mordienne { 2 } else { 1 },
+            },
+        }
+    }
+
+    /// Bounds on the final value with `left` tricks still to play, from the tally alone: the
+    /// winner may already be certain, and a mordienne may already be out of reach.
+    pub(crate) fn bounds(&self, left: u8, scoring: Scoring) -> (i8, i8) {
+        let (lo, hi) = scoring.range();
+        let sign = |s: usize| if s.is_multiple_of(2) { 1i8 } else { -1 };
+        // A seat can still make a mordienne only from a clean run: won every trick so far of
+        // its count and wins all the rest (it has tricks), or wins a long enough final run.
+        let can_mordienne = |s: usize| {
+            self.clean & (1 << s) != 0
+                && if self.won[s] > 0 {
+                    self.won[s] + left >= scoring.run
+                } else {
+                    left >= scoring.run
+                }
+        };
+        let sure = (0..4).find(|&w| (0..4).all(|o| o == w || self.won[o] + left <= self.won[w]));
+        match (scoring.committed, sure) {
+            (Some(c), _) => {
+                let c = c.index();
+                let possible = (0..4).any(|s| s % 2 == c && can_mordienne(s));
+                let fail = -2 * sign(c);
+                match sure {
+                    Some(w) if w % 2 != c || !can_mordienne(w) => (fail, fail),
+                    _ if !possible => (fail, fail),
+                    _ => (lo, hi),
+                }
+            }
+            (None, Some(w)) if self.won[w] > 0 => {
+                let one = sign(w);
+                if scoring.mordienne && can_mordienne(w) {
+                    if one > 0 { (1, 2) } else { (-2, -1) }
+                } else {
+                    (one, one)
+                }
+            }
+            (None, _) => {
+                let any = scoring.mordienne && (0..4).any(can_mordienne);
+                let (lo, hi) = if any { (lo, hi) } else { (-1, 1) };
+                // Once a trick is won, somebody wins the deal: 0 is out.
+                let won = self.won.iter().any(|&w| w > 0);
+                if won && lo == -1 && hi == 1 { (-1, 1) } else { (lo, hi) }
+            }
+        }
+    }
+
+    /// The tally packed for the transposition key: counts, the order in which the seats with
+    /// tricks reached them, and the clean runs of those seats.
+    pub(crate) fn key(&self) -> u32 {
+        let mut k = 0u32;
+        for s in 0..4 {
+            let has = self.won[s] > 0;
+            let earlier = (0..4)
+                .filter(|&t| self.won[t] > 0 && self.reached[t] < self.reached[s])
+                .count() as u32;
+            let clean = u32::from(has && self.clean & (1 << s) != 0);
+            let order = if has { earlier } else { 0 };
+            k |= (u32::from(self.won[s]) | order << 4 | clean << 6) << (7 * s);
+        }
+        k | u32::from(self.done) << 28
+    }
+}
