@@ -129,6 +129,7 @@ impl Solver {
             mordienne: position.rules.mordienne,
             run: position.rules.mordienne_run,
             committed: position.committed,
+            announced: position.announced,
         };
         // The table's keys leave the scoring out: it is the same for a whole deal.
         if self.scoring != Some(scoring) {

@@ -2,7 +2,7 @@
 //! `rules::Game` or played forward card by card (as `referee replay --par` walks a record).
 
 use rules::{Card, CardSet, DealScore, Game, Rules, Seat, Team, Turn};
-use rules::{score_committed, score_deal};
+use rules::{score_announced, score_committed, score_deal};
 
 /// Every hand, the trick on the table and the tricks already played, with the scoring in force.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -15,6 +15,8 @@ pub struct Position {
     pub(crate) done: u8,
     pub(crate) rules: Rules,
     pub(crate) committed: Option<Team>,
+    /// The team that announced a mordienne, when it is not committed to it (section 12.3).
+    pub(crate) announced: Option<Team>,
 }
 
 /// Why a card cannot be played in a [`Position`].
@@ -59,7 +61,8 @@ impl Position {
             winners: view.trick_winners,
             done: view.tricks_done,
             rules: *game.rules(),
-            committed: view.pledges.committed(),
+            committed: view.pledges.committed(game.rules()),
+            announced: view.pledges.announced_by().map(Seat::team),
         })
     }
 
@@ -114,9 +117,10 @@ impl Position {
 
     /// The deal's score once the nine tricks are over, by `rules`' own scoring.
     pub fn score(&self) -> Option<DealScore> {
-        (self.done == 9).then(|| match self.committed {
-            Some(team) => score_committed(&self.winners, &self.rules, team),
-            None => score_deal(&self.winners, &self.rules),
+        (self.done == 9).then(|| match (self.committed, self.announced) {
+            (Some(team), _) => score_committed(&self.winners, &self.rules, team),
+            (None, Some(team)) => score_announced(&self.winners, &self.rules, team),
+            (None, None) => score_deal(&self.winners, &self.rules),
         })
     }
 }

@@ -14,15 +14,23 @@ pub(crate) struct Scoring {
     pub(crate) run: u8,
     /// The team committed to a mordienne (spec/rules.md 12.4).
     pub(crate) committed: Option<Team>,
+    /// The team that announced a mordienne without being committed to it (section 12.3): its
+    /// mordienne scores 2 even where an unannounced one scores 1.
+    pub(crate) announced: Option<Team>,
 }
 
 impl Scoring {
     /// The lowest and highest value (team 0's points minus team 1's) a deal can end with.
     pub(crate) fn range(self) -> (i8, i8) {
-        match (self.committed, self.mordienne) {
-            (Some(_), _) | (None, true) => (-2, 2),
-            (None, false) => (-1, 1),
+        match (self.committed, self.mordienne, self.announced) {
+            (Some(_), _, _) | (None, true, _) | (None, false, Some(_)) => (-2, 2),
+            (None, false, None) => (-1, 1),
         }
+    }
+
+    /// True when a mordienne by seat `s` scores 2 (outside a committed deal).
+    fn counts(self, s: usize) -> bool {
+        self.mordienne || self.announced == Some(Seat::ALL[s].team())
     }
 }
 
@@ -72,8 +80,9 @@ impl Tally {
         (self.won[best] > 0).then_some(best)
     }
 
-    /// Team 0's points minus team 1's, once the tricks are over, as `rules::score_deal` and
-    /// `rules::score_committed` count them (the tests hold the two to each other).
+    /// Team 0's points minus team 1's, once the tricks are over, as `rules::score_deal`,
+    /// `rules::score_announced` and `rules::score_committed` count them (the tests hold them to
+    /// each other).
     pub(crate) fn value(&self, scoring: Scoring) -> i8 {
         let winner = self.winner();
         let mordienne = winner.is_some_and(|w| {
@@ -88,7 +97,7 @@ impl Tally {
             }
             None => match winner {
                 None => 0,
-                Some(w) => sign(team_of(w)) * if mordienne && scoring.mordienne { 2 } else { 1 },
+                Some(w) => sign(team_of(w)) * if mordienne && scoring.counts(w) { 2 } else { 1 },
             },
         }
     }
@@ -122,14 +131,14 @@ impl Tally {
             }
             (None, Some(w)) if self.won[w] > 0 => {
                 let one = sign(w);
-                if scoring.mordienne && can_mordienne(w) {
+                if scoring.counts(w) && can_mordienne(w) {
                     if one > 0 { (1, 2) } else { (-2, -1) }
                 } else {
                     (one, one)
                 }
             }
             (None, _) => {
-                let any = scoring.mordienne && (0..4).any(can_mordienne);
+                let any = (0..4).any(|s| scoring.counts(s) && can_mordienne(s));
                 let (lo, hi) = if any { (lo, hi) } else { (-1, 1) };
                 // Once a trick is won, somebody wins the deal: 0 is out.
                 let won = self.won.iter().any(|&w| w > 0);

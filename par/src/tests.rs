@@ -2,7 +2,7 @@
 //! score against `rules`' scoring on random trick histories, and move merging.
 
 use super::*;
-use rules::{Rules, Seat, SplitMix64, score_committed, score_deal};
+use rules::{Rules, Seat, SplitMix64, score_announced, score_committed, score_deal};
 
 #[test]
 fn the_tally_scores_as_the_rules_do() {
@@ -15,12 +15,14 @@ fn the_tally_scores_as_the_rules_do() {
         let tally = winners.iter().fold(Tally::new(), |t, w| t.after(w.map(|s| s.index() as u8)));
         for (mordienne, run) in [(true, 2), (true, 3), (false, 2)] {
             let rules = Rules { mordienne, mordienne_run: run, ..Rules::default() };
-            for committed in [None, Some(Team::ALL[0]), Some(Team::ALL[1])] {
-                let truth = match committed {
-                    Some(t) => score_committed(&winners, &rules, t),
-                    None => score_deal(&winners, &rules),
+            let teams = [None, Some(Team::ALL[0]), Some(Team::ALL[1])];
+            for (committed, announced) in teams.iter().flat_map(|&c| teams.map(|a| (c, a))) {
+                let truth = match (committed, announced) {
+                    (Some(t), _) => score_committed(&winners, &rules, t),
+                    (None, Some(t)) => score_announced(&winners, &rules, t),
+                    (None, None) => score_deal(&winners, &rules),
                 };
-                let scoring = Scoring { mordienne, run, committed };
+                let scoring = Scoring { mordienne, run, committed, announced };
                 assert_eq!(tally.value(scoring), score_value(&truth), "{winners:?} {scoring:?}");
             }
         }
