@@ -12,8 +12,10 @@ VARIANTS = [
     dict(deals=2, discard="keep-highest", chant_second="partner"),
     dict(deals=2, signals="public", signal_truth="free"),
     dict(deals=2, signals="leaky", signal_leak=0.5),
-    dict(deals=2, surrender=True, mordienne="announced"),
-    dict(target=3, mordienne="announced-only", all_spoiled="redeal"),
+    # An announcement plays a match to a target below 10 on to 10; announced-only is always
+    # to 10 (spec/rules.md 12).
+    dict(target=3, surrender=True, mordienne="announced"),
+    dict(target=10, mordienne="announced-only", all_spoiled="redeal"),
 ]
 
 

@@ -82,7 +82,7 @@ def replay(record, entries):
 @pytest.mark.parametrize("flags,seed", [
     ([], 7),
     (["--signals", "public", "--surrender", "on", "--discard", "keep-highest"], 11),
-    (["--mordienne", "announced", "--signals", "leaky", "--signal-truth", "free"], 12),
+    (["--mordienne", "announced", "--target", "3", "--signals", "leaky", "--signal-truth", "free"], 12),
 ])
 def test_a_policy_plays_a_referee_match_through_the_bridge(tmp_path, flags, seed):
     log, records = run_match(tmp_path, flags, seed)
