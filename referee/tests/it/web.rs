@@ -33,7 +33,7 @@ fn browser_dir() -> PathBuf {
 }
 
 /// Fails in one line when the browser test's tools are missing.
-pub(super) fn ensure_tools() {
+pub(crate) fn ensure_tools() {
     let modules = browser_dir().join("node_modules/puppeteer-core");
     assert!(
         modules.exists(),
@@ -146,7 +146,7 @@ fn drive(seat_url: &str, out: &Path, watch: Option<(&str, &str)>) -> Value {
 }
 
 /// Runs one of the browser drivers (`referee/browser/SCRIPT`); its JSON report.
-pub(super) fn run_driver(script: &str, args: &[String]) -> Value {
+pub(crate) fn run_driver(script: &str, args: &[String]) -> Value {
     let mut cmd = Command::new("node");
     cmd.arg(browser_dir().join(script)).args(args);
     let done = run_limited(cmd.current_dir(root()).stdin(Stdio::null()), BROWSER_LIMIT);
