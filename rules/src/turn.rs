@@ -8,7 +8,7 @@ use core::fmt;
 /// What the game waits for next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Turn {
-    /// A deck for the next deal (the dealer is [`Game::dealer`]).
+    /// A deck for the next deal (the dealer is [`Game::dealer`](crate::Game::dealer)).
     Deal,
     /// This seat's chant vote.
     Vote(Seat),
