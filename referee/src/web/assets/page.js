@@ -76,7 +76,8 @@
       slot.setAttribute("data-seat", String(p.seat));
       if (winner) slot.classList.add("winner");
       C.append(slot, [C.card(p.card), h("span", { class: "by", "data-testid": "by-" + p.seat }, [
-        who(t, p.seat), winner ? h("span", { class: "badge" }, " wins") : "",
+        who(t, p.seat),
+        winner ? h("span", { class: "badge" }, mine(t) && p.seat === t.me ? " win" : " wins") : "",
       ])]);
     }
     let label;
