@@ -25,6 +25,7 @@ command -v cargo >/dev/null 2>&1 ||
 # What the end-to-end tests drive: real Python and Node bots, and pages in a headless Chromium
 # (CHROMIUM=/path/to/chromium overrides Debian's /usr/bin/chromium).
 chromium="${CHROMIUM:-/usr/bin/chromium}"
+export CHROMIUM="$chromium"
 missing=()
 # Rust links with the C toolchain's cc, as every Rust install needs.
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)

@@ -18,9 +18,10 @@ const FLAGS = [
   "--disable-renderer-backgrounding",
 ];
 
-// Headless Chromium from Debian's package.
+// Headless Chromium: CHROMIUM when set (scripts/test.sh passes it on), else Debian's package.
 function launch() {
-  return puppeteer.launch({ executablePath: "/usr/bin/chromium", headless: true, args: FLAGS });
+  const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+  return puppeteer.launch({ executablePath, headless: true, args: FLAGS });
 }
 
 // Runs a driver: `body(browser)` gives its report, printed as one JSON line; a failure is told

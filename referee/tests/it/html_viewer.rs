@@ -8,8 +8,8 @@
 //! anything: without Chromium it fails, never skips, with one line saying how to get it.
 
 use crate::harness::{
-    CHROMIUM, RANDOM, RUN_LIMIT, Scratch, chromium_at, ensure_chromium, match_args, record_path,
-    referee_cmd, referee_fails, referee_ok, run_limited, s as s_, starts_once,
+    RANDOM, RUN_LIMIT, Scratch, chromium_at, ensure_chromium, match_args, record_path, referee_cmd,
+    referee_fails, referee_ok, run_limited, s as s_, starts_once,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -296,7 +296,7 @@ fn browse(
         PROFILE_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let url = format!("file://{}#{hash}", page.display());
-    let mut cmd = Command::new(CHROMIUM);
+    let mut cmd = Command::new(crate::harness::chromium());
     cmd.args(CHROMIUM_FLAGS).arg(format!("--user-data-dir={}", profile.display()));
     if let Some(png) = screenshot {
         let _ = std::fs::remove_file(png);

@@ -2,14 +2,17 @@
 //! is, and the one line that says how to get it when it is not there. A test never installs
 //! it; `.ci/run` provisions Debian's package.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Debian's `chromium` package puts the browser here.
-pub(crate) const CHROMIUM: &str = "/usr/bin/chromium";
+/// The browser: `CHROMIUM` when set (scripts/test.sh passes it on), else where Debian's
+/// `chromium` package puts it. The drivers in referee/browser read the same variable.
+pub(crate) fn chromium() -> PathBuf {
+    std::env::var_os("CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from)
+}
 
 /// Fails the test, in one line, when headless Chromium is missing: the test cannot run.
 pub(crate) fn ensure_chromium() {
-    if let Err(line) = chromium_at(Path::new(CHROMIUM)) {
+    if let Err(line) = chromium_at(&chromium()) {
         panic!("{line}");
     }
 }
