@@ -297,9 +297,9 @@ fn lineup(bots: &[String]) -> Result<[BotSpec; 4], String> {
     let specs = values.iter().map(|b| BotSpec::parse(b)).collect::<Result<Vec<_>, _>>()?;
     let players = pick.map(|i| match &specs[i] {
         BotSpec::TcpSeat { .. } if values[i] == "tcp" => {
-            BotSpec::TcpSeat { token: crate::bot::tcp::new_token() }
+            BotSpec::TcpSeat { token: crate::entropy::token() }
         }
-        BotSpec::Human { .. } => BotSpec::Human { token: crate::bot::tcp::new_token() },
+        BotSpec::Human { .. } => BotSpec::Human { token: crate::entropy::token() },
         spec => spec.clone(),
     });
     Ok(distinct_tokens(players))

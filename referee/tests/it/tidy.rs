@@ -96,6 +96,40 @@ fn the_doc_checks_catch_a_file_that_does_not_say_why_it_exists() {
     }
 }
 
+/// The longest a source file may be: past it, a file holds more than one concern and is split
+/// along them (issue 25). Tests are not held to it: a test file is a list of cases.
+const MAX_SOURCE_LINES: usize = 700;
+
+/// A test file: under a `tests` folder, or a `tests.rs` / `*_tests.rs` module.
+fn is_test_file(root: &Path, path: &Path) -> bool {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    rel.components().any(|c| c.as_os_str() == "tests")
+        || stem == "tests"
+        || stem.ends_with("_tests")
+}
+
+#[test]
+fn no_source_file_is_longer_than_700_lines() {
+    let root = root();
+    let mut rust = Vec::new();
+    files(&root, "rs", &mut rust);
+    let sources: Vec<&PathBuf> = rust.iter().filter(|p| !is_test_file(&root, p)).collect();
+    assert!(sources.len() > 100, "only {} source files found", sources.len());
+    let long: Vec<String> = sources
+        .iter()
+        .filter_map(|p| {
+            let n = std::fs::read_to_string(p).map_or(0, |t| t.lines().count());
+            let shown = p.strip_prefix(&root).unwrap_or(p).display();
+            (n > MAX_SOURCE_LINES).then(|| format!("{shown}: {n} lines"))
+        })
+        .collect();
+    assert!(long.is_empty(), "over {MAX_SOURCE_LINES} lines, split along their concerns: {long:?}");
+    assert!(is_test_file(&root, &root.join("referee/src/replay/tests.rs")));
+    assert!(is_test_file(&root, &root.join("referee/src/leak_tests.rs")));
+    assert!(!is_test_file(&root, &root.join("referee/src/bot/mod.rs")));
+}
+
 #[test]
 fn every_source_file_says_why_it_exists() {
     let root = root();

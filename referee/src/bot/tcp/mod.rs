@@ -26,11 +26,6 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::time::Duration;
 use tokio::net::TcpStream;
 
-/// A fresh random seat token (128 bits from the operating system, as hex).
-pub(crate) fn new_token() -> String {
-    crate::entropy::token()
-}
-
 /// The two halves of a connection, and its socket for [`LineConn::watch_socket`].
 ///
 /// [`LineConn::watch_socket`]: super::conn::LineConn::watch_socket
