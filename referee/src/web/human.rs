@@ -12,15 +12,17 @@ pub(super) async fn play(mut socket: WebSocket, seat: Arc<Resumable>, max_line: 
         Ok(page) => page,
         Err(why) => {
             let bye = protocol::encode_line(&protocol::ToBot::Bye { reason: why.reason().into() });
-            let _ = socket.send(Message::Text(bye.trim_end().into())).await;
+            let _ = super::send(&mut socket, bye.trim_end().to_string()).await;
             return;
         }
     };
     loop {
         tokio::select! {
             out = page.next() => match out {
+                // A page that does not take a message in time is let go, as a spectator's is:
+                // the seat waits its grace for it to connect again.
                 Some(text) => {
-                    if socket.send(Message::Text(text.into())).await.is_err() {
+                    if !super::send(&mut socket, text).await {
                         break;
                     }
                 }

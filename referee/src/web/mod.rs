@@ -205,6 +205,16 @@ impl Web {
     }
 }
 
+/// How long one message to a page (a spectator's, a person's seat) may take to leave: a page
+/// that stops reading is dropped, never waited for.
+const SEND_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Sends one text message to a page; false when the page is gone or too slow.
+async fn send(socket: &mut axum::extract::ws::WebSocket, text: String) -> bool {
+    let message = axum::extract::ws::Message::Text(text.into());
+    matches!(tokio::time::timeout(SEND_DEADLINE, socket.send(message)).await, Ok(Ok(())))
+}
+
 /// A task the server may not have: without it, one that never ends.
 async fn or_never(task: Option<impl Future<Output = ()>>) {
     match task {

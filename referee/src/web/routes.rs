@@ -8,7 +8,7 @@
 use super::door::Conn;
 use super::seat_view::{Change, SeatViews, Watching};
 use super::watch::{Feed, Viewer};
-use super::{App, View, human};
+use super::{App, SEND_DEADLINE, View, human, send};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Extension, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -35,15 +35,6 @@ const ASSETS: &[(&str, &str, &str)] = &[
 
 /// The most a seat-view message holds, in bytes of lines (one line more than that goes alone).
 const CHUNK_BYTES: usize = 64 * 1024;
-/// How long one message to a spectator may take to leave: a page that stops reading is dropped,
-/// never waited for.
-const SEND_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Sends one text message to a spectator; false when the page is gone or too slow.
-async fn send(socket: &mut WebSocket, text: String) -> bool {
-    let sent = tokio::time::timeout(SEND_DEADLINE, socket.send(Message::Text(text.into())));
-    matches!(sent.await, Ok(Ok(())))
-}
 
 /// A response with the headers every answer of this server carries.
 pub(super) fn secured(mut res: Response) -> Response {
