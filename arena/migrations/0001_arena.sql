@@ -1,0 +1,101 @@
+-- The arena's first schema (spec/arena.md, "Tables"). Written to run unchanged on SQLite and
+-- PostgreSQL where it can: INTEGER PRIMARY KEY is SQLite's rowid alias and becomes
+-- BIGINT GENERATED ALWAYS AS IDENTITY in PostgreSQL's copy (issue 28); BLOB becomes BYTEA;
+-- times are integer seconds since the Unix epoch, booleans are 0/1 integers.
+
+CREATE TABLE authors (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    created_at BIGINT NOT NULL
+);
+
+CREATE TABLE bots (
+    id INTEGER PRIMARY KEY,
+    author_id BIGINT NOT NULL REFERENCES authors (id),
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    token_hash BLOB NOT NULL UNIQUE,
+    created_at BIGINT NOT NULL,
+    -- NULL while the bot may play; otherwise why it may not (shown to its author).
+    paused_reason TEXT,
+    house INTEGER NOT NULL DEFAULT 0 CHECK (house IN (0, 1)),
+    tables_at_once INTEGER NOT NULL DEFAULT 1 CHECK (tables_at_once >= 1),
+    games_per_day INTEGER NOT NULL DEFAULT 2000 CHECK (games_per_day >= 1),
+    UNIQUE (name, version)
+);
+
+CREATE TABLE deals (
+    id INTEGER PRIMARY KEY,
+    -- A fresh random seed per deal, never reused, so no bot is dealt the same cards twice.
+    seed BIGINT NOT NULL UNIQUE,
+    created_at BIGINT NOT NULL,
+    -- The seed may be shown once the deal's last table has ended.
+    published INTEGER NOT NULL DEFAULT 0 CHECK (published IN (0, 1)),
+    -- Its comparisons are in: set in the same transaction that inserts them, exactly once.
+    scored INTEGER NOT NULL DEFAULT 0 CHECK (scored IN (0, 1))
+);
+
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    deal_id BIGINT NOT NULL REFERENCES deals (id),
+    table_no INTEGER NOT NULL,
+    seat0 BIGINT NOT NULL REFERENCES bots (id),
+    seat1 BIGINT NOT NULL REFERENCES bots (id),
+    seat2 BIGINT NOT NULL REFERENCES bots (id),
+    seat3 BIGINT NOT NULL REFERENCES bots (id),
+    orientation INTEGER NOT NULL CHECK (orientation BETWEEN 0 AND 3),
+    status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'void')),
+    record_path TEXT,
+    started_at BIGINT,
+    ended_at BIGINT,
+    -- Points of the partnership in seats 0 and 2, and in seats 1 and 3 (done games only).
+    points02 INTEGER,
+    points13 INTEGER,
+    -- Bit s set: the bot in seat s timed out, crashed or moved illegally.
+    fault_seats INTEGER NOT NULL DEFAULT 0,
+    void_reason TEXT,
+    UNIQUE (deal_id, table_no)
+);
+
+CREATE INDEX games_by_status ON games (status);
+
+CREATE TABLE comparisons (
+    id INTEGER PRIMARY KEY,
+    deal_id BIGINT NOT NULL REFERENCES deals (id),
+    side INTEGER NOT NULL CHECK (side IN (0, 1)),
+    table_a INTEGER NOT NULL,
+    table_b INTEGER NOT NULL,
+    team_a1 BIGINT NOT NULL REFERENCES bots (id),
+    team_a2 BIGINT NOT NULL REFERENCES bots (id),
+    team_b1 BIGINT NOT NULL REFERENCES bots (id),
+    team_b2 BIGINT NOT NULL REFERENCES bots (id),
+    -- 2: team A did better with the cards, 1: even, 0: team B did better.
+    outcome INTEGER NOT NULL CHECK (outcome IN (0, 1, 2)),
+    score_diff INTEGER NOT NULL,
+    a_faulted INTEGER NOT NULL CHECK (a_faulted IN (0, 1)),
+    b_faulted INTEGER NOT NULL CHECK (b_faulted IN (0, 1)),
+    -- A deal's comparisons can be inserted only once.
+    UNIQUE (deal_id, side, table_a, table_b)
+);
+
+CREATE TABLE rating_snapshots (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('live', 'official')),
+    taken_at BIGINT NOT NULL,
+    -- The last comparison (by id) the snapshot includes; 0 for none.
+    upto_comparison BIGINT NOT NULL,
+    UNIQUE (kind, upto_comparison)
+);
+
+CREATE TABLE ratings (
+    snapshot_id BIGINT NOT NULL REFERENCES rating_snapshots (id),
+    bot_id BIGINT NOT NULL REFERENCES bots (id),
+    -- live: mu and sigma; official: strength, and low/high of the 95% interval.
+    value DOUBLE PRECISION NOT NULL,
+    spread DOUBLE PRECISION NOT NULL,
+    low DOUBLE PRECISION NOT NULL,
+    high DOUBLE PRECISION NOT NULL,
+    provisional INTEGER NOT NULL CHECK (provisional IN (0, 1)),
+    comparisons INTEGER NOT NULL,
+    PRIMARY KEY (snapshot_id, bot_id)
+);

@@ -1,0 +1,312 @@
+//! The store against real database files in the temporary folder: tokens, the life of a game,
+//! a restart that finds games in flight, a deal scored only once, and ratings recomputed from
+//! the stored comparisons equal to the stored ones.
+
+use super::*;
+use crate::duplicate::score_deal;
+use crate::rating::{batch, boards};
+use crate::{BotId, team};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A fresh database file path, removed (with its WAL files) when dropped.
+struct TempDb(PathBuf);
+
+impl TempDb {
+    fn new() -> TempDb {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        TempDb(std::env::temp_dir().join(format!("aluette-arena-{}-{n}.db", std::process::id())))
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut p = self.0.clone().into_os_string();
+            p.push(suffix);
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn new_bot(author: &str, name: &str) -> NewBot {
+    NewBot {
+        author: author.into(),
+        name: name.into(),
+        version: "1".into(),
+        house: false,
+        tables_at_once: 2,
+        games_per_day: 100,
+    }
+}
+
+async fn eight_bots(store: &Store) -> Vec<BotId> {
+    let mut ids = Vec::new();
+    for i in 0..8 {
+        let mut b = new_bot(&format!("author{i}"), &format!("bot{i}"));
+        b.house = i == 0;
+        ids.push(store.add_bot(&b, 100).await.unwrap().0.id);
+    }
+    ids
+}
+
+/// Plays a two-table deal to the end: table 0 scores `p0`, table 1 `p1` (seats 0+2, 1+3).
+async fn play_deal(store: &Store, ids: &[BotId], seed: u64, p0: [i32; 2], p1: [i32; 2]) -> i64 {
+    let deal = store.new_deal(seed, 200).await.unwrap();
+    for (t, points) in [(0u32, p0), (1, p1)] {
+        let base = t as usize * 4;
+        let seats = [ids[base], ids[base + 1], ids[base + 2], ids[base + 3]];
+        let g = store
+            .add_game(&NewGame { deal, table_no: t, seats, orientation: t as u8 })
+            .await
+            .unwrap();
+        store.start_game(g, Some("r.json"), 210).await.unwrap();
+        let end =
+            GameEnd { points02: points[0], points13: points[1], fault_seats: 0, record_path: None };
+        store.end_game(g, &end, 220).await.unwrap();
+    }
+    deal
+}
+
+async fn score(store: &Store, deal: i64) -> Result<()> {
+    let tables: Vec<_> =
+        store.deal_games(deal).await?.iter().filter_map(GameRow::table_result).collect();
+    store.record_comparisons(deal, &score_deal(deal, &tables).comparisons).await
+}
+
+#[tokio::test]
+async fn the_database_is_a_wal_file_with_foreign_keys() {
+    let db = TempDb::new();
+    let store = Store::open(&db.0).await.unwrap();
+    let mode: String =
+        sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&store.pool).await.unwrap();
+    assert_eq!(mode, "wal");
+    let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(&store.pool).await.unwrap();
+    assert_eq!(fk, 1);
+    let bad = store
+        .add_game(&NewGame { deal: 99, table_no: 0, seats: [1, 2, 3, 4], orientation: 0 })
+        .await;
+    assert!(matches!(bad, Err(StoreError::Db(_))), "{bad:?}");
+    assert!(db.0.exists());
+}
+
+#[tokio::test]
+async fn a_bot_is_found_by_its_token_and_only_by_it() {
+    let db = TempDb::new();
+    let store = Store::open(&db.0).await.unwrap();
+    let (bot, token) = store.add_bot(&new_bot("ada", "lovelace"), 100).await.unwrap();
+    assert_eq!(
+        (bot.author.as_str(), bot.name.as_str(), bot.tables_at_once),
+        ("ada", "lovelace", 2)
+    );
+    assert_eq!(store.bot_by_token(token.as_str()).await.unwrap(), Some(bot.clone()));
+    assert_eq!(
+        store.bot_by_token(&format!("{}\n", token.as_str())).await.unwrap(),
+        Some(bot.clone())
+    );
+    assert_eq!(store.bot_by_token("0123456789abcdef0123456789abcdef").await.unwrap(), None);
+    let hashes: Vec<Vec<u8>> =
+        sqlx::query_scalar("SELECT token_hash FROM bots").fetch_all(&store.pool).await.unwrap();
+    assert_eq!(hashes, [token.hash().to_vec()]);
+    let again = store.add_bot(&new_bot("ada", "lovelace"), 100).await;
+    assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");
+    // A new version is a new entrant of the same author.
+    let mut v2 = new_bot("ada", "lovelace");
+    v2.version = "2".into();
+    let (second, _) = store.add_bot(&v2, 101).await.unwrap();
+    assert_eq!(second.author_id, bot.author_id);
+    assert_eq!(store.bots().await.unwrap().len(), 2);
+    store.set_paused(bot.id, Some("too many timeouts")).await.unwrap();
+    let paused = store.bot_by_name("lovelace", "1").await.unwrap().unwrap();
+    assert_eq!(paused.paused_reason.as_deref(), Some("too many timeouts"));
+    store.set_paused(bot.id, None).await.unwrap();
+    assert_eq!(store.bot(bot.id).await.unwrap().unwrap().paused_reason, None);
+    assert!(matches!(store.set_paused(999, None).await, Err(StoreError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn a_deal_is_scored_once_and_its_seed_published_then() {
+    let db = TempDb::new();
+    let store = Store::open(&db.0).await.unwrap();
+    let ids = eight_bots(&store).await;
+    let deal = store.new_deal(0xFEED_FACE_CAFE_BEEF, 200).await.unwrap();
+    assert!(matches!(
+        store.new_deal(0xFEED_FACE_CAFE_BEEF, 201).await,
+        Err(StoreError::Conflict(_))
+    ));
+    let g0 = store
+        .add_game(&NewGame {
+            deal,
+            table_no: 0,
+            seats: [ids[0], ids[1], ids[2], ids[3]],
+            orientation: 0,
+        })
+        .await
+        .unwrap();
+    let g1 = store
+        .add_game(&NewGame {
+            deal,
+            table_no: 1,
+            seats: [ids[4], ids[5], ids[6], ids[7]],
+            orientation: 1,
+        })
+        .await
+        .unwrap();
+    store.start_game(g0, None, 210).await.unwrap();
+    store.start_game(g1, None, 210).await.unwrap();
+    let end = GameEnd {
+        points02: 2,
+        points13: 0,
+        fault_seats: 0b0010,
+        record_path: Some("a.json".into()),
+    };
+    store.end_game(g0, &end, 220).await.unwrap();
+    assert!(matches!(store.end_game(g0, &end, 221).await, Err(StoreError::Conflict(_))));
+    assert_eq!(store.published_seed(deal).await.unwrap(), None);
+    assert!(store.deals_to_score().await.unwrap().is_empty());
+    assert!(matches!(store.record_comparisons(deal, &[]).await, Err(StoreError::Conflict(_))));
+    store
+        .end_game(g1, &GameEnd { points02: 1, points13: 0, fault_seats: 0, record_path: None }, 230)
+        .await
+        .unwrap();
+    assert_eq!(store.deals_to_score().await.unwrap(), [deal]);
+    let row = store.game(g0).await.unwrap().unwrap();
+    assert_eq!(
+        (row.status, row.points, row.record_path.as_deref()),
+        (GameStatus::Done, Some([2, 0]), Some("a.json"))
+    );
+    score(&store, deal).await.unwrap();
+    assert_eq!(store.published_seed(deal).await.unwrap(), Some(0xFEED_FACE_CAFE_BEEF));
+    let stored = store.comparisons().await.unwrap();
+    assert_eq!(stored.len(), 2);
+    // Table 0 (orientation 0): {0,2} hold side 0, net +2; table 1 (orientation 1): {5,7} hold
+    // side 0, net 0 - 1 = -1. Bot 1 faulted, so {1,3} lose side 1 whatever the cards said.
+    let (_, c0) = &stored[0];
+    assert_eq!(
+        (c0.team_a, c0.team_b, c0.score_diff),
+        (team(ids[0], ids[2]), team(ids[5], ids[7]), 3)
+    );
+    let (_, c1) = &stored[1];
+    assert!(c1.a_faulted && c1.outcome == crate::duplicate::Outcome::BWins);
+    // Scoring again is refused, and nothing is added.
+    assert!(matches!(score(&store, deal).await, Err(StoreError::Conflict(_))));
+    assert_eq!(store.comparisons().await.unwrap().len(), 2);
+    let (activity, splits) = store.activity(215).await.unwrap();
+    assert_eq!(
+        activity[&ids[1]],
+        Activity {
+            games_done: 1,
+            games_faulted: 1,
+            clean_since_fault: 0,
+            running: 0,
+            started_since: 0,
+            last_played: Some(210)
+        }
+    );
+    assert_eq!(activity[&ids[0]].clean_since_fault, 1);
+    let mut four = [ids[0], ids[1], ids[2], ids[3]];
+    four.sort_unstable();
+    assert_eq!(splits[&four].iter().sum::<u32>(), 1);
+}
+
+#[tokio::test]
+async fn a_restart_voids_games_in_flight_and_keeps_the_rest() {
+    let db = TempDb::new();
+    let (ids, finished, in_flight) = {
+        let store = Store::open(&db.0).await.unwrap();
+        let ids = eight_bots(&store).await;
+        let finished = play_deal(&store, &ids, 1, [1, 0], [0, 1]).await;
+        score(&store, finished).await.unwrap();
+        let in_flight = store.new_deal(2, 300).await.unwrap();
+        let g0 = store
+            .add_game(&NewGame {
+                deal: in_flight,
+                table_no: 0,
+                seats: [ids[0], ids[1], ids[2], ids[3]],
+                orientation: 0,
+            })
+            .await
+            .unwrap();
+        let g1 = store
+            .add_game(&NewGame {
+                deal: in_flight,
+                table_no: 1,
+                seats: [ids[4], ids[5], ids[6], ids[7]],
+                orientation: 1,
+            })
+            .await
+            .unwrap();
+        store.start_game(g0, None, 310).await.unwrap();
+        store.start_game(g1, None, 310).await.unwrap();
+        store
+            .end_game(
+                g0,
+                &GameEnd { points02: 2, points13: 0, fault_seats: 0, record_path: None },
+                320,
+            )
+            .await
+            .unwrap();
+        // The process dies here: the pool is dropped without being closed.
+        (ids, finished, in_flight)
+    };
+    let store = Store::open(&db.0).await.unwrap();
+    assert_eq!(store.void_in_flight(400).await.unwrap(), 1);
+    assert_eq!(store.void_in_flight(401).await.unwrap(), 0);
+    let games = store.deal_games(in_flight).await.unwrap();
+    assert_eq!(games[1].status, GameStatus::Void);
+    assert_eq!(games[1].void_reason.as_deref(), Some("server restarted"));
+    // The table that was running cannot report afterwards.
+    let late = store
+        .end_game(
+            games[1].id,
+            &GameEnd { points02: 0, points13: 2, fault_seats: 0, record_path: None },
+            402,
+        )
+        .await;
+    assert!(matches!(late, Err(StoreError::Conflict(_))));
+    // The interrupted deal is scored from its one finished table: no comparison, but done.
+    assert_eq!(store.deals_to_score().await.unwrap(), [in_flight]);
+    score(&store, in_flight).await.unwrap();
+    assert_eq!(store.published_seed(in_flight).await.unwrap(), Some(2));
+    assert!(store.deals_to_score().await.unwrap().is_empty());
+    let comparisons = store.comparisons().await.unwrap();
+    assert_eq!(comparisons.len(), 2);
+    assert!(comparisons.iter().all(|(_, c)| c.deal == finished));
+    assert_eq!(store.bots().await.unwrap().len(), ids.len());
+}
+
+#[tokio::test]
+async fn ratings_recomputed_from_the_database_equal_the_stored_ones() {
+    let db = TempDb::new();
+    let store = Store::open(&db.0).await.unwrap();
+    let ids = eight_bots(&store).await;
+    let scores = [([2, 0], [0, 1]), ([1, 0], [1, 0]), ([0, 1], [2, 0]), ([1, 0], [0, 2])];
+    for (k, (p0, p1)) in scores.iter().enumerate() {
+        let mut order = ids.clone();
+        order.rotate_left(k);
+        let deal = play_deal(&store, &order, 10 + k as u64, *p0, *p1).await;
+        score(&store, deal).await.unwrap();
+    }
+    let compute = |stored: &[(i64, crate::duplicate::Comparison)]| {
+        let cs: Vec<_> = stored.iter().map(|(_, c)| c.clone()).collect();
+        boards(&cs, &[ids[0]], &batch::Config::default()).unwrap()
+    };
+    let stored = store.comparisons().await.unwrap();
+    let upto = stored.last().unwrap().0;
+    let (live, official) = compute(&stored);
+    assert_eq!(official.iter().find(|r| r.bot == ids[0]).unwrap().value, 0.0);
+    let live_id = store.save_snapshot(BoardKind::Live, upto, 500, &live).await.unwrap();
+    store.save_snapshot(BoardKind::Official, upto, 500, &official).await.unwrap();
+    assert_eq!(store.save_snapshot(BoardKind::Live, upto, 501, &live).await.unwrap(), live_id);
+    // Reopened, as after a restart: the same comparisons give the same boards, to the bit.
+    store.close().await;
+    let store = Store::open(&db.0).await.unwrap();
+    let (live_again, official_again) = compute(&store.comparisons().await.unwrap());
+    let latest = store.latest_snapshot(BoardKind::Official).await.unwrap().unwrap();
+    assert_eq!((latest.upto_comparison, latest.taken_at), (upto, 500));
+    assert_eq!(latest.rows, official_again);
+    assert_eq!(store.latest_snapshot(BoardKind::Live).await.unwrap().unwrap().rows, live_again);
+    assert_eq!(store.rating_history(ids[3], BoardKind::Live).await.unwrap().len(), 1);
+    assert!(store.latest_snapshot(BoardKind::Live).await.unwrap().unwrap().rows.len() == 8);
+}
