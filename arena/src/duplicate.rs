@@ -130,7 +130,7 @@ pub fn score_deal(deal: i64, tables: &[TableResult]) -> DealScoring {
     let datum = [0, 1].map(|side| counted.iter().map(|t| f64::from(net(t, side))).sum::<f64>() / n);
     let mut deviations = Vec::new();
     for t in &counted {
-        for side in 0..2 {
+        for (side, datum) in datum.iter().enumerate() {
             let team = team(t.holders[side][0], t.holders[side][1]);
             let net = net(t, side);
             deviations.push(Deviation {
@@ -138,7 +138,7 @@ pub fn score_deal(deal: i64, tables: &[TableResult]) -> DealScoring {
                 side: side as u8,
                 team,
                 net,
-                deviation: f64::from(net) - datum[side],
+                deviation: f64::from(net) - datum,
             });
         }
     }
@@ -188,7 +188,7 @@ pub fn score_deal(deal: i64, tables: &[TableResult]) -> DealScoring {
 pub fn holders(seats: [BotId; 4], orientation: u8) -> [Team; 2] {
     let even = team(seats[0], seats[2]);
     let odd = team(seats[1], seats[3]);
-    if orientation % 2 == 0 { [even, odd] } else { [odd, even] }
+    if orientation.is_multiple_of(2) { [even, odd] } else { [odd, even] }
 }
 
 #[cfg(test)]

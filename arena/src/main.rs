@@ -1,1 +1,177 @@
-fn main() {}
+//! The `arena` command: for now its admin half, which creates bots (printing each token once),
+//! lists them and pauses them, on the arena's database file. Serving games comes later.
+
+use aluette_arena::store::{Bot, NewBot, Store};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+#[derive(Parser, Debug)]
+#[command(name = "arena", version, about = "The Aluette arena: a standing ladder of bots")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Manage authors and bots.
+    #[command(subcommand)]
+    Admin(Admin),
+}
+
+#[derive(Subcommand, Debug)]
+enum Admin {
+    /// Create a bot (and its author if new) and print its token, the only time it is shown.
+    AddBot(AddBot),
+    /// List every bot.
+    List(Db),
+    /// Stop a bot from being seated, with the reason it is told.
+    Pause(Pause),
+    /// Let a paused bot play again.
+    Unpause(Which),
+}
+
+#[derive(Args, Debug)]
+struct Db {
+    /// The arena's database file (created if missing).
+    #[arg(long)]
+    db: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct AddBot {
+    #[command(flatten)]
+    db: Db,
+    /// The author's name.
+    #[arg(long)]
+    author: String,
+    /// The bot's name.
+    #[arg(long)]
+    name: String,
+    /// The bot's version: a new version is a new entrant.
+    #[arg(long, default_value = "1")]
+    version: String,
+    /// One of the server's own bots.
+    #[arg(long)]
+    house: bool,
+    /// Tables it may sit at at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    tables: u32,
+    /// Games it may start in a day.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..))]
+    games_per_day: u32,
+}
+
+#[derive(Args, Debug)]
+struct Which {
+    #[command(flatten)]
+    db: Db,
+    /// The bot's name.
+    #[arg(long)]
+    name: String,
+    /// The bot's version.
+    #[arg(long, default_value = "1")]
+    version: String,
+}
+
+#[derive(Args, Debug)]
+struct Pause {
+    #[command(flatten)]
+    which: Which,
+    /// Why: the bot is told this when it connects.
+    #[arg(long)]
+    reason: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("cannot start the runtime: {e}")),
+    };
+    match runtime.block_on(run(cli.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => fail(&message),
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("arena: {message}");
+    ExitCode::FAILURE
+}
+
+async fn run(command: Command) -> Result<(), String> {
+    let Command::Admin(admin) = command;
+    match admin {
+        Admin::AddBot(a) => {
+            let store = open(&a.db).await?;
+            let new = NewBot {
+                author: a.author,
+                name: a.name,
+                version: a.version,
+                house: a.house,
+                tables_at_once: a.tables,
+                games_per_day: a.games_per_day,
+            };
+            let (bot, token) = store.add_bot(&new, now()).await.map_err(|e| e.to_string())?;
+            store.close().await;
+            println!("bot {} ({} version {}, by {})", bot.id, bot.name, bot.version, bot.author);
+            println!("token {}", token.as_str());
+            println!("keep the token: it is shown only now and stored only as a hash");
+        }
+        Admin::List(db) => {
+            let store = open(&db).await?;
+            let bots = store.bots().await.map_err(|e| e.to_string())?;
+            store.close().await;
+            println!(
+                "{:>5}  {:<16} {:<20} {:<10} {:>6} {:>9}  status",
+                "id", "author", "name", "version", "tables", "games/day"
+            );
+            for b in &bots {
+                println!("{}", line(b));
+            }
+        }
+        Admin::Pause(p) => set_paused(&p.which, Some(&p.reason)).await?,
+        Admin::Unpause(w) => set_paused(&w, None).await?,
+    }
+    Ok(())
+}
+
+fn line(b: &Bot) -> String {
+    let status = match (&b.paused_reason, b.house) {
+        (Some(reason), _) => format!("paused: {reason}"),
+        (None, true) => "house".to_string(),
+        (None, false) => "active".to_string(),
+    };
+    format!(
+        "{:>5}  {:<16} {:<20} {:<10} {:>6} {:>9}  {status}",
+        b.id, b.author, b.name, b.version, b.tables_at_once, b.games_per_day
+    )
+}
+
+async fn set_paused(which: &Which, reason: Option<&str>) -> Result<(), String> {
+    if reason.is_some_and(|r| r.trim().is_empty()) {
+        return Err("a pause needs a reason the bot can be told".into());
+    }
+    let store = open(&which.db).await?;
+    let bot = store
+        .bot_by_name(&which.name, &which.version)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no bot named {} version {}", which.name, which.version))?;
+    store.set_paused(bot.id, reason).await.map_err(|e| e.to_string())?;
+    store.close().await;
+    let done = if reason.is_some() { "paused" } else { "may play again" };
+    println!("bot {} ({} version {}) {done}", bot.id, bot.name, bot.version);
+    Ok(())
+}
+
+async fn open(db: &Db) -> Result<Store, String> {
+    Store::open(&db.db).await.map_err(|e| format!("{}: {e}", db.db.display()))
+}
+
+fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}

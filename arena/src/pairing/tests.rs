@@ -135,9 +135,9 @@ fn a_newcomer_sits_with_house_bots_only() {
     // No house bot: the newcomer waits while the others play.
     let plan = plan_deal(&pool, &Params::default(), &SplitCounts::new()).unwrap();
     assert!(plan.tables.iter().all(|t| !t.seats.contains(&100)));
-    for id in 0..3 {
-        pool[id].house = true;
-        pool[id].author = 0;
+    for e in pool.iter_mut().take(3) {
+        e.house = true;
+        e.author = 0;
     }
     let plan = plan_deal(&pool, &Params::default(), &SplitCounts::new()).unwrap();
     let mut first = plan.tables[0].seats;

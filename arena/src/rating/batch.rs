@@ -77,6 +77,10 @@ impl std::fmt::Display for FitError {
 
 impl std::error::Error for FitError {}
 
+/// A comparison as the fit sees it: the free strengths in it with sign +1 for team A and -1
+/// for team B, the anchored part of s_A - s_B, and A's score (1, 0.5 or 0).
+type Term = (Vec<(usize, f64)>, f64, f64);
+
 const Z95: f64 = 1.959_963_984_540_054;
 const MAX_ITERATIONS: usize = 200;
 
@@ -100,9 +104,7 @@ pub fn fit(
     let n = free.len();
     let precision = 1.0 / (config.prior_sd * config.prior_sd);
     let mut theta = vec![0.0; n];
-    // Each comparison as (free indices with sign +1 for A and -1 for B, the anchored part of
-    // s_A - s_B, A's score).
-    let terms: Vec<(Vec<(usize, f64)>, f64, f64)> = comparisons
+    let terms: Vec<Term> = comparisons
         .iter()
         .map(|c| {
             let mut x = Vec::with_capacity(4);

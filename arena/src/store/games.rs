@@ -109,7 +109,7 @@ impl GameRow {
         };
         let [p02, p13] = self.points.unwrap_or([0, 0]);
         // Side 0 is held by seats 0 and 2 in an even orientation.
-        let points = if self.orientation % 2 == 0 { [p02, p13] } else { [p13, p02] };
+        let points = if self.orientation.is_multiple_of(2) { [p02, p13] } else { [p13, p02] };
         let faulted =
             (0..4).filter(|s| self.fault_seats & (1 << s) != 0).map(|s| self.seats[s]).collect();
         Some(TableResult { table: self.table_no, holders, points, faulted, voided })

@@ -1,0 +1,93 @@
+//! The `arena admin` commands run as a user runs them: the token is printed once and works,
+//! is nowhere in the database files in plain text, and bad input is one line and a failure.
+
+// The binary under test is not a bot: it is run directly, not through referee::bot::process.
+#![allow(clippy::disallowed_methods)]
+
+use aluette_arena::store::Store;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arena")).args(args).output().expect("the arena binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+struct TempDb(PathBuf);
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.0.display()));
+        }
+    }
+}
+
+fn temp_db(name: &str) -> TempDb {
+    TempDb(std::env::temp_dir().join(format!("aluette-arena-cli-{}-{name}.db", std::process::id())))
+}
+
+fn contains(path: &Path, needle: &str) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
+}
+
+#[test]
+fn add_bot_prints_a_working_token_that_is_stored_only_hashed() {
+    let db = temp_db("add");
+    let path = db.0.to_str().unwrap();
+    let out = arena(&[
+        "admin", "add-bot", "--db", path, "--author", "ada", "--name", "lovelace", "--tables", "3",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let token =
+        stdout.lines().find_map(|l| l.strip_prefix("token ")).expect("a token line").to_string();
+    assert_eq!(token.len(), 32);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let bot = runtime.block_on(async {
+        let store = Store::open(&db.0).await.unwrap();
+        let bot = store.bot_by_token(&token).await.unwrap();
+        store.close().await;
+        bot
+    });
+    let bot = bot.expect("the printed token finds the bot");
+    assert_eq!((bot.name.as_str(), bot.version.as_str(), bot.tables_at_once), ("lovelace", "1", 3));
+    for suffix in ["", "-wal"] {
+        assert!(!contains(Path::new(&format!("{path}{suffix}")), &token), "token in plain text");
+    }
+    let list = arena(&["admin", "list", "--db", path]);
+    assert!(list.status.success());
+    assert!(text(&list.stdout).contains("lovelace"));
+    assert!(!text(&list.stdout).contains(&token));
+}
+
+#[test]
+fn bad_input_is_one_line_and_a_failure() {
+    let db = temp_db("bad");
+    let path = db.0.to_str().unwrap();
+    assert!(
+        arena(&["admin", "add-bot", "--db", path, "--author", "ada", "--name", "x"])
+            .status
+            .success()
+    );
+    for args in [
+        vec!["admin", "add-bot", "--db", path, "--author", "ada", "--name", "x"],
+        vec!["admin", "pause", "--db", path, "--name", "nobody", "--reason", "r"],
+        vec!["admin", "pause", "--db", path, "--name", "x", "--reason", " "],
+        vec!["admin", "unpause", "--db", path, "--name", "x", "--version", "9"],
+    ] {
+        let out = arena(&args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let stderr = text(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("arena: "), "{stderr}");
+    }
+    let paused = arena(&["admin", "pause", "--db", path, "--name", "x", "--reason", "timeouts"]);
+    assert!(paused.status.success());
+    assert!(text(&arena(&["admin", "list", "--db", path]).stdout).contains("paused: timeouts"));
+    assert!(arena(&["admin", "unpause", "--db", path, "--name", "x"]).status.success());
+    assert!(text(&arena(&["admin", "list", "--db", path]).stdout).contains("active"));
+}
