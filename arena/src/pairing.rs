@@ -91,6 +91,30 @@ pub fn admitted(clean_games_since_last_fault: u32, needed: u32) -> bool {
     clean_games_since_last_fault >= needed
 }
 
+/// The reason to pause a bot whose faults are too frequent, or `None`: once it has finished
+/// `min_games`, a share of games with a fault above `max_rate` pauses it. The count is over
+/// the entrant's whole life, because a repaired bot comes back as a new version, a new
+/// entrant with a clean count.
+pub fn fault_pause(
+    games_done: u32,
+    games_faulted: u32,
+    min_games: u32,
+    max_rate: f64,
+) -> Option<String> {
+    if games_done == 0 || games_done < min_games {
+        return None;
+    }
+    let rate = f64::from(games_faulted) / f64::from(games_done);
+    (rate > max_rate).then(|| {
+        format!(
+            "paused: {games_faulted} of its {games_done} games had a timeout, crash or illegal \
+             move ({:.0}%, above the {:.0}% allowed); connect a new version to play again",
+            rate * 100.0,
+            max_rate * 100.0
+        )
+    })
+}
+
 /// Which split `seats` uses: the index of the smallest id's partner among the other three
 /// sorted ascending.
 pub fn split_of(seats: [BotId; 4]) -> u8 {

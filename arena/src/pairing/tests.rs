@@ -198,3 +198,16 @@ fn quotas_and_too_few_bots_give_no_deal() {
     pool[4].author = 0;
     assert!(plan_deal(&pool, &Params::default(), &SplitCounts::new()).is_none());
 }
+
+#[test]
+fn too_many_faults_pause_a_bot_once_it_has_played_enough() {
+    assert_eq!(fault_pause(9, 9, 10, 0.2), None);
+    assert_eq!(fault_pause(10, 2, 10, 0.2), None);
+    let reason = fault_pause(10, 3, 10, 0.2).unwrap();
+    assert!(
+        reason.contains("3 of its 10 games") && reason.contains("30%") && reason.contains("20%"),
+        "{reason}"
+    );
+    assert_eq!(fault_pause(0, 0, 0, 0.0), None);
+    assert!(admitted(5, 5) && !admitted(4, 5));
+}
