@@ -1,4 +1,4 @@
-//! Bot tokens: 128 random bits shown once as hex, kept only as a SHA-256 hash, so a leaked
+//! Bot tokens (and deal seeds, the arena's other secret draw): 128 random bits shown once as hex, kept only as a SHA-256 hash, so a leaked
 //! database does not let anyone connect as a bot; hashes are compared in constant time.
 
 use sha2::{Digest, Sha256};
@@ -48,6 +48,12 @@ pub fn hashes_equal(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// A fresh deal seed: 64 bits from the operating system's random source, so deals cannot be
+/// foreseen from earlier ones (the store refuses a seed used before).
+pub fn random_seed() -> Result<u64, getrandom::Error> {
+    getrandom::u64()
+}
+
 fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
@@ -76,6 +82,11 @@ mod tests {
         // SHA-256("abc"), FIPS 180-2 appendix B.1.
         let h = hash_token("abc\n");
         assert_eq!(hex(&h), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
+    #[test]
+    fn seeds_differ() {
+        assert_ne!(random_seed().unwrap(), random_seed().unwrap());
     }
 
     #[test]

@@ -6,6 +6,7 @@ use super::*;
 use crate::duplicate::score_deal;
 use crate::rating::{batch, boards};
 use crate::{BotId, team};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -309,4 +310,26 @@ async fn ratings_recomputed_from_the_database_equal_the_stored_ones() {
     assert_eq!(store.latest_snapshot(BoardKind::Live).await.unwrap().unwrap().rows, live_again);
     assert_eq!(store.rating_history(ids[3], BoardKind::Live).await.unwrap().len(), 1);
     assert!(store.latest_snapshot(BoardKind::Live).await.unwrap().unwrap().rows.len() == 8);
+}
+
+#[tokio::test]
+async fn two_racing_scorers_count_a_deal_once() {
+    let db = TempDb::new();
+    let store = Store::open(&db.0).await.unwrap();
+    let ids = eight_bots(&store).await;
+    for round in 0..20u64 {
+        let deal = play_deal(&store, &ids, 100 + round, [2, 0], [0, 1]).await;
+        // Two handles on the same file, as two tasks of a server (or a restart racing a late
+        // scorer) would have.
+        let other = Store::open(&db.0).await.unwrap();
+        let (a, b) = tokio::join!(score(&store, deal), score(&other, deal));
+        assert!(a.is_ok() != b.is_ok(), "round {round}: {a:?} {b:?}");
+        let refused = if a.is_ok() { b } else { a };
+        assert!(matches!(refused, Err(StoreError::Conflict(_))), "{refused:?}");
+        other.close().await;
+    }
+    let stored = store.comparisons().await.unwrap();
+    assert_eq!(stored.len(), 40);
+    let deals: BTreeSet<i64> = stored.iter().map(|(_, c)| c.deal).collect();
+    assert_eq!(deals.len(), 20);
 }
