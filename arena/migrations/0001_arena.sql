@@ -69,6 +69,11 @@ CREATE TABLE comparisons (
     team_a2 BIGINT NOT NULL REFERENCES bots (id),
     team_b1 BIGINT NOT NULL REFERENCES bots (id),
     team_b2 BIGINT NOT NULL REFERENCES bots (id),
+    -- The partnerships teams A and B played against, at their own tables.
+    opp_a1 BIGINT NOT NULL REFERENCES bots (id),
+    opp_a2 BIGINT NOT NULL REFERENCES bots (id),
+    opp_b1 BIGINT NOT NULL REFERENCES bots (id),
+    opp_b2 BIGINT NOT NULL REFERENCES bots (id),
     -- 2: team A did better with the cards, 1: even, 0: team B did better.
     outcome INTEGER NOT NULL CHECK (outcome IN (0, 1, 2)),
     score_diff INTEGER NOT NULL,

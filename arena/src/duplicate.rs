@@ -77,6 +77,10 @@ pub struct Comparison {
     pub team_a: Team,
     /// Team B.
     pub team_b: Team,
+    /// The partnership team A played against (it held the other side at table A).
+    pub opp_a: Team,
+    /// The partnership team B played against.
+    pub opp_b: Team,
     /// The result, faults taken into account.
     pub outcome: Outcome,
     /// A's net score minus B's net score with these cards (net = own points minus the
@@ -111,7 +115,9 @@ pub struct DealScoring {
     pub datum: Option<[f64; 2]>,
     /// Every counted team's deviation, by table then side.
     pub deviations: Vec<Deviation>,
-    /// Every pair of counted tables compared on each side, by side then table pair.
+    /// Every pair of counted tables compared on each side, by side then table pair. Without a
+    /// fault, a table pair's side-1 comparison is the mirror of its side-0 one (each table's
+    /// two nets are opposite), so it says nothing new: see [`is_mirror`].
     pub comparisons: Vec<Comparison>,
 }
 
@@ -146,10 +152,12 @@ pub fn score_deal(deal: i64, tables: &[TableResult]) -> DealScoring {
     for side in 0..2 {
         for (i, a) in counted.iter().enumerate() {
             for b in &counted[i + 1..] {
-                let team_a = team(a.holders[side][0], a.holders[side][1]);
-                let team_b = team(b.holders[side][0], b.holders[side][1]);
-                // The same bot on both teams would compare it with itself: say nothing.
-                if team_a.iter().any(|x| team_b.contains(x)) {
+                let pair = |t: &TableResult, k: usize| team(t.holders[k][0], t.holders[k][1]);
+                let (team_a, opp_a) = (pair(a, side), pair(a, 1 - side));
+                let (team_b, opp_b) = (pair(b, side), pair(b, 1 - side));
+                // A bot at both tables would be measured against itself: say nothing.
+                if [team_a, opp_a].iter().flatten().any(|x| team_b.contains(x) || opp_b.contains(x))
+                {
                     continue;
                 }
                 let score_diff = net(a, side) - net(b, side);
@@ -171,6 +179,8 @@ pub fn score_deal(deal: i64, tables: &[TableResult]) -> DealScoring {
                     table_b: b.table,
                     team_a,
                     team_b,
+                    opp_a,
+                    opp_b,
                     outcome,
                     score_diff,
                     a_faulted,
@@ -180,6 +190,39 @@ pub fn score_deal(deal: i64, tables: &[TableResult]) -> DealScoring {
         }
     }
     DealScoring { datum: Some(datum), deviations, comparisons }
+}
+
+/// Whether `later` repeats what `earlier` said: the same deal and tables, the other side, and
+/// the reverse outcome. Without faults every side-1 comparison mirrors its side-0 one, because
+/// a team's net is minus its opponents'; a fault can break the mirror, and then the two say
+/// different things. The boards count a mirrored pair once.
+pub fn is_mirror(earlier: &Comparison, later: &Comparison) -> bool {
+    let reverse = match earlier.outcome {
+        Outcome::AWins => Outcome::BWins,
+        Outcome::Draw => Outcome::Draw,
+        Outcome::BWins => Outcome::AWins,
+    };
+    earlier.deal == later.deal
+        && earlier.side != later.side
+        && (earlier.table_a, earlier.table_b) == (later.table_a, later.table_b)
+        && (earlier.team_a, earlier.opp_a) == (later.opp_a, later.team_a)
+        && (earlier.team_b, earlier.opp_b) == (later.opp_b, later.team_b)
+        && later.outcome == reverse
+}
+
+/// The comparisons that carry independent evidence, in order: each one but those that mirror
+/// an earlier one of the same deal ([`is_mirror`]).
+pub fn independent(comparisons: &[Comparison]) -> Vec<&Comparison> {
+    let mut kept: Vec<&Comparison> = Vec::with_capacity(comparisons.len() / 2 + 1);
+    let mut by_deal: std::collections::BTreeMap<i64, Vec<usize>> = Default::default();
+    for c in comparisons {
+        let earlier = by_deal.entry(c.deal).or_default();
+        if !earlier.iter().any(|&i| is_mirror(kept[i], c)) {
+            earlier.push(kept.len());
+            kept.push(c);
+        }
+    }
+    kept
 }
 
 /// Which partnership holds which side at a table seated `seats` (seat 0..3) in `orientation`

@@ -84,11 +84,11 @@ pub struct DealPlan {
     pub tables: Vec<PlannedTable>,
 }
 
-/// Whether a bot has earned its place on the ladder: `needed` finished qualifying games and
-/// none of them with a protocol fault (a fault sends it back to qualifying until it has
-/// `needed` clean games after its last fault: the caller counts games since that fault).
-pub fn admitted(clean_games_since_last_fault: u32, needed: u32) -> bool {
-    clean_games_since_last_fault >= needed
+/// Whether a bot has earned its place on the ladder: `needed` finished games in a row without
+/// a fault of its own. A newcomer that faults starts its run again; an admitted bot stays
+/// admitted, its later faults being losses (and, too many, a pause: [`fault_pause`]).
+pub fn admitted(longest_clean_run: u32, needed: u32) -> bool {
+    longest_clean_run >= needed
 }
 
 /// The reason to pause a bot whose faults are too frequent, or `None`: once it has finished

@@ -1,6 +1,9 @@
 //! The official board: a Bradley-Terry fit of all duplicate comparisons at once. Team strength
-//! is the sum of its two bots' strengths, P(A does better than B) = 1 / (1 + e^-(s_A - s_B)),
-//! and a draw counts as half a win each way (the log-likelihood weights y = 0.5, so a draw
+//! is the sum of its two bots' strengths; team A did better than team B with the same cards
+//! with probability 1 / (1 + e^-d), d = (s_A - s_oppA) - (s_B - s_oppB), because each team's
+//! net score was made against its own opponents (spec/arena.md 6.2 says why the opponents
+//! cannot be left out). Mirrored comparisons count once ([`crate::duplicate::independent`]).
+//! A draw counts as half a win each way (the log-likelihood weights y = 0.5, so a draw
 //! pulls two teams together without a separate tie parameter to fit). The fit is the maximum a
 //! posteriori under an independent Gaussian prior N(0, prior_sd^2) on each free strength,
 //! found by Newton's method on the (strictly concave) log-posterior; the 95% intervals come
@@ -10,7 +13,7 @@
 //! drift as the field changes.
 
 use crate::BotId;
-use crate::duplicate::Comparison;
+use crate::duplicate::{Comparison, independent};
 use std::collections::BTreeMap;
 
 /// The fit's constants.
@@ -41,7 +44,7 @@ pub struct Fitted {
     pub provisional: bool,
     /// Whether the strength was fixed rather than fitted.
     pub anchored: bool,
-    /// Comparisons it took part in.
+    /// Independent comparisons it took part in (as one of the four teams).
     pub comparisons: u32,
 }
 
@@ -77,8 +80,8 @@ impl std::fmt::Display for FitError {
 
 impl std::error::Error for FitError {}
 
-/// A comparison as the fit sees it: the free strengths in it with sign +1 for team A and -1
-/// for team B, the anchored part of s_A - s_B, and A's score (1, 0.5 or 0).
+/// A comparison as the fit sees it: the free strengths in it with their signs in d, the
+/// anchored part of d, and A's score (1, 0.5 or 0).
 type Term = (Vec<(usize, f64)>, f64, f64);
 
 const Z95: f64 = 1.959_963_984_540_054;
@@ -93,9 +96,10 @@ pub fn fit(
     if !(config.prior_sd.is_finite() && config.prior_sd > 0.0) {
         return Err(FitError::BadPrior);
     }
+    let comparisons = independent(comparisons);
     let mut counts: BTreeMap<BotId, u32> = anchors.keys().map(|&b| (b, 0)).collect();
-    for c in comparisons {
-        for b in c.team_a.iter().chain(&c.team_b) {
+    for c in &comparisons {
+        for b in [c.team_a, c.team_b, c.opp_a, c.opp_b].iter().flatten() {
             *counts.entry(*b).or_default() += 1;
         }
     }
@@ -107,9 +111,11 @@ pub fn fit(
     let terms: Vec<Term> = comparisons
         .iter()
         .map(|c| {
-            let mut x = Vec::with_capacity(4);
+            let mut x = Vec::with_capacity(8);
             let mut offset = 0.0;
-            for (bots, sign) in [(&c.team_a, 1.0), (&c.team_b, -1.0)] {
+            for (bots, sign) in
+                [(&c.team_a, 1.0), (&c.opp_a, -1.0), (&c.team_b, -1.0), (&c.opp_b, 1.0)]
+            {
                 for b in bots {
                     match anchors.get(b) {
                         Some(v) => offset += sign * v,

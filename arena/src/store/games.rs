@@ -125,6 +125,8 @@ pub struct Activity {
     pub games_faulted: u32,
     /// Finished games since its last fault (all of them if it never faulted).
     pub clean_since_fault: u32,
+    /// The longest run of finished games in a row without a fault: admission's measure.
+    pub longest_clean_run: u32,
     /// Games running now.
     pub running: u32,
     /// Games started at or after the `since` given.
@@ -177,6 +179,27 @@ impl Row {
             void_reason: self.void_reason,
         })
     }
+}
+
+#[derive(sqlx::FromRow)]
+struct ComparisonRow {
+    id: i64,
+    deal_id: i64,
+    side: i64,
+    table_a: i64,
+    table_b: i64,
+    team_a1: i64,
+    team_a2: i64,
+    team_b1: i64,
+    team_b2: i64,
+    opp_a1: i64,
+    opp_a2: i64,
+    opp_b1: i64,
+    opp_b2: i64,
+    outcome: i64,
+    score_diff: i64,
+    a_faulted: i64,
+    b_faulted: i64,
 }
 
 macro_rules! select_game {
@@ -381,8 +404,9 @@ impl Store {
         for c in comparisons {
             sqlx::query(
                 "INSERT INTO comparisons (deal_id, side, table_a, table_b, team_a1, team_a2, \
-                 team_b1, team_b2, outcome, score_diff, a_faulted, b_faulted) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                 team_b1, team_b2, opp_a1, opp_a2, opp_b1, opp_b2, outcome, score_diff, \
+                 a_faulted, b_faulted) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
             )
             .bind(deal)
             .bind(i64::from(c.side))
@@ -392,6 +416,10 @@ impl Store {
             .bind(c.team_a[1])
             .bind(c.team_b[0])
             .bind(c.team_b[1])
+            .bind(c.opp_a[0])
+            .bind(c.opp_a[1])
+            .bind(c.opp_b[0])
+            .bind(c.opp_b[1])
             .bind(c.outcome.code())
             .bind(i64::from(c.score_diff))
             .bind(flag(c.a_faulted))
@@ -405,31 +433,31 @@ impl Store {
 
     /// Every comparison with its id, in the order they were stored: the ratings' one input.
     pub async fn comparisons(&self) -> Result<Vec<(i64, Comparison)>> {
-        type Raw = (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64);
-        let rows: Vec<Raw> = sqlx::query_as(
+        let rows = sqlx::query_as::<_, ComparisonRow>(
             "SELECT id, deal_id, side, table_a, table_b, team_a1, team_a2, team_b1, team_b2, \
-             outcome, score_diff, a_faulted, b_faulted FROM comparisons ORDER BY id",
+             opp_a1, opp_a2, opp_b1, opp_b2, outcome, score_diff, a_faulted, b_faulted \
+             FROM comparisons ORDER BY id",
         )
         .fetch_all(&self.pool)
         .await?;
         rows.into_iter()
-            .map(|(id, deal, side, ta, tb, a1, a2, b1, b2, outcome, diff, af, bf)| {
-                let bad = || StoreError::Corrupt(format!("comparison {id}"));
-                Ok((
-                    id,
-                    Comparison {
-                        deal,
-                        side: u8::try_from(side).map_err(|_| bad())?,
-                        table_a: u32::try_from(ta).map_err(|_| bad())?,
-                        table_b: u32::try_from(tb).map_err(|_| bad())?,
-                        team_a: team(a1, a2),
-                        team_b: team(b1, b2),
-                        outcome: Outcome::from_code(outcome).ok_or_else(bad)?,
-                        score_diff: i32::try_from(diff).map_err(|_| bad())?,
-                        a_faulted: af != 0,
-                        b_faulted: bf != 0,
-                    },
-                ))
+            .map(|r| {
+                let bad = || StoreError::Corrupt(format!("comparison {}", r.id));
+                let comparison = Comparison {
+                    deal: r.deal_id,
+                    side: u8::try_from(r.side).map_err(|_| bad())?,
+                    table_a: u32::try_from(r.table_a).map_err(|_| bad())?,
+                    table_b: u32::try_from(r.table_b).map_err(|_| bad())?,
+                    team_a: team(r.team_a1, r.team_a2),
+                    team_b: team(r.team_b1, r.team_b2),
+                    opp_a: team(r.opp_a1, r.opp_a2),
+                    opp_b: team(r.opp_b1, r.opp_b2),
+                    outcome: Outcome::from_code(r.outcome).ok_or_else(bad)?,
+                    score_diff: i32::try_from(r.score_diff).map_err(|_| bad())?,
+                    a_faulted: r.a_faulted != 0,
+                    b_faulted: r.b_faulted != 0,
+                };
+                Ok((r.id, comparison))
             })
             .collect()
     }
@@ -464,6 +492,7 @@ impl Store {
                             a.clean_since_fault = 0;
                         } else {
                             a.clean_since_fault += 1;
+                            a.longest_clean_run = a.longest_clean_run.max(a.clean_since_fault);
                         }
                     }
                 }

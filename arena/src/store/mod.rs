@@ -8,6 +8,7 @@
 
 mod bots;
 mod games;
+mod ladder;
 mod ratings;
 
 pub use bots::{Bot, NewBot};

@@ -200,12 +200,13 @@ async fn a_deal_is_scored_once_and_its_seed_published_then() {
             games_done: 1,
             games_faulted: 1,
             clean_since_fault: 0,
+            longest_clean_run: 0,
             running: 0,
             started_since: 0,
             last_played: Some(210)
         }
     );
-    assert_eq!(activity[&ids[0]].clean_since_fault, 1);
+    assert_eq!((activity[&ids[0]].clean_since_fault, activity[&ids[0]].longest_clean_run), (1, 1));
     let mut four = [ids[0], ids[1], ids[2], ids[3]];
     four.sort_unstable();
     assert_eq!(splits[&four].iter().sum::<u32>(), 1);

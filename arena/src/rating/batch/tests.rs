@@ -8,22 +8,23 @@ fn uniform(rng: &mut SplitMix64) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// `count` comparisons between random disjoint teams of bots 0..strengths.len(), each won by
-/// A with the model's probability; `draw_band` of the probability mass around even is a draw.
+/// `count` comparisons among eight random distinct bots of 0..strengths.len() (team A, its
+/// opponents, team B, its opponents), each won by A with the model's probability; a band of
+/// `draw_band` of the probability mass around the model's odds is a draw.
 fn synthetic(strengths: &[f64], count: usize, seed: u64, draw_band: f64) -> Vec<Comparison> {
     let mut rng = SplitMix64::new(seed);
     let n = strengths.len() as u64;
     (0..count)
         .map(|k| {
-            let mut four = Vec::new();
-            while four.len() < 4 {
+            let mut eight = Vec::new();
+            while eight.len() < 8 {
                 let b = rng.below(n) as BotId;
-                if !four.contains(&b) {
-                    four.push(b);
+                if !eight.contains(&b) {
+                    eight.push(b);
                 }
             }
-            let s = |b: BotId| strengths[b as usize];
-            let p = sigmoid(s(four[0]) + s(four[1]) - s(four[2]) - s(four[3]));
+            let s = |i: usize| strengths[eight[i] as usize];
+            let p = sigmoid(s(0) + s(1) - s(2) - s(3) - s(4) - s(5) + s(6) + s(7));
             let u = uniform(&mut rng);
             let outcome = if u < p - draw_band / 2.0 {
                 Outcome::AWins
@@ -37,8 +38,10 @@ fn synthetic(strengths: &[f64], count: usize, seed: u64, draw_band: f64) -> Vec<
                 side: 0,
                 table_a: 0,
                 table_b: 1,
-                team_a: crate::team(four[0], four[1]),
-                team_b: crate::team(four[2], four[3]),
+                team_a: crate::team(eight[0], eight[1]),
+                opp_a: crate::team(eight[2], eight[3]),
+                team_b: crate::team(eight[4], eight[5]),
+                opp_b: crate::team(eight[6], eight[7]),
                 outcome,
                 score_diff: 0,
                 a_faulted: false,
@@ -48,8 +51,8 @@ fn synthetic(strengths: &[f64], count: usize, seed: u64, draw_band: f64) -> Vec<
         .collect()
 }
 
-/// Bot 0 is the anchor at 0; three tiers of three bots each around it.
-const TRUE: [f64; 10] = [0.0, -1.0, -1.0, -1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+/// Bot 0 is the anchor at 0; three tiers of four bots each around it.
+const TRUE: [f64; 13] = [0.0, -1.0, -1.0, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0];
 
 fn anchor() -> BTreeMap<BotId, f64> {
     BTreeMap::from([(0, 0.0)])
@@ -59,9 +62,9 @@ fn anchor() -> BTreeMap<BotId, f64> {
 fn the_fit_recovers_the_tiers() {
     let cs = synthetic(&TRUE, 4000, 7, 0.1);
     let board = fit(&cs, &anchor(), &Config::default()).unwrap();
-    assert_eq!(board.len(), 10);
+    assert_eq!(board.len(), 13);
     assert!(board[&0].anchored && board[&0].strength == 0.0);
-    for (weak, strong) in [(1..4, 4..7), (4..7, 7..10)] {
+    for (weak, strong) in [(1..5, 5..9), (5..9, 9..13)] {
         for w in weak.clone() {
             for s in strong.clone() {
                 assert!(board[&w].strength < board[&s].strength, "{w} vs {s}: {board:?}");
@@ -102,26 +105,20 @@ fn the_fit_is_a_pure_function_of_the_comparisons() {
 }
 
 #[test]
-fn draws_between_mirror_teams_leave_them_equal() {
-    let cs = synthetic(&[0.0; 4], 0, 1, 0.0);
+fn draws_leave_everyone_equal() {
+    let cs = synthetic(&[0.0; 8], 0, 1, 0.0);
     assert!(fit(&cs, &anchor(), &Config::default()).unwrap()[&0].anchored);
-    let mut cs = Vec::new();
-    for k in 0..20 {
-        let mut c = synthetic(&[0.0; 4], 1, k, 1.0).remove(0);
-        c.team_a = [1, 2];
-        c.team_b = [3, 4];
-        cs.push(c);
-    }
+    let cs = synthetic(&[0.0; 8], 20, 1, 1.0);
     assert!(cs.iter().all(|c| c.outcome == Outcome::Draw));
     let board = fit(&cs, &BTreeMap::new(), &Config::default()).unwrap();
-    for b in 1..=4 {
+    for b in 0..8 {
         assert!(board[&b].strength.abs() < 1e-9, "{board:?}");
     }
 }
 
 #[test]
 fn without_data_a_bot_sits_at_the_prior() {
-    let mut c = synthetic(&[0.0; 4], 1, 5, 0.0).remove(0);
+    let mut c = synthetic(&[0.0; 8], 1, 5, 0.0).remove(0);
     c.outcome = Outcome::AWins;
     let board = fit(&[c.clone()], &BTreeMap::new(), &Config::default()).unwrap();
     let a = board[&c.team_a[0]];
@@ -134,16 +131,24 @@ fn without_data_a_bot_sits_at_the_prior() {
 
 #[test]
 fn a_lopsided_record_still_converges() {
-    // Team {1,2} always wins: without the prior the likelihood has no maximum.
-    let mut cs = synthetic(&[0.0; 5], 300, 9, 0.0);
-    for c in &mut cs {
+    // Team {1,2} always beats {3,4}, each at its own table against the same opponents:
+    // without the prior the likelihood has no maximum.
+    let mut cs = synthetic(&[0.0; 8], 300, 9, 0.0);
+    for (k, c) in cs.iter_mut().enumerate() {
         c.team_a = [1, 2];
+        c.opp_a = [5, 6];
         c.team_b = [3, 4];
+        c.opp_b = [7, 8];
+        c.deal = k as i64;
         c.outcome = Outcome::AWins;
     }
     let board = fit(&cs, &anchor(), &Config::default()).unwrap();
-    // Only the sum of a team is identified; the prior splits it evenly between partners.
-    assert!(board[&1].strength > 1.0 && board[&3].strength < -1.0, "{board:?}");
+    // Only d is identified; the prior splits it evenly between the eight bots.
+    for (b, sign) in
+        [(1, 1.0), (2, 1.0), (5, -1.0), (6, -1.0), (3, -1.0), (4, -1.0), (7, 1.0), (8, 1.0)]
+    {
+        assert!(sign * board[&b].strength > 0.5, "{b}: {board:?}");
+    }
     assert!((board[&1].strength - board[&2].strength).abs() < 1e-9);
     assert!(board.values().all(|f| f.half_width.is_finite()));
 }
