@@ -21,6 +21,8 @@ CREATE TABLE bots (
     house INTEGER NOT NULL DEFAULT 0 CHECK (house IN (0, 1)),
     tables_at_once INTEGER NOT NULL DEFAULT 1 CHECK (tables_at_once >= 1),
     games_per_day INTEGER NOT NULL DEFAULT 2000 CHECK (games_per_day >= 1),
+    -- When it finished its qualifying games; NULL while it is a newcomer. Once set, never unset.
+    admitted_at BIGINT,
     UNIQUE (name, version)
 );
 
@@ -58,6 +60,8 @@ CREATE TABLE games (
 );
 
 CREATE INDEX games_by_status ON games (status);
+-- Finds the games of a foursome (pairing's split counts) without reading every game.
+CREATE INDEX games_by_seat0 ON games (seat0);
 
 CREATE TABLE comparisons (
     id INTEGER PRIMARY KEY,

@@ -84,11 +84,12 @@ pub struct DealPlan {
     pub tables: Vec<PlannedTable>,
 }
 
-/// Whether a bot has earned its place on the ladder: `needed` finished games in a row without
-/// a fault of its own. A newcomer that faults starts its run again; an admitted bot stays
-/// admitted, its later faults being losses (and, too many, a pause: [`fault_pause`]).
-pub fn admitted(longest_clean_run: u32, needed: u32) -> bool {
-    longest_clean_run >= needed
+/// Whether a newcomer has earned its place on the ladder: `needed` finished games in a row
+/// without a fault of its own, so a newcomer that faults starts its run again. Admission is
+/// kept (`bots.admitted_at`): an admitted bot's later faults are losses (and, too many, a
+/// pause: [`fault_pause`]), not a return to qualifying.
+pub fn admitted(clean_since_fault: u32, needed: u32) -> bool {
+    clean_since_fault >= needed
 }
 
 /// The reason to pause a bot whose faults are too frequent, or `None`: once it has finished
@@ -128,8 +129,15 @@ pub fn split_of(seats: [BotId; 4]) -> u8 {
 }
 
 /// Plans one deal from the entrants ready now, or `None` when `params.tables` disjoint tables
-/// cannot be formed under the rules.
+/// cannot be formed under the rules: [`foursomes`] then [`seat`].
 pub fn plan_deal(pool: &[Entrant], params: &Params, splits: &SplitCounts) -> Option<DealPlan> {
+    foursomes(pool, params).map(|fours| seat(&fours, splits))
+}
+
+/// Who plays the deal: `params.tables` disjoint foursomes (ids ascending), table by table, or
+/// `None` when they cannot all be formed under the rules. The choice does not depend on the
+/// split counts, so a caller can fetch the counts of just these foursomes before [`seat`].
+pub fn foursomes(pool: &[Entrant], params: &Params) -> Option<Vec<[BotId; 4]>> {
     if params.tables < 2 {
         return None;
     }
@@ -141,7 +149,7 @@ pub fn plan_deal(pool: &[Entrant], params: &Params, splits: &SplitCounts) -> Opt
     let rank: BTreeMap<BotId, usize> = ready.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
     let mut used = BTreeSet::new();
     let mut tables = Vec::with_capacity(params.tables);
-    for t in 0..params.tables {
+    for _ in 0..params.tables {
         let four = ready
             .iter()
             .filter(|e| !used.contains(&e.id))
@@ -149,17 +157,32 @@ pub fn plan_deal(pool: &[Entrant], params: &Params, splits: &SplitCounts) -> Opt
         used.extend(four.iter().map(|e| e.id));
         let mut ids = four.map(|e| e.id);
         ids.sort_unstable();
-        let counts = splits.get(&ids).copied().unwrap_or_default();
-        let split = (0..3).min_by_key(|&k| (counts[k], k)).unwrap_or(0);
-        let partner = ids[split + 1];
-        let others: Vec<BotId> = ids[1..].iter().copied().filter(|&b| b != partner).collect();
-        tables.push(PlannedTable {
-            seats: [ids[0], others[0], partner, others[1]],
-            split: split as u8,
-            orientation: (t % 4) as u8,
-        });
+        tables.push(ids);
     }
-    Some(DealPlan { tables })
+    Some(tables)
+}
+
+/// Seats each foursome in the split it played least (the lowest split on a tie), the smallest
+/// id in seat 0 with its partner in seat 2, and rotates the orientation by one per table.
+pub fn seat(foursomes: &[[BotId; 4]], splits: &SplitCounts) -> DealPlan {
+    let tables = foursomes
+        .iter()
+        .enumerate()
+        .map(|(t, four)| {
+            let mut ids = *four;
+            ids.sort_unstable();
+            let counts = splits.get(&ids).copied().unwrap_or_default();
+            let split = (0..3).min_by_key(|&k| (counts[k], k)).unwrap_or(0);
+            let partner = ids[split + 1];
+            let others: Vec<BotId> = ids[1..].iter().copied().filter(|&b| b != partner).collect();
+            PlannedTable {
+                seats: [ids[0], others[0], partner, others[1]],
+                split: split as u8,
+                orientation: (t % 4) as u8,
+            }
+        })
+        .collect();
+    DealPlan { tables }
 }
 
 /// Seeding order: the bot that has waited longest first (never played before all), then the

@@ -6,7 +6,7 @@
 //! stored ones.
 
 use aluette_arena::BotId;
-use aluette_arena::pairing::{Params, plan_deal};
+use aluette_arena::pairing::Params;
 use aluette_arena::rating::{batch, boards};
 use aluette_arena::store::{BoardKind, GameEnd, NewBot, NewGame, Store};
 use rules::SplitMix64;
@@ -76,8 +76,11 @@ async fn a_simulated_ladder_separates_three_tiers() {
     let mut now = 1_000;
     for round in 0..1000 {
         now += 10;
-        let (pool, splits) = store.pool(&offered, 0, QUALIFYING).await.unwrap();
-        let plan = plan_deal(&pool, &Params::default(), &splits).expect("twenty bots seat a deal");
+        let plan = store
+            .plan_deal(&offered, 0, QUALIFYING, &Params::default(), now)
+            .await
+            .unwrap()
+            .expect("twenty bots seat a deal");
         let seed = rng.next_u64();
         let deal = store.new_deal(seed, now).await.unwrap();
         // The luck of the cards: how much side 0's hands favour their holders, the same at

@@ -151,7 +151,10 @@ mod tests {
             outcome: Outcome::BWins,
             ..c.clone()
         };
-        assert_eq!(Board::replay(&[c.clone(), mirror.clone()]), Board::replay(&[c.clone()]));
+        assert_eq!(
+            Board::replay(&[c.clone(), mirror.clone()]),
+            Board::replay(std::slice::from_ref(&c))
+        );
         // A fault can make the other side say something else: then both count.
         let other = Comparison { outcome: Outcome::AWins, a_faulted: true, ..mirror };
         assert_ne!(Board::replay(&[c.clone(), other]), Board::replay(&[c]));

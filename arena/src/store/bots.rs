@@ -28,6 +28,8 @@ pub struct Bot {
     pub tables_at_once: u32,
     /// Games it may start in a day.
     pub games_per_day: u32,
+    /// When it finished its qualifying games (`None`: still a newcomer).
+    pub admitted_at: Option<i64>,
 }
 
 /// What `add_bot` needs.
@@ -59,6 +61,7 @@ struct BotRow {
     house: i64,
     tables_at_once: i64,
     games_per_day: i64,
+    admitted_at: Option<i64>,
     token_hash: Vec<u8>,
 }
 
@@ -75,6 +78,7 @@ impl BotRow {
             house: self.house != 0,
             tables_at_once: u32::try_from(self.tables_at_once).unwrap_or(1),
             games_per_day: u32::try_from(self.games_per_day).unwrap_or(1),
+            admitted_at: self.admitted_at,
         }
     }
 }
@@ -85,7 +89,7 @@ macro_rules! select_bot {
     ($tail:literal) => {
         concat!(
             "SELECT b.id, b.author_id, a.name AS author, b.name, b.version, b.created_at, ",
-            "b.paused_reason, b.house, b.tables_at_once, b.games_per_day, b.token_hash ",
+            "b.paused_reason, b.house, b.tables_at_once, b.games_per_day, b.admitted_at, b.token_hash ",
             "FROM bots b JOIN authors a ON a.id = b.author_id",
             $tail
         )
@@ -185,6 +189,17 @@ impl Store {
         let sql = select_bot!(" ORDER BY b.id");
         let rows = sqlx::query_as::<_, BotRow>(sql).fetch_all(&self.pool).await?;
         Ok(rows.into_iter().map(BotRow::into_bot).collect())
+    }
+
+    /// Admits a newcomer to the ladder (it finished its qualifying games); an admitted bot
+    /// keeps its first admission time.
+    pub async fn admit(&self, bot: BotId, now: i64) -> Result<()> {
+        sqlx::query("UPDATE bots SET admitted_at = $1 WHERE id = $2 AND admitted_at IS NULL")
+            .bind(now)
+            .bind(bot)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     /// Pauses a bot with the reason it is told (`Some`), or lets it play again (`None`).

@@ -125,8 +125,6 @@ pub struct Activity {
     pub games_faulted: u32,
     /// Finished games since its last fault (all of them if it never faulted).
     pub clean_since_fault: u32,
-    /// The longest run of finished games in a row without a fault: admission's measure.
-    pub longest_clean_run: u32,
     /// Games running now.
     pub running: u32,
     /// Games started at or after the `since` given.
@@ -463,46 +461,84 @@ impl Store {
     }
 
     /// Each bot's activity, counting starts at or after `since` (the start of the day, for the
-    /// games-a-day quota), and how often each foursome played each split, for pairing.
+    /// games-a-day quota). Void games count for nothing.
     ///
-    /// This reads every running and finished game and sums in Rust: simple and portable, and
-    /// fast enough for a single machine's ladder; a busier one would keep counters.
-    pub async fn activity(&self, since: i64) -> Result<(BTreeMap<BotId, Activity>, SplitCounts)> {
-        let rows = sqlx::query_as::<_, Row>(select_game!(
-            " WHERE status IN ('running', 'done') ORDER BY id"
-        ))
+    /// One aggregate over every running and finished game, seat by seat: portable SQL, and
+    /// fast enough for one machine's ladder (a busier one would keep counters per bot).
+    pub async fn activity(&self, since: i64) -> Result<BTreeMap<BotId, Activity>> {
+        type Raw = (i64, i64, i64, i64, i64, Option<i64>, i64);
+        let rows: Vec<Raw> = sqlx::query_as(
+            "WITH seats AS ( \
+                 SELECT id, seat0 AS bot, status, started_at, fault_seats & 1 AS faulted \
+                     FROM games WHERE status IN ('running', 'done') \
+                 UNION ALL SELECT id, seat1, status, started_at, (fault_seats & 2) / 2 \
+                     FROM games WHERE status IN ('running', 'done') \
+                 UNION ALL SELECT id, seat2, status, started_at, (fault_seats & 4) / 4 \
+                     FROM games WHERE status IN ('running', 'done') \
+                 UNION ALL SELECT id, seat3, status, started_at, (fault_seats & 8) / 8 \
+                     FROM games WHERE status IN ('running', 'done')), \
+             last_fault AS ( \
+                 SELECT bot, MAX(CASE WHEN status = 'done' AND faulted = 1 THEN id ELSE 0 END) AS id \
+                 FROM seats GROUP BY bot) \
+             SELECT s.bot, \
+                 SUM(CASE WHEN s.status = 'done' THEN 1 ELSE 0 END), \
+                 SUM(CASE WHEN s.status = 'done' AND s.faulted = 1 THEN 1 ELSE 0 END), \
+                 SUM(CASE WHEN s.status = 'running' THEN 1 ELSE 0 END), \
+                 SUM(CASE WHEN s.started_at >= $1 THEN 1 ELSE 0 END), \
+                 MAX(s.started_at), \
+                 SUM(CASE WHEN s.status = 'done' AND s.id > l.id THEN 1 ELSE 0 END) \
+             FROM seats s JOIN last_fault l ON l.bot = s.bot \
+             GROUP BY s.bot ORDER BY s.bot",
+        )
+        .bind(since)
         .fetch_all(&self.pool)
         .await?;
-        let mut activity: BTreeMap<BotId, Activity> = BTreeMap::new();
+        let count = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+        Ok(rows
+            .into_iter()
+            .map(|(bot, done, faulted, running, since, last, clean)| {
+                let a = Activity {
+                    games_done: count(done),
+                    games_faulted: count(faulted),
+                    clean_since_fault: count(clean),
+                    running: count(running),
+                    started_since: count(since),
+                    last_played: last,
+                };
+                (bot, a)
+            })
+            .collect())
+    }
+
+    /// How often each of these foursomes (ids ascending) played each of its splits, counting
+    /// finished games.
+    pub async fn split_counts(&self, foursomes: &[[BotId; 4]]) -> Result<SplitCounts> {
         let mut splits = SplitCounts::new();
-        for row in rows {
-            let g = row.into_game()?;
-            for (seat, bot) in g.seats.iter().enumerate() {
-                let a = activity.entry(*bot).or_default();
-                if g.started_at.is_some_and(|t| t >= since) {
-                    a.started_since += 1;
+        for four in foursomes {
+            let mut ids = *four;
+            ids.sort_unstable();
+            let seatings: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
+                "SELECT seat0, seat1, seat2, seat3 FROM games WHERE status = 'done' \
+                 AND seat0 IN ($1, $2, $3, $4) AND seat1 IN ($1, $2, $3, $4) \
+                 AND seat2 IN ($1, $2, $3, $4) AND seat3 IN ($1, $2, $3, $4)",
+            )
+            .bind(ids[0])
+            .bind(ids[1])
+            .bind(ids[2])
+            .bind(ids[3])
+            .fetch_all(&self.pool)
+            .await?;
+            let counts = splits.entry(ids).or_default();
+            for (a, b, c, d) in seatings {
+                // Four seats drawn from four ids are the foursome itself only if all differ.
+                let seats = [a, b, c, d];
+                let mut sorted = seats;
+                sorted.sort_unstable();
+                if sorted == ids {
+                    counts[usize::from(split_of(seats))] += 1;
                 }
-                a.last_played = a.last_played.max(g.started_at);
-                match g.status {
-                    GameStatus::Running => a.running += 1,
-                    _ => {
-                        a.games_done += 1;
-                        if g.fault_seats & (1 << seat) != 0 {
-                            a.games_faulted += 1;
-                            a.clean_since_fault = 0;
-                        } else {
-                            a.clean_since_fault += 1;
-                            a.longest_clean_run = a.longest_clean_run.max(a.clean_since_fault);
-                        }
-                    }
-                }
-            }
-            if g.status == GameStatus::Done {
-                let mut ids = g.seats;
-                ids.sort_unstable();
-                splits.entry(ids).or_default()[usize::from(split_of(g.seats))] += 1;
             }
         }
-        Ok((activity, splits))
+        Ok(splits)
     }
 }

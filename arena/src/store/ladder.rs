@@ -1,12 +1,12 @@
 //! The ladder's steps that join the database to the pure parts: scoring a deal whose tables
-//! have all ended, refreshing both boards from the stored comparisons, and building the pool of
-//! entrants pairing chooses from. The server calls these; each is one read, a pure function,
+//! have all ended, refreshing both boards from the stored comparisons, and planning the next
+//! deal from the bots connected now. The server calls these; each is one read, a pure function,
 //! and (for the first two) one write.
 
 use super::{BoardKind, GameRow, Result, Store, StoreError};
 use crate::BotId;
 use crate::duplicate::{DealScoring, score_deal};
-use crate::pairing::{Entrant, SplitCounts, admitted};
+use crate::pairing::{DealPlan, Entrant, Params, admitted, foursomes, seat};
 use crate::rating::{batch, boards};
 use std::collections::BTreeMap;
 
@@ -44,20 +44,21 @@ impl Store {
         Ok((live_id, official_id))
     }
 
-    /// The entrants pairing may seat now, with the split counts it needs. `offered` is what
-    /// the server knows and the database does not: the bots connected now (house bots
-    /// included), each with the tables it offered to take at once. A bot is left out when it
-    /// is paused or unknown; its free slots are the smaller of its offer and its quota, less
-    /// the tables it sits at. `day_start` starts the games-a-day count; a bot is admitted once it
-    /// has finished `qualifying_games` games in a row without a fault, and stays admitted. Ratings are the newest live
-    /// snapshot's (a bot not in it has the newcomer's).
+    /// The entrants pairing may seat now. `offered` is what the server knows and the database
+    /// does not: the bots connected now (house bots included), each with the tables it offered
+    /// to take at once. A bot is left out when it is paused or unknown; its free slots are the
+    /// smaller of its offer and its quota, less the tables it sits at. `day_start` starts the
+    /// games-a-day count. A newcomer with `qualifying_games` finished games in a row without a
+    /// fault is admitted now, for good. Ratings are the newest live snapshot's (a bot not in
+    /// it has the newcomer's).
     pub async fn pool(
         &self,
         offered: &BTreeMap<BotId, u32>,
         day_start: i64,
         qualifying_games: u32,
-    ) -> Result<(Vec<Entrant>, SplitCounts)> {
-        let (activity, splits) = self.activity(day_start).await?;
+        now: i64,
+    ) -> Result<Vec<Entrant>> {
+        let activity = self.activity(day_start).await?;
         let live: BTreeMap<BotId, (f64, f64)> = self
             .latest_snapshot(BoardKind::Live)
             .await?
@@ -71,12 +72,17 @@ impl Store {
                 continue;
             }
             let a = activity.get(&bot.id).cloned().unwrap_or_default();
+            let mut is_admitted = bot.house || bot.admitted_at.is_some();
+            if !is_admitted && admitted(a.clean_since_fault, qualifying_games) {
+                self.admit(bot.id, now).await?;
+                is_admitted = true;
+            }
             let (mu, sigma) = live.get(&bot.id).copied().unwrap_or((fresh.mu, fresh.sigma));
             pool.push(Entrant {
                 id: bot.id,
                 author: bot.author_id,
                 house: bot.house,
-                admitted: bot.house || admitted(a.longest_clean_run, qualifying_games),
+                admitted: is_admitted,
                 free_slots: offer.min(bot.tables_at_once).saturating_sub(a.running),
                 mu,
                 sigma,
@@ -85,6 +91,22 @@ impl Store {
                 games_per_day: bot.games_per_day,
             });
         }
-        Ok((pool, splits))
+        Ok(pool)
+    }
+
+    /// The next deal's plan from the bots connected now (see [`Store::pool`]), with the split
+    /// counts of the foursomes chosen; `None` when no deal can be formed now.
+    pub async fn plan_deal(
+        &self,
+        offered: &BTreeMap<BotId, u32>,
+        day_start: i64,
+        qualifying_games: u32,
+        params: &Params,
+        now: i64,
+    ) -> Result<Option<DealPlan>> {
+        let pool = self.pool(offered, day_start, qualifying_games, now).await?;
+        let Some(fours) = foursomes(&pool, params) else { return Ok(None) };
+        let splits = self.split_counts(&fours).await?;
+        Ok(Some(seat(&fours, &splits)))
     }
 }

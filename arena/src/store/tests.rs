@@ -6,7 +6,7 @@ use super::*;
 use crate::duplicate::score_deal;
 use crate::rating::{batch, boards};
 use crate::{BotId, team};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -193,23 +193,24 @@ async fn a_deal_is_scored_once_and_its_seed_published_then() {
     // Scoring again is refused, and nothing is added.
     assert!(matches!(score(&store, deal).await, Err(StoreError::Conflict(_))));
     assert_eq!(store.comparisons().await.unwrap().len(), 2);
-    let (activity, splits) = store.activity(215).await.unwrap();
+    let activity = store.activity(215).await.unwrap();
     assert_eq!(
         activity[&ids[1]],
         Activity {
             games_done: 1,
             games_faulted: 1,
             clean_since_fault: 0,
-            longest_clean_run: 0,
             running: 0,
             started_since: 0,
             last_played: Some(210)
         }
     );
-    assert_eq!((activity[&ids[0]].clean_since_fault, activity[&ids[0]].longest_clean_run), (1, 1));
-    let mut four = [ids[0], ids[1], ids[2], ids[3]];
-    four.sort_unstable();
-    assert_eq!(splits[&four].iter().sum::<u32>(), 1);
+    assert_eq!(activity[&ids[0]].clean_since_fault, 1);
+    let four = [ids[0], ids[1], ids[2], ids[3]];
+    let other = [ids[0], ids[1], ids[2], ids[4]];
+    let splits = store.split_counts(&[four, other]).await.unwrap();
+    // Seated 0 1 2 3: the smallest id's partner is the third smallest.
+    assert_eq!((splits[&four], splits[&other]), ([0, 1, 0], [0, 0, 0]));
 }
 
 #[tokio::test]
@@ -333,4 +334,78 @@ async fn two_racing_scorers_count_a_deal_once() {
     assert_eq!(stored.len(), 40);
     let deals: BTreeSet<i64> = stored.iter().map(|(_, c)| c.deal).collect();
     assert_eq!(deals.len(), 20);
+}
+
+#[tokio::test]
+async fn activity_counts_faults_quotas_and_admits_newcomers_for_good() {
+    let db = TempDb::new();
+    let store = Store::open(&db.0).await.unwrap();
+    let ids = eight_bots(&store).await;
+    let offered: BTreeMap<BotId, u32> = ids.iter().map(|&b| (b, 1)).collect();
+    let pool = store.pool(&offered, 0, 2, 300).await.unwrap();
+    assert_eq!(pool.len(), 8);
+    assert!(pool.iter().all(|e| e.admitted == e.house && e.last_played.is_none()));
+    // Two clean deals each: everyone qualifies with two games, and is admitted when the
+    // server next plans a deal.
+    for k in 0..2 {
+        play_deal(&store, &ids, 50 + k, [1, 0], [0, 1]).await;
+    }
+    assert_eq!(store.bot(ids[3]).await.unwrap().unwrap().admitted_at, None);
+    let pool = store.pool(&offered, 0, 2, 290).await.unwrap();
+    assert!(pool.iter().all(|e| e.admitted));
+    // A third deal in which bot 1 (seat 1, table 0) faults, and which is still running at
+    // table 1.
+    let deal = store.new_deal(60, 300).await.unwrap();
+    let g0 = store
+        .add_game(&NewGame {
+            deal,
+            table_no: 0,
+            seats: [ids[0], ids[1], ids[2], ids[3]],
+            orientation: 0,
+        })
+        .await
+        .unwrap();
+    let g1 = store
+        .add_game(&NewGame {
+            deal,
+            table_no: 1,
+            seats: [ids[4], ids[5], ids[6], ids[7]],
+            orientation: 1,
+        })
+        .await
+        .unwrap();
+    store.start_game(g0, None, 310).await.unwrap();
+    store.start_game(g1, None, 310).await.unwrap();
+    store
+        .end_game(
+            g0,
+            &GameEnd { points02: 1, points13: 0, fault_seats: 0b0010, record_path: None },
+            320,
+        )
+        .await
+        .unwrap();
+    let activity = store.activity(300).await.unwrap();
+    let a1 = &activity[&ids[1]];
+    assert_eq!(
+        (a1.games_done, a1.games_faulted, a1.clean_since_fault, a1.started_since),
+        (3, 1, 0, 1)
+    );
+    let a5 = &activity[&ids[5]];
+    assert_eq!(
+        (a5.games_done, a5.running, a5.clean_since_fault, a5.last_played),
+        (2, 1, 2, Some(310))
+    );
+    let pool = store.pool(&offered, 300, 2, 330).await.unwrap();
+    let e = |b: BotId| pool.iter().find(|e| e.id == b).unwrap().clone();
+    // Bot 1's fault came after its admission: it stays admitted. Bot 5 sits at a running table.
+    assert!(e(ids[1]).admitted && e(ids[5]).admitted);
+    assert_eq!((e(ids[5]).free_slots, e(ids[1]).free_slots), (0, 1));
+    assert_eq!(store.bot(ids[3]).await.unwrap().unwrap().admitted_at, Some(290));
+    // A paused bot and a bot not connected are not in the pool.
+    store.set_paused(ids[2], Some("r")).await.unwrap();
+    let mut fewer = offered.clone();
+    fewer.remove(&ids[3]);
+    let pool = store.pool(&fewer, 300, 2, 340).await.unwrap();
+    assert!(pool.iter().all(|e| e.id != ids[2] && e.id != ids[3]));
+    assert_eq!(pool.len(), 6);
 }
