@@ -86,12 +86,11 @@ mod text;
 mod tournament;
 mod web;
 
-
-pub use api::{Config, Connection, Game, Outcome, Player, Seat, Status, Stop, Table};
-/// The rules engine the referee judges by, at the version it uses.
-pub use rules;
+pub use api::{Config, Connection, Door, Game, Outcome, Player, Seat, Status, Stop, Table};
 /// The wire protocol's types, at the version the referee speaks.
 pub use protocol;
+/// The rules engine the referee judges by, at the version it uses.
+pub use rules;
 
 use clap::Parser as _;
 use std::process::ExitCode;

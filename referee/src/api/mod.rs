@@ -3,10 +3,12 @@
 //! tables and the arena are callers of this one room; what a seat is (a program, a connection,
 //! an in-process player) is settled in `seat.rs`, and a game's own loop stays in `game_runner`.
 
+mod door;
 mod seat;
 
 pub use crate::bot::player::Player;
 pub use crate::game_runner::{DealLine, GameSummary, Status};
+pub use door::Door;
 pub use seat::{Connection, Seat};
 
 use crate::bot::seat::{Place, revive};
@@ -366,7 +368,9 @@ impl Table {
         self.bots
             .iter()
             .enumerate()
-            .filter_map(|(p, b)| b.dead().map(|f| (p, format!("{}: {}", f.kind.as_str(), f.detail))))
+            .filter_map(|(p, b)| {
+                b.dead().map(|f| (p, format!("{}: {}", f.kind.as_str(), f.detail)))
+            })
             .collect()
     }
 

@@ -136,7 +136,7 @@ impl Connection {
         Connection { bot: greet(r, w, fd, &config.connect).await }
     }
 
-    pub(super) fn of(bot: Bot) -> Connection {
+    pub(crate) fn of(bot: Bot) -> Connection {
         Connection { bot }
     }
 
@@ -158,6 +158,13 @@ impl Connection {
     /// Why it cannot play (a refused handshake, a closed connection), if it cannot.
     pub fn refused(&self) -> Option<String> {
         self.bot.dead().map(|f| format!("{}: {}", f.kind.as_str(), f.detail))
+    }
+
+    /// False once the bot cannot play: its connection ended, or its handshake failed. A closed
+    /// connection is noticed here even between games, when no question is open.
+    pub async fn is_alive(&mut self) -> bool {
+        self.bot.drop_if_closed().await;
+        self.bot.is_alive()
     }
 
     /// Says `bye` with `reason` and closes the connection.

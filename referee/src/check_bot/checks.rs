@@ -3,9 +3,9 @@
 use super::answers::{fault_list, shorten, wrong_kind};
 use super::scripted::{Situations, act, dealt, scripted_deck};
 use super::{BYE_GRACE, CHANT_TRIES, Checker, Got, Outcome, SEAT, SEED_TAG, with_extra};
+use crate::api::{Game, play_seated};
 use crate::bot::process;
 use crate::bot::{Bot, Identity};
-use crate::api::{Game, play_seated};
 use crate::game_runner::{GameConfig, GameSetup, game_seed};
 use crate::policy::{self, OnFault, Policy};
 use crate::shutdown;

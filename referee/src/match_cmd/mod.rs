@@ -2,11 +2,11 @@
 
 mod json;
 
+use crate::api::{Config, Game, Outcome, Table};
 use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::tcp::NetConfig;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig, preflight};
-use crate::api::{Config, Game, Outcome, Table};
 use crate::game_runner::{GameConfig, GameSummary, Status};
 use crate::record_io;
 use crate::shutdown::{self, Stage};
@@ -129,8 +129,8 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
         if shutdown.stage() >= Stage::Draining {
             break;
         }
-        let mut game = Game::of_match(table.config(), seed, game_no)
-            .tap(web.as_ref().and_then(Web::tap));
+        let mut game =
+            Game::of_match(table.config(), seed, game_no).tap(web.as_ref().and_then(Web::tap));
         if let Some(d) = &dir {
             game = game.record_to(d.join(record_io::game_file_name(game_no)));
         }

@@ -8,10 +8,10 @@
 //! bot that died is started again before its next game; groups not used for a while are
 //! closed when the table needs room for others.
 
+use crate::api::{Game, play_seated};
 use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig};
-use crate::api::{Game, play_seated};
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, first_dealer_draw};
 use crate::pin;
 use crate::record_io;

@@ -97,3 +97,65 @@ fn a_table_of_a_program_a_tcp_connection_a_builtin_and_an_in_process_player_play
     // The program seat's stderr went where the configuration said.
     assert!(tmp.join("player0.stderr.log").exists());
 }
+
+/// The door the arena opens: bots join with tokens the caller maps to seats; a token it does not
+/// know is refused, and a second connection naming a seat that has its bot is refused too.
+#[test]
+fn a_door_seats_the_bots_whose_token_the_caller_admits_and_refuses_the_others() {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let config = Config::default().handshake_ms(3_000);
+        let admit = |token: &str| match token {
+            "alpha-token" => Some("A".to_string()),
+            "beta-token" => Some("B".to_string()),
+            _ => None,
+        };
+        let door = aluette_referee::Door::bind("127.0.0.1:0", &config, 8, 4, admit).await.unwrap();
+        let addr = door.addr().to_string();
+        let bot = |token: &str, name: &str| {
+            Command::new(rust_bot_path())
+                .args(["--connect", &addr, "--token", token, "--name", name])
+                .stdin(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let alpha = bot("alpha-token", "alpha");
+        let beta = bot("beta-token", "beta");
+        let deadline = Instant::now() + std::time::Duration::from_secs(20);
+        while door.waiting() != ["A", "B"] {
+            assert!(Instant::now() < deadline, "waiting: {:?}", door.waiting());
+            door.changed(std::time::Duration::from_millis(200)).await;
+        }
+        // Both refused bots are told why and leave: their exit is the proof.
+        let stranger = bot("gamma-token", "stranger");
+        let twin = bot("alpha-token", "twin");
+        for (refused, why) in [(stranger, "unknown seat token"), (twin, "already in use")] {
+            let out = tokio::task::spawn_blocking(move || refused.wait_with_output().unwrap())
+                .await
+                .unwrap();
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert!(said.contains(why), "{said}");
+        }
+        assert_eq!(door.waiting(), ["A", "B"]);
+        let a = door.take("A").await.expect("alpha waits");
+        let b = door.take("B").await.expect("beta waits");
+        assert!(door.take("A").await.is_none(), "a seat's bot is taken once");
+        let seats = [
+            Seat::from(a),
+            Seat::builtin("random").unwrap(),
+            Seat::from(b),
+            Seat::builtin("random").unwrap(),
+        ];
+        let mut table = Table::open(&config, seats).await;
+        let outcome = table.play(Game::new(3)).await.unwrap();
+        assert_eq!(outcome.summary.status, Status::Complete);
+        assert!(outcome.summary.faults.is_empty(), "{:?}", outcome.summary.faults);
+        assert_eq!([&outcome.summary.names[0][..], &outcome.summary.names[2]], ["alpha", "beta"]);
+        table.close("match over").await;
+        door.close("arena closed").await;
+        for mut child in [alpha, beta] {
+            assert!(child.wait().unwrap().success());
+        }
+    });
+}
