@@ -344,13 +344,12 @@ impl Table {
             c.start(&config.connect, dir, stems[2]),
             d.start(&config.connect, dir, stems[3]),
         );
-        Table::of_bots(config.clone(), vec![a, b, c, d], Stop::new().handle)
+        Table::of_bots(config.clone(), [a, b, c, d], Stop::new().handle)
     }
 
     /// A table of bots the caller has seated itself (`referee match`'s lobby and pages).
-    pub(crate) fn of_bots(config: Config, bots: Vec<Bot>, stop: Shutdown) -> Table {
-        debug_assert_eq!(bots.len(), 4);
-        Table { bots, config, stop, played: 0 }
+    pub(crate) fn of_bots(config: Config, bots: [Bot; 4], stop: Shutdown) -> Table {
+        Table { bots: bots.into(), config, stop, played: 0 }
     }
 
     /// From now on, `stop` ends this table's games (see [`Stop`]).

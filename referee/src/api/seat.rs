@@ -18,7 +18,7 @@ enum Kind {
     Spec(BotSpec),
     Player(String, Box<dyn Player>),
     /// A byte stream to greet: a TCP connection or whatever the caller adapts.
-    Stream(conn::Reader, conn::Writer, Option<std::os::fd::RawFd>),
+    Stream(conn::Reader, conn::Writer, Option<conn::Socket>),
     /// A bot already started and greeted.
     Ready(Bot),
 }
@@ -68,10 +68,8 @@ impl Seat {
 
     /// A TCP connection the caller accepted: greeted when the table opens.
     pub fn tcp(stream: TcpStream) -> Seat {
-        use std::os::fd::AsRawFd as _;
-        let fd = stream.as_raw_fd();
-        let (r, w) = stream.into_split();
-        Seat(Kind::Stream(Box::new(r), Box::new(w), Some(fd)))
+        let (r, w, socket) = crate::bot::tcp::split(stream);
+        Seat(Kind::Stream(r, w, Some(socket)))
     }
 
     /// Any byte stream that carries the protocol's lines (a WebSocket adapted to bytes, a
@@ -110,13 +108,13 @@ impl From<Connection> for Seat {
 async fn greet(
     r: conn::Reader,
     w: conn::Writer,
-    fd: Option<std::os::fd::RawFd>,
+    socket: Option<conn::Socket>,
     cfg: &ConnectConfig,
 ) -> Bot {
     let spec = BotSpec::Accepted;
     let mut bot = Bot::attach(spec, r, w, cfg).await;
-    if let Some(fd) = fd {
-        bot.watch_socket(fd);
+    if let Some(socket) = socket {
+        bot.watch_socket(socket);
     }
     bot
 }

@@ -381,9 +381,9 @@ impl Bot {
     }
 
     /// Lets [`Bot::drop_if_closed`] look at the TCP socket under the connection.
-    pub(crate) fn watch_socket(&mut self, fd: std::os::fd::RawFd) {
+    pub(crate) fn watch_socket(&mut self, socket: conn::Socket) {
         if let Some(conn) = self.conn.as_mut() {
-            conn.watch_socket(fd);
+            conn.watch_socket(socket);
         }
     }
 

@@ -115,7 +115,9 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     let mut config = Config::from_parts(cfg.clone(), connect.clone());
     config.stderr_dir = dir.clone();
     config.connect_wait = args.net.connect_wait;
-    let mut table = Table::of_bots(config, bots, shutdown.clone());
+    // A stop while the seats waited left no bots: no game is played, and it is said below.
+    let mut table =
+        <[Bot; 4]>::try_from(bots).ok().map(|bots| Table::of_bots(config, bots, shutdown.clone()));
     // Only the counts are kept; each game's result is written as it ends, so a match of
     // millions of games runs in constant memory.
     let mut tally = Tally::default();
@@ -126,9 +128,9 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     });
     let mut error = None;
     for game_no in 1..=args.games {
-        if shutdown.stage() >= Stage::Draining {
+        let Some(table) = table.as_mut().filter(|_| shutdown.stage() < Stage::Draining) else {
             break;
-        }
+        };
         let mut game =
             Game::of_match(table.config(), seed, game_no).tap(web.as_ref().and_then(Web::tap));
         if let Some(d) = &dir {
@@ -154,8 +156,10 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
             break;
         }
     }
-    let names = table.names();
-    table.close("match over").await;
+    let names = table.as_ref().map(Table::names).unwrap_or_default();
+    if let Some(table) = table {
+        table.close("match over").await;
+    }
     if let Some(lobby) = &lobby {
         lobby.close("match over").await;
     }

@@ -367,7 +367,8 @@ async fn serve(
         shared.refused(Refusal::Busy, from);
         return;
     };
-    let (r, w, fd) = split(stream);
+    let (r, w, socket) = split(stream);
+    let fd = socket.raw;
     // A lobby seat's handshake, which offers `resume`; the match gives the bot its seat's spec.
     let attach = Bot::attach(BotSpec::TcpSeat { token: String::new() }, r, w, &cfg);
     tokio::pin!(attach);
@@ -380,7 +381,7 @@ async fn serve(
             return;
         }
     };
-    bot.watch_socket(fd);
+    bot.watch_socket(socket);
     if !bot.is_alive() {
         tracing::debug!("{peer}: handshake failed: {:?}", bot.dead);
         shared.refused(Refusal::Handshake, from);
