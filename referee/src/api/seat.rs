@@ -20,7 +20,7 @@ enum Kind {
     /// A byte stream to greet: a TCP connection or whatever the caller adapts.
     Stream(conn::Reader, conn::Writer, Option<conn::Socket>),
     /// A bot already started and greeted.
-    Ready(Bot),
+    Ready(Box<Bot>),
 }
 
 impl std::fmt::Debug for Seat {
@@ -92,14 +92,14 @@ impl Seat {
             Kind::Spec(spec) => Bot::connect(spec, cfg, logs, stem, None).await,
             Kind::Player(name, player) => Bot::in_process(name, player, cfg).await,
             Kind::Stream(r, w, fd) => greet(r, w, fd, cfg).await,
-            Kind::Ready(bot) => bot,
+            Kind::Ready(bot) => *bot,
         }
     }
 }
 
 impl From<Connection> for Seat {
     fn from(c: Connection) -> Seat {
-        Seat(Kind::Ready(c.bot))
+        Seat(Kind::Ready(Box::new(c.bot)))
     }
 }
 
