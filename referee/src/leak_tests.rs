@@ -279,7 +279,7 @@ async fn play_game(
         bots.push(Bot::attach(BotSpec::Command(vec!["recorder".into()]), r, w, &cc).await);
     }
     // Under a seating draw, the draw's cards go into the record, as a match does it.
-    let (_, _, draw) = crate::match_cmd::seating(&cfg, seed, 1);
+    let (_, _, draw) = crate::api::seating(cfg.seating, seed, 1);
     let setup =
         GameSetup { game_no: 1, match_seed: seed, seed: game_seed(seed, 1), first_dealer, draw };
     let record = RecordFile::new();

@@ -2,13 +2,12 @@
 //! lineup that works on a fresh checkout with nothing installed, honest opponents for tests, and
 //! the search bot (crate `aluette-search`) as the yardstick to measure bots against.
 
-use protocol::codec::{LineFramer, decode_line, encode_line};
 use protocol::msg::{FromBot, TableCard, ToBot};
 use protocol::{CardCode, PROTOCOL_VERSION};
 use rules::SplitMix64;
 use rules::{Announcement, Card, CardSet, DiscardRule, Rules, SignalDelivery, SignalTruth};
 use std::time::Instant;
-use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
+use tokio::io::DuplexStream;
 
 /// The built-in strategies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,58 +222,34 @@ fn mordienne_hand(hand: CardSet) -> bool {
 
 /// Runs a built-in bot on its end of an in-memory pipe until the referee closes it.
 pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
-    let (mut reader, mut writer) = tokio::io::split(stream);
+    super::player::serve(state(kind), stream, max_line).await;
+}
+
+/// A built-in bot before its first message.
+fn state(kind: Builtin) -> State {
     // No signals before a `game` message says which rules hold.
     let rules = Rules { signals: SignalDelivery::Off, ..Rules::default() };
     let search =
         (kind == Builtin::Search).then(|| search::Player::new(search::Settings::default()));
-    let mut state =
-        State { kind, search, rng: SplitMix64::new(0), seat: 0, rules, surrender: false };
-    let mut framer = LineFramer::new(max_line);
-    let mut buf = vec![0u8; 8192];
-    loop {
-        let n = match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => n,
-        };
-        framer.push(&buf[..n]);
-        let mut out = String::new();
-        while let Some(frame) = framer.next_line() {
-            let protocol::codec::Frame::Line(line) = frame else { continue };
-            let Ok(msg) = decode_line::<ToBot>(line) else { continue };
-            if matches!(msg, ToBot::Bye { .. }) {
-                return;
-            }
-            let asked = Instant::now();
-            let answer = if state.search.is_some() && msg.id().is_some() {
-                // A search takes milliseconds of CPU: off the runtime's threads, which serve
-                // the referee's own clocks meanwhile.
-                let Ok((back, answer)) = tokio::task::spawn_blocking(move || {
-                    let answer = state.answer(msg, asked);
-                    (state, answer)
-                })
-                .await
-                else {
-                    return;
-                };
-                state = back;
-                answer
-            } else {
-                state.answer(msg, asked)
-            };
-            if let Some(answer) = answer {
-                out.push_str(&encode_line(&answer));
-            }
-        }
-        if !out.is_empty() && writer.write_all(out.as_bytes()).await.is_err() {
-            return;
-        }
+    State { kind, search, rng: SplitMix64::new(0), seat: 0, rules, surrender: false }
+}
+
+impl super::player::Player for State {
+    fn answer(&mut self, msg: ToBot, asked: Instant) -> Option<FromBot> {
+        State::answer(self, msg, asked)
+    }
+
+    // A search takes milliseconds of CPU: off the runtime's threads, which serve the referee's
+    // own clocks meanwhile.
+    fn blocking(&self) -> bool {
+        self.search.is_some()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::codec::{decode_line, encode_line};
     use protocol::options::Seating;
     use serde_json::{Value, json};
 

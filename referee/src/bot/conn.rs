@@ -65,6 +65,22 @@ pub(crate) struct LineConn {
     yield_to_bot: bool,
 }
 
+/// A TCP connection's socket, as the connection's owner knows it: its number, and a duplicate
+/// to read directly.
+#[derive(Debug)]
+pub(crate) struct Socket {
+    pub(crate) raw: RawFd,
+    direct: Option<OwnedFd>,
+}
+
+impl Socket {
+    /// The socket under `stream`, before the stream is split into its halves.
+    pub(crate) fn of(stream: &tokio::net::TcpStream) -> Socket {
+        use std::os::fd::{AsFd as _, AsRawFd as _};
+        Socket { raw: stream.as_raw_fd(), direct: stream.as_fd().try_clone_to_owned().ok() }
+    }
+}
+
 impl std::fmt::Debug for LineConn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LineConn").field("queued", &self.out.len()).field("eof", &self.eof).finish()
@@ -104,9 +120,14 @@ impl LineConn {
         self.direct_out = Some(fd);
     }
 
-    /// Names the TCP socket under this connection, for [`LineConn::peer_closed`].
-    pub(crate) fn watch_socket(&mut self, fd: RawFd) {
-        self.socket = Some(fd);
+    /// Names the TCP socket under this connection, for [`LineConn::peer_closed`], and reads
+    /// its answers directly as a pipe's are (one `read` before the runtime's poll), when the
+    /// socket could be duplicated.
+    pub(crate) fn watch_socket(&mut self, socket: Socket) {
+        self.socket = Some(socket.raw);
+        if let Some(fd) = socket.direct {
+            self.read_directly(fd, false);
+        }
     }
 
     /// True when the peer has closed the connection (or it failed), found by peeking at the
@@ -420,16 +441,15 @@ mod tests {
     /// close hides the close until it is read: the next question then finds the end.)
     #[tokio::test]
     async fn a_closed_tcp_peer_is_seen_without_reading() {
-        use std::os::fd::AsRawFd;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let mut peer = tokio::net::TcpStream::connect(addr).await.unwrap();
         let (ours, _) = listener.accept().await.unwrap();
-        let fd = ours.as_raw_fd();
+        let socket = Socket::of(&ours);
         let (r, w) = ours.into_split();
         let mut conn = LineConn::new(Box::new(r), Box::new(w), 64);
         assert!(!conn.peer_closed(), "without its socket, a connection is taken to be open");
-        conn.watch_socket(fd);
+        conn.watch_socket(socket);
         assert!(!conn.peer_closed(), "an idle peer is there");
         peer.write_all(b"early\n").await.unwrap();
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -5,6 +5,7 @@ pub(crate) mod ask;
 pub(crate) mod builtin;
 pub(crate) mod conn;
 mod hello;
+pub(crate) mod player;
 pub(crate) mod preflight;
 pub(crate) mod process;
 pub(crate) mod resumable;
@@ -201,6 +202,24 @@ impl Bot {
         bot
     }
 
+    /// Serves an in-process [`player::Player`] over an in-memory pipe and performs the
+    /// handshake: from there on it is a bot like any other, judged and timed the same way.
+    pub(crate) async fn in_process(
+        name: String,
+        player: Box<dyn player::Player>,
+        cfg: &ConnectConfig,
+    ) -> Bot {
+        let (ours, theirs) = tokio::io::duplex(64 * 1024);
+        let (r, w) = tokio::io::split(ours);
+        let spec = BotSpec::InProcess { name };
+        let mut bot = Bot::attach_at(spec, Box::new(r), Box::new(w), cfg, 1, false).await;
+        bot.builtin = Some(tokio::spawn(player::serve(player, theirs, cfg.max_line)));
+        if let Err(detail) = bot.handshake(cfg).await {
+            bot.refuse(detail).await;
+        }
+        bot
+    }
+
     /// (Re)starts the bot and performs the handshake.
     pub(crate) async fn start(
         &mut self,
@@ -275,6 +294,16 @@ impl Bot {
                     return;
                 }
             },
+            BotSpec::InProcess { .. } => {
+                let fault = Fault::new(FaultKind::Exited, "the in-process player has stopped");
+                self.set_unavailable(fault, false);
+                return;
+            }
+            BotSpec::Accepted => {
+                let fault = Fault::new(FaultKind::Disconnected, "the connection has ended");
+                self.set_unavailable(fault, false);
+                return;
+            }
             BotSpec::TcpSeat { .. } | BotSpec::Human { .. } => {
                 // Seats filled by connecting bots are (re)filled by the lobby or the web
                 // server, not started.
@@ -352,9 +381,9 @@ impl Bot {
     }
 
     /// Lets [`Bot::drop_if_closed`] look at the TCP socket under the connection.
-    pub(crate) fn watch_socket(&mut self, fd: std::os::fd::RawFd) {
+    pub(crate) fn watch_socket(&mut self, socket: conn::Socket) {
         if let Some(conn) = self.conn.as_mut() {
-            conn.watch_socket(fd);
+            conn.watch_socket(socket);
         }
     }
 

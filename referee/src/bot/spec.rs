@@ -25,6 +25,16 @@ pub(crate) enum BotSpec {
         /// The seat's token, in the page's URL.
         token: String,
     },
+    /// A library user's own [`Player`](super::player::Player), in the referee's process: it
+    /// cannot be started again once it has stopped.
+    InProcess {
+        /// What the record calls it until its hello names it.
+        name: String,
+    },
+    /// A connection a library user accepted and handed over (`api::Seat::tcp`, `::stream`):
+    /// reached over the network, but with no lobby behind it to come back to, so it is neither
+    /// offered `resume` nor started again.
+    Accepted,
 }
 
 impl BotSpec {
@@ -80,13 +90,21 @@ impl BotSpec {
             BotSpec::TcpSeat { .. } => vec!["tcp".into()],
             BotSpec::TcpConnect(addr) => vec![format!("tcp://{addr}")],
             BotSpec::Human { .. } => vec!["human".into()],
+            BotSpec::InProcess { name } => vec!["in-process".into(), name.clone()],
+            BotSpec::Accepted => vec!["accepted".into()],
         }
     }
 
     /// True for bots reached over the network (a person's page too): a connection that ends is
     /// `disconnected`, and no process is there to start.
     pub(crate) fn is_tcp(&self) -> bool {
-        matches!(self, BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_) | BotSpec::Human { .. })
+        matches!(
+            self,
+            BotSpec::TcpSeat { .. }
+                | BotSpec::TcpConnect(_)
+                | BotSpec::Human { .. }
+                | BotSpec::Accepted
+        )
     }
 
     /// The token of a seat that waits in the lobby for its bot (`tcp`, `tcp:TOKEN`).
@@ -121,6 +139,8 @@ impl BotSpec {
             BotSpec::TcpSeat { .. } => "tcp-seat".into(),
             BotSpec::TcpConnect(addr) => format!("tcp://{addr}"),
             BotSpec::Human { .. } => "human".into(),
+            BotSpec::InProcess { name } => name.clone(),
+            BotSpec::Accepted => "accepted".into(),
         }
     }
 }

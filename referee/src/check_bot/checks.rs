@@ -3,11 +3,11 @@
 use super::answers::{fault_list, shorten, wrong_kind};
 use super::scripted::{Situations, act, dealt, scripted_deck};
 use super::{BYE_GRACE, CHANT_TRIES, Checker, Got, Outcome, SEAT, SEED_TAG, with_extra};
+use crate::api::{Game, play_seated};
 use crate::bot::process;
 use crate::bot::{Bot, Identity};
-use crate::game_runner::{GameConfig, GameSetup, game_seed, run_game};
+use crate::game_runner::{GameConfig, GameSetup, game_seed};
 use crate::policy::{self, OnFault, Policy};
-use crate::record_io::Recorder;
 use crate::shutdown;
 use convert::{codes, seat_no};
 use protocol::msg::{FromBot, ToBot};
@@ -339,7 +339,6 @@ impl Checker {
             first_dealer: Seat::ALL[0],
             draw: None,
         };
-        let mut rec = Recorder::create(None).map_err(|e| e.to_string())?;
         let (_trigger, shutdown) = shutdown::channel();
         let Some(bot) = self.bot.as_mut() else {
             return Err(self.blocked.clone().unwrap_or_else(|| "the bot is not connected".into()));
@@ -349,7 +348,7 @@ impl Checker {
         let seats: [&mut Bot; 4] = std::array::from_fn(|i| {
             if i == seat { me.take() } else { others.next() }.expect("one bot per seat")
         });
-        let summary = run_game(seats, &setup, &cfg, &mut rec, shutdown).await;
+        let summary = play_seated(seats, Game::of_setup(setup), &cfg, shutdown).await?.summary;
         let stats = &summary.stats[seat];
         self.note_time(Duration::from_micros(stats.max_us), format!("an answer in game {game_no}"));
         let faults: Vec<_> =

@@ -38,7 +38,11 @@ impl Checker {
                 self.wire = Some(LineConn::new(Box::new(r), Box::new(w), self.max_line));
                 self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, self.max_line)));
             }
-            BotSpec::TcpSeat { .. } | BotSpec::TcpConnect(_) | BotSpec::Human { .. } => {
+            BotSpec::TcpSeat { .. }
+            | BotSpec::TcpConnect(_)
+            | BotSpec::Human { .. }
+            | BotSpec::InProcess { .. }
+            | BotSpec::Accepted => {
                 return Err("check-bot cannot start a TCP bot or a human seat".into());
             }
         }

@@ -301,6 +301,16 @@ mod tests {
         table: TableArgs,
     }
 
+    /// The library's `Config::default()` is `referee match` with no flag: a program embedding
+    /// the referee plays the games the command line plays.
+    #[test]
+    fn the_librarys_default_configuration_is_the_command_lines() {
+        let flags = Flags::try_parse_from(Vec::<String>::new()).unwrap();
+        let lib = crate::api::Config::default();
+        assert_eq!(format!("{:?}", flags.table.game_config().unwrap()), format!("{:?}", lib.game));
+        assert_eq!(format!("{:?}", flags.table.connect_config()), format!("{:?}", lib.connect));
+    }
+
     /// The rule flags are the table of rule options: one flag per option, named like it, taking
     /// exactly its words, in its order; so are the `[rules]` keys of a tournament config, which
     /// are these flags.

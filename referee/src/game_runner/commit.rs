@@ -126,29 +126,27 @@ impl Table<'_> {
                         team: s.team,
                         pledge: d.pledge,
                     });
-                    self.rec.line(&RecordLine::DealOver {
-                        deal: d.deal,
-                        tricks: s.tricks,
-                        winner: s.winner.map(seat_no),
-                        points: s.points,
-                        mordienne: s.mordienne,
-                        counted: d.counted,
-                        score: d.match_score,
-                        pledge,
-                    });
+                    // The record's line and the bots' message end a deal with the same
+                    // fields (the protocol's `deal_result` fragment); they are filled once here.
+                    macro_rules! deal_over {
+                        ($($line:ident)::+ { $($only:tt)* }) => {
+                            $($line)::+ {
+                                deal: d.deal,
+                                tricks: s.tricks,
+                                winner: s.winner.map(seat_no),
+                                points: s.points,
+                                mordienne: s.mordienne,
+                                counted: d.counted,
+                                score: d.match_score,
+                                pledge,
+                                $($only)*
+                            }
+                        };
+                    }
+                    self.rec.line(&deal_over!(RecordLine::DealOver {}));
                     self.rec.checkpoint();
                     let winners = std::mem::take(&mut self.trick_winners);
-                    self.tell_all(&ToBot::DealOver {
-                        deal: d.deal,
-                        tricks: s.tricks,
-                        winners,
-                        winner: s.winner.map(seat_no),
-                        points: s.points,
-                        mordienne: s.mordienne,
-                        counted: d.counted,
-                        score: d.match_score,
-                        pledge,
-                    });
+                    self.tell_all(&deal_over!(ToBot::DealOver { winners }));
                 }
                 Event::DealStarted { .. }
                 | Event::Received { .. }

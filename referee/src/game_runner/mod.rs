@@ -97,41 +97,65 @@ pub(crate) fn votes_cast(view: &SeatView) -> Vec<VoteCast> {
 }
 
 /// How a game ended: the record's own word for it, so the summary and the footer cannot differ.
-pub(crate) use protocol::record::GameStatus as Status;
+pub use protocol::record::GameStatus as Status;
 
 /// One deal's outcome, for accounts and statistics.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct DealLine {
-    pub(crate) deal: u16,
-    pub(crate) dealer: Seat,
-    pub(crate) winner: Option<Seat>,
-    pub(crate) tricks: [u8; 4],
-    pub(crate) points: u8,
-    pub(crate) mordienne: bool,
-    pub(crate) counted: bool,
-    pub(crate) score: [u16; 2],
+pub struct DealLine {
+    /// The deal's number in the game, 1-based, redeals included.
+    pub deal: u16,
+    /// Who dealt it.
+    pub dealer: Seat,
+    /// The seat that won the point, if one did.
+    pub winner: Option<Seat>,
+    /// Tricks won, per seat.
+    pub tricks: [u8; 4],
+    /// Points scored by `team`.
+    pub points: u8,
+    /// Won by a mordienne (the first tricks in a row).
+    pub mordienne: bool,
+    /// Whether the deal counts toward the match length (an all-spoiled deal dealt again does
+    /// not).
+    pub counted: bool,
+    /// The game score after it, per team.
+    pub score: [u16; 2],
     /// The team that scored `points`: the winner's, unless a surrender or an announcement
     /// decided otherwise (`pledge`).
-    pub(crate) team: Option<Team>,
-    pub(crate) pledge: Option<rules::Pledge>,
+    pub team: Option<Team>,
+    /// The surrender or announcement that decided the deal before its first lead, if any.
+    pub pledge: Option<rules::Pledge>,
 }
 
-/// What a finished game reports to the match or tournament.
+/// What a finished game reports to its caller: a match, a tournament, a library user.
 #[derive(Clone, Debug)]
-pub(crate) struct GameSummary {
-    pub(crate) game_no: u64,
-    pub(crate) seed: u64,
-    pub(crate) status: Status,
-    pub(crate) score: [u16; 2],
-    pub(crate) winner: Option<Team>,
-    pub(crate) forfeit: Option<Team>,
-    pub(crate) deals: Vec<DealLine>,
-    pub(crate) faults: Vec<FaultRecord>,
-    pub(crate) stats: [SeatStats; 4],
-    pub(crate) names: [String; 4],
-    pub(crate) record: Option<std::path::PathBuf>,
-    pub(crate) record_error: Option<String>,
-    pub(crate) duration: Duration,
+pub struct GameSummary {
+    /// The game's number, as in its record.
+    pub game_no: u64,
+    /// The seed every deck and coin flip of the game derives from.
+    pub seed: u64,
+    /// Complete, or aborted by a stop.
+    pub status: Status,
+    /// The final score, per team.
+    pub score: [u16; 2],
+    /// The winning team; `None` for a draw or an aborted game.
+    pub winner: Option<Team>,
+    /// The team that forfeited, if one did (the fault policy `forfeit`).
+    pub forfeit: Option<Team>,
+    /// Every deal, in order.
+    pub deals: Vec<DealLine>,
+    /// Every fault, in order, with its penalty.
+    pub faults: Vec<FaultRecord>,
+    /// Each seat's figures: answers, think time, CPU time, ignored lines.
+    pub stats: [SeatStats; 4],
+    /// The name each seat's bot gave.
+    pub names: [String; 4],
+    /// The record file, if one was written.
+    pub record: Option<std::path::PathBuf>,
+    /// Why the record could not be written in full, if it could not: the referee's own
+    /// failure, never a bot's.
+    pub record_error: Option<String>,
+    /// How long the game took.
+    pub duration: Duration,
 }
 
 /// What an accepted answer took, in microseconds: wall time, and CPU time when measured.
@@ -182,6 +206,7 @@ struct Table<'a> {
 }
 
 /// Plays one game between four connected bots (`bots[s]` sits in seat `s`) and records it.
+#[cfg(test)]
 pub(crate) async fn run_game(
     bots: [&mut Bot; 4],
     setup: &GameSetup,

@@ -2,19 +2,18 @@
 
 mod json;
 
+use crate::api::{Config, Game, Outcome, Table};
 use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::tcp::NetConfig;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig, preflight};
-use crate::game_runner::{GameConfig, GameSetup, GameSummary, Status};
-use crate::game_runner::{draw_deck, first_dealer_draw, game_seed, run_game};
-use crate::record_io::{self, Recorder};
+use crate::game_runner::{GameConfig, GameSummary, Status};
+use crate::record_io;
 use crate::shutdown::{self, Stage};
 use crate::text::{self, Shown};
 use crate::web::{Web, WebConfig};
 use json::JsonGames;
-use protocol::options::Seating;
-use rules::{Card, Seat, Team, draw_seating};
+use rules::Team;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -51,32 +50,6 @@ pub(crate) enum Records {
 
 /// How long a match waits, once over, for its spectators' pages to show its end.
 const WATCH_LINGER: Duration = Duration::from_secs(10);
-
-/// Where each player sits in game `game_no`, who deals first, and the draw's cards if drawn.
-pub(crate) fn seating(
-    cfg: &GameConfig,
-    match_seed: u64,
-    game_no: u64,
-) -> ([usize; 4], Seat, Option<Vec<Card>>) {
-    match cfg.seating {
-        Seating::Draw => {
-            let deck = draw_deck(match_seed, game_no);
-            let draw = draw_seating(&deck);
-            let mut player_at = [0usize; 4];
-            for (player, seat) in draw.seat_of.iter().enumerate() {
-                player_at[seat.index()] = player;
-            }
-            (player_at, Seat::ALL[0], Some(deck.cards()[..draw.cards_turned].to_vec()))
-        }
-        Seating::DrawDealer => {
-            let (dealer, turned) = first_dealer_draw(match_seed, game_no);
-            ([0, 1, 2, 3], dealer, Some(turned))
-        }
-        // The first deal passes round the table from game to game, so over four games every
-        // seat deals first once.
-        Seating::Given => ([0, 1, 2, 3], Seat::ALL[((game_no - 1) % 4) as usize], None),
-    }
-}
 
 pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     let players = &args.players;
@@ -139,6 +112,12 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
             );
         }
     }
+    let mut config = Config::from_parts(cfg.clone(), connect.clone());
+    config.stderr_dir = dir.clone();
+    config.connect_wait = args.net.connect_wait;
+    // A stop while the seats waited left no bots: no game is played, and it is said below.
+    let mut table =
+        <[Bot; 4]>::try_from(bots).ok().map(|bots| Table::of_bots(config, bots, shutdown.clone()));
     // Only the counts are kept; each game's result is written as it ends, so a match of
     // millions of games runs in constant memory.
     let mut tally = Tally::default();
@@ -149,36 +128,20 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
     });
     let mut error = None;
     for game_no in 1..=args.games {
-        if shutdown.stage() >= Stage::Draining {
+        let Some(table) = table.as_mut().filter(|_| shutdown.stage() < Stage::Draining) else {
             break;
-        }
-        // Bots that died in the last game start again; a bot that failed to start for the first
-        // game has had its chance and its fault is recorded there.
-        for (p, bot) in bots.iter_mut().enumerate().filter(|_| game_no > 1) {
-            seat::revive(bot, &place, &stem(p), None).await;
-        }
-        let (player_at, first_dealer, draw) = seating(cfg, seed, game_no);
-        let setup = GameSetup {
-            game_no,
-            match_seed: seed,
-            seed: game_seed(seed, game_no),
-            first_dealer,
-            draw,
         };
-        let path = dir.as_ref().map(|d| d.join(record_io::game_file_name(game_no)));
-        let mut rec = match Recorder::create(path.as_deref()) {
-            Ok(r) => r,
+        let mut game =
+            Game::of_match(table.config(), seed, game_no).tap(web.as_ref().and_then(Web::tap));
+        if let Some(d) = &dir {
+            game = game.record_to(d.join(record_io::game_file_name(game_no)));
+        }
+        let Outcome { summary, player_at, .. } = match table.play_in(game, lobby.as_ref()).await {
+            Ok(outcome) => outcome,
             Err(e) => {
-                error = Some(e.to_string());
+                error = Some(e);
                 break;
             }
-        };
-        if let Some(tap) = web.as_ref().and_then(Web::tap) {
-            rec.set_tap(tap);
-        }
-        let summary = {
-            let seated = seat_bots(&mut bots, player_at);
-            run_game(seated, &setup, cfg, &mut rec, shutdown.clone()).await
         };
         if let Some(e) = &summary.record_error {
             error.get_or_insert(e.clone());
@@ -193,10 +156,9 @@ pub(crate) async fn run(args: MatchConfig) -> Result<(), String> {
             break;
         }
     }
-    let names: Vec<String> = bots.iter().map(|b| b.identity.name.clone()).collect();
-    let closing: Vec<_> = bots.into_iter().map(|b| b.close("match over", BYE_GRACE)).collect();
-    for c in closing {
-        c.await;
+    let names = table.as_ref().map(Table::names).unwrap_or_default();
+    if let Some(table) = table {
+        table.close("match over").await;
     }
     if let Some(lobby) = &lobby {
         lobby.close("match over").await;
@@ -352,12 +314,6 @@ pub(crate) async fn connect_all(players: &[BotSpec; 4], place: &Place<'_>) -> Ve
 /// The stderr log name of player `p`'s bot.
 fn stem(p: usize) -> String {
     format!("player{p}")
-}
-
-/// The players' bots in seat order.
-pub(crate) fn seat_bots(bots: &mut [Bot], player_at: [usize; 4]) -> [&mut Bot; 4] {
-    let mut slots: Vec<Option<&mut Bot>> = bots.iter_mut().map(Some).collect();
-    player_at.map(|p| slots[p].take().expect("each player sits in exactly one seat"))
 }
 
 fn team_name(t: Team) -> String {

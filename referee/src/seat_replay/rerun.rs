@@ -6,13 +6,13 @@ use super::script::{Move, Script, Start, found_on_write, scripts};
 use super::tape::Dir;
 use super::tape::{Event, Shared, Tape};
 use super::{End, PIPE_BYTES, Recorded};
+use crate::api::{Game, play_seated};
 use crate::bot::conn::Writer;
 use crate::bot::process::Limits;
 use crate::bot::{Bot, BotSpec, ConnectConfig, CpuCharges, Identity};
 use crate::fault::Fault;
-use crate::game_runner::{GameConfig, GameSetup, GameSummary, run_game_with_decks};
+use crate::game_runner::{GameConfig, GameSetup, GameSummary};
 use crate::policy::{self, Policy};
-use crate::record_io::Recorder;
 use crate::shutdown;
 use protocol::record::{FaultKind, FaultRecord, Header, RecordLine, SeatInfo};
 use std::pin::Pin;
@@ -251,8 +251,11 @@ pub(super) async fn play(h: &Header, plan: Plan, tape: &Tape) -> Result<GameSumm
     };
     let summary = {
         let [a, b, c, d] = &mut bots;
-        let mut rec = Recorder::create(None).map_err(|e| e.to_string())?;
-        run_game_with_decks([a, b, c, d], &setup, &cfg, &mut rec, stop, decks).await
+        let mut game = Game::of_setup(setup);
+        if let Some(decks) = decks {
+            game = game.decks(decks);
+        }
+        play_seated([a, b, c, d], game, &cfg, stop).await?.summary
     };
     // Ending the connections ends the playback bots.
     drop(bots);

@@ -8,12 +8,13 @@
 //! bot that died is started again before its next game; groups not used for a while are
 //! closed when the table needs room for others.
 
+use crate::api::{Game, play_seated};
 use crate::bot::seat::{self, Place};
 use crate::bot::tcp::Lobby;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig};
-use crate::game_runner::{GameConfig, GameSetup, GameSummary, first_dealer_draw, run_game};
+use crate::game_runner::{GameConfig, GameSetup, GameSummary, first_dealer_draw};
 use crate::pin;
-use crate::record_io::{self, Recorder};
+use crate::record_io;
 use crate::shutdown::{Shutdown, Stage};
 use crate::tournament::config::Entrant;
 use crate::tournament::schedule::Job;
@@ -184,13 +185,6 @@ async fn serve(ctx: &TableCtx, table: usize, cpu: Option<usize>, tx: &Sender<Rep
         bots.groups.contains_key(&(j.a, j.room)) && bots.groups.contains_key(&(j.b, j.room))
     }) {
         let path = ctx.records.join(record_io::game_file_name(job.index));
-        let mut rec = match Recorder::create(Some(&path)) {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = tx.send(Report::Failed(e.to_string()));
-                break;
-            }
-        };
         let (ka, kb) = ((job.a, job.room), (job.b, job.room));
         let mut ga = bots.checkout(ctx, table, cpu, ka).await;
         let mut gb = bots.checkout(ctx, table, cpu, kb).await;
@@ -210,16 +204,23 @@ async fn serve(ctx: &TableCtx, table: usize, cpu: Option<usize>, tx: &Sender<Rep
             }
             Seating::Given | Seating::Draw => setup,
         };
-        let mut summary = {
+        let played = {
             let [a0, a1] = &mut ga.bots;
             let [b0, b1] = &mut gb.bots;
             // Team 0 holds seats 0 and 2, team 1 seats 1 and 3.
             let seated = if job.a_team.index() == 0 { [a0, b0, a1, b1] } else { [b0, a0, b1, a1] };
-            run_game(seated, &setup, &ctx.cfg, &mut rec, ctx.shutdown.clone()).await
+            let game = Game::of_setup(setup).record_to(&path);
+            play_seated(seated, game, &ctx.cfg, ctx.shutdown.clone()).await
         };
         bots.checkin(ka, ga);
         bots.checkin(kb, gb);
-        drop(rec);
+        let mut summary = match played {
+            Ok(outcome) => outcome.summary,
+            Err(e) => {
+                let _ = tx.send(Report::Failed(e));
+                break;
+            }
+        };
         // The game is reported (and so journaled) only once its record is on disk. The sync
         // waits for the disk, not the CPU, so it runs beside the next game.
         let tx = tx.clone();

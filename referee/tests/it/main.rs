@@ -25,6 +25,7 @@ mod game_messages;
 mod hostile;
 mod html_viewer;
 mod kill;
+mod library;
 mod par;
 mod replay_seat;
 mod schema;

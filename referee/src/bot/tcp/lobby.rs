@@ -50,16 +50,37 @@ enum Slot {
 /// may take back (`bot::resumable`); None for a bot that did not list it.
 type Relay = Option<Arc<Resumable>>;
 
+/// Which seat a hello's token names, for a lobby whose seats are not known when it opens (the
+/// arena's): the seat's key, or `None` for a token that names none (a strike, as a wrong
+/// token is in a match's lobby).
+pub(crate) type Admit = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
 /// What the lobby's accept loop, its connections' tasks and the match share.
-#[derive(Debug)]
 pub(super) struct Shared {
     slots: Mutex<HashMap<String, Slot>>,
+    /// `None`: the seats are the tokens given at `bind`, and a token is its own seat's key.
+    admit: Option<Admit>,
     gate: Mutex<Gate>,
     /// Wakes whoever waits for a seat's bot when a slot changes.
     arrived: Notify,
 }
 
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared").field("slots", &self.slots).finish_non_exhaustive()
+    }
+}
+
 impl Shared {
+    /// The key of the seat `token` names, its slot opened on first use when seats are
+    /// admitted on the fly; `None` when it names none.
+    fn seat_of(&self, token: &str) -> Option<String> {
+        let Some(admit) = &self.admit else { return Some(token.to_string()) };
+        let key = admit(token)?;
+        self.slots().entry(key.clone()).or_insert(Slot::Open);
+        Some(key)
+    }
+
     // A thread that panicked holding a lock leaves maps that are still consistent: every
     // change to them is a single insert or remove.
     fn slots(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
@@ -119,12 +140,34 @@ impl Lobby {
         max_pending: usize,
         max_pending_per_addr: usize,
     ) -> Result<Lobby, String> {
+        let limits = PendingLimits { total: max_pending, per_addr: max_pending_per_addr };
+        Lobby::open(addr, tokens, None, cfg, limits).await
+    }
+
+    /// Binds `addr` and starts accepting bots for the seats `admit` names: a seat is opened
+    /// the first time a token names it (the arena, whose bots join at any time).
+    pub(crate) async fn bind_admitting(
+        addr: &str,
+        admit: Admit,
+        cfg: ConnectConfig,
+        limits: PendingLimits,
+    ) -> Result<Lobby, String> {
+        Lobby::open(addr, &[], Some(admit), cfg, limits).await
+    }
+
+    async fn open(
+        addr: &str,
+        tokens: &[String],
+        admit: Option<Admit>,
+        cfg: ConnectConfig,
+        limits: PendingLimits,
+    ) -> Result<Lobby, String> {
         let listener = listen(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let addr = listener.local_addr().map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let slots = tokens.iter().map(|t| (t.clone(), Slot::Open)).collect();
-        let limits = PendingLimits { total: max_pending, per_addr: max_pending_per_addr };
         let shared = Arc::new(Shared {
             slots: Mutex::new(slots),
+            admit,
             gate: Mutex::new(Gate::new(limits)),
             arrived: Notify::new(),
         });
@@ -160,6 +203,23 @@ impl Lobby {
                 return None;
             }
         }
+    }
+
+    /// The seats whose bot is connected and waiting for a game, in key order.
+    pub(crate) fn ready(&self) -> Vec<String> {
+        let slots = self.shared.slots();
+        let mut keys: Vec<String> = slots
+            .iter()
+            .filter(|(_, s)| matches!(s, Slot::Ready { .. }))
+            .map(|(k, _)| k.clone())
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    /// Waits until a seat's bot arrives or leaves (or `wait` is over).
+    pub(crate) async fn changed(&self, wait: Duration) {
+        let _ = tokio::time::timeout(wait, self.shared.arrived.notified()).await;
     }
 
     /// Waits until every one of `tokens` has a bot ready, or `wait` is over.
@@ -307,7 +367,8 @@ async fn serve(
         shared.refused(Refusal::Busy, from);
         return;
     };
-    let (r, w, fd) = split(stream);
+    let (r, w, socket) = split(stream);
+    let fd = socket.raw;
     // A lobby seat's handshake, which offers `resume`; the match gives the bot its seat's spec.
     let attach = Bot::attach(BotSpec::TcpSeat { token: String::new() }, r, w, &cfg);
     tokio::pin!(attach);
@@ -320,13 +381,19 @@ async fn serve(
             return;
         }
     };
-    bot.watch_socket(fd);
+    bot.watch_socket(socket);
     if !bot.is_alive() {
         tracing::debug!("{peer}: handshake failed: {:?}", bot.dead);
         shared.refused(Refusal::Handshake, from);
         return;
     }
-    let token = bot.identity.token.clone().unwrap_or_default();
+    let said = bot.identity.token.clone().unwrap_or_default();
+    // The seat's key from here on: the token itself, or what the arena's admission makes of it
+    // (a token it does not know is refused below, as an unknown seat token).
+    let token = shared.seat_of(&said).unwrap_or_else(|| {
+        // No seat has this key (seat tokens are printable ASCII): refused as unknown.
+        if said.is_empty() { String::new() } else { "\u{0}unknown".into() }
+    });
     let resumes = bot.identity.has(protocol::RESUME);
     // The lobby's own check comes first: a connection that has lost its place takes nothing,
     // and in particular evicts no connection that holds the seat.

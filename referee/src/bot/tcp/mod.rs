@@ -20,24 +20,24 @@ mod tests;
 
 pub(crate) use lobby::Lobby;
 
-use crate::bot::conn::{Reader, Writer};
+use crate::bot::conn::{Reader, Socket, Writer};
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
 use std::time::Duration;
 use tokio::net::TcpStream;
 
 /// The two halves of a connection, and its socket for [`LineConn::watch_socket`].
 ///
 /// [`LineConn::watch_socket`]: super::conn::LineConn::watch_socket
-pub(crate) type Halves = (Reader, Writer, RawFd);
+pub(crate) type Halves = (Reader, Writer, Socket);
 
-fn split(stream: TcpStream) -> Halves {
+/// A connection's halves and its socket, set to send each message at once.
+pub(crate) fn split(stream: TcpStream) -> Halves {
     // Every message is one small write that must leave at once; Nagle's algorithm would hold
     // each answer for the peer's delayed acknowledgement.
     let _ = stream.set_nodelay(true);
-    let fd = stream.as_raw_fd();
+    let socket = Socket::of(&stream);
     let (r, w) = stream.into_split();
-    (Box::new(r), Box::new(w), fd)
+    (Box::new(r), Box::new(w), socket)
 }
 
 /// Connects to a bot that listens.
