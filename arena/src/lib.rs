@@ -8,6 +8,7 @@
 pub mod duplicate;
 pub mod pairing;
 pub mod rating;
+pub mod serve;
 pub mod store;
 pub mod token;
 

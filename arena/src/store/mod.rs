@@ -8,6 +8,7 @@
 
 mod bots;
 mod games;
+mod index;
 mod ladder;
 mod ratings;
 

@@ -150,6 +150,11 @@ impl Stop {
         }
     }
 
+    /// True once [`Stop::finish`] or [`Stop::abort`] was called.
+    pub fn is_stopping(&self) -> bool {
+        self.handle.stage() >= shutdown::Stage::Draining
+    }
+
     /// End the games under way now.
     pub fn abort(&self) {
         while self.handle.stage() != shutdown::Stage::Abort {

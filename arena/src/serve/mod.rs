@@ -1,0 +1,359 @@
+//! The server: the door bots join through, the house players, and the loop that plans deals,
+//! plays each at its tables through the referee library, and turns finished deals into
+//! comparisons and ratings in the database. What it holds in memory (connections, tables in
+//! play) a kill -9 loses; what it wrote to the database is the arena, and a restart voids the
+//! games that were in flight, so no deal is ever counted twice.
+
+pub mod house;
+pub mod seats;
+
+use crate::BotId;
+use crate::pairing::Params;
+use crate::rating::batch;
+use crate::store::{GameEnd, NewGame, Store};
+use aluette_referee::protocol::record::Penalty;
+use aluette_referee::rules::{MatchLength, Rules};
+use aluette_referee::{Config, Connection, Door, Game, Outcome, Seat, Status, Stop, Table};
+use seats::{Index, Pool};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::mpsc;
+
+/// How the server runs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The database file.
+    pub db: PathBuf,
+    /// Where game records go (one file per game).
+    pub records: PathBuf,
+    /// Where bots connect (`HOST:PORT`).
+    pub listen: String,
+    /// Time for each answer, in milliseconds.
+    pub answer_ms: u64,
+    /// Each seat's bank per game, in milliseconds.
+    pub bank_ms: u64,
+    /// Time for the handshake, in milliseconds.
+    pub handshake_ms: u64,
+    /// Tables each deal is played at (two or more).
+    pub tables_per_deal: usize,
+    /// Deals in play at once, at most.
+    pub deals_at_once: usize,
+    /// Games without a fault a newcomer plays against the house before it enters the ladder.
+    pub qualifying_games: u32,
+    /// A bot whose share of faulted games exceeds this (after `min_games`) is paused.
+    pub max_fault_rate: f64,
+    /// Games before the fault rate is judged.
+    pub min_games: u32,
+    /// Seat the house players.
+    pub house: bool,
+    /// The official board is refitted at most this often.
+    pub refit_every: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            db: PathBuf::from("arena.db"),
+            records: PathBuf::from("arena-records"),
+            listen: "127.0.0.1:7878".into(),
+            answer_ms: 1_000,
+            bank_ms: 5_000,
+            handshake_ms: 10_000,
+            tables_per_deal: 2,
+            deals_at_once: 4,
+            qualifying_games: 4,
+            max_fault_rate: 0.2,
+            min_games: 10,
+            house: true,
+            refit_every: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Seconds since the epoch: the database's clock.
+pub fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// One table's game, back from its task.
+struct Finished {
+    deal: i64,
+    game: i64,
+    seats: [BotId; 4],
+    outcome: Result<Outcome, String>,
+    record: PathBuf,
+    /// The seats' connections, `None` for the house's.
+    conns: Vec<Option<Connection>>,
+}
+
+/// The server's state between turns of its loop.
+struct Server {
+    settings: Settings,
+    store: Store,
+    config: Config,
+    house: BTreeMap<BotId, house::Kind>,
+    index: Index,
+    pool: Pool,
+    /// Tables still playing, per deal in play.
+    in_play: BTreeMap<i64, usize>,
+    done_tx: mpsc::UnboundedSender<Finished>,
+    last_refit: Option<std::time::Instant>,
+    stop: Stop,
+}
+
+/// Runs the arena until `stop` finishes it: returns once the games in play have ended. The
+/// door's address is sent on `ready` once it listens.
+pub async fn run(
+    settings: Settings,
+    stop: Stop,
+    ready: Option<tokio::sync::oneshot::Sender<std::net::SocketAddr>>,
+) -> Result<(), String> {
+    let store = Store::open(&settings.db)
+        .await
+        .map_err(|e| format!("cannot open the database {}: {e}", settings.db.display()))?;
+    std::fs::create_dir_all(&settings.records)
+        .map_err(|e| format!("cannot create {}: {e}", settings.records.display()))?;
+    let voided = store.void_in_flight(now()).await.map_err(|e| e.to_string())?;
+    if voided > 0 {
+        tracing::warn!("{voided} games in flight when the server last stopped are void");
+    }
+    let house = if settings.house {
+        house::ensure(&store, now()).await.map_err(|e| e.to_string())?.into_iter().collect()
+    } else {
+        BTreeMap::new()
+    };
+    let rules = Rules { length: MatchLength::Deals(1), ..Rules::default() };
+    let config = Config::default()
+        .rules(rules)
+        .answer_ms(settings.answer_ms)
+        .bank_ms(settings.bank_ms)
+        .handshake_ms(settings.handshake_ms);
+    let index = Index::default();
+    index.reload(&store).await.map_err(|e| e.to_string())?;
+    let admit = {
+        let index = index.clone();
+        move |token: &str| index.admit(token)
+    };
+    let door = Door::bind(&settings.listen, &config, 64, 8, admit).await?;
+    if let Some(ready) = ready {
+        let _ = ready.send(door.addr());
+    }
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel();
+    let mut server = Server {
+        settings,
+        store,
+        config,
+        house,
+        index,
+        pool: Pool::default(),
+        in_play: BTreeMap::new(),
+        done_tx,
+        last_refit: None,
+        stop: stop.clone(),
+    };
+    let mut reload = tokio::time::interval(Duration::from_secs(2));
+    loop {
+        let stopping = server.stopping();
+        if stopping && server.in_play.is_empty() {
+            break;
+        }
+        server.pool.gather(&door).await;
+        if !stopping {
+            server.plan().await?;
+        }
+        tokio::select! {
+            Some(done) = done_rx.recv() => server.finish(done).await?,
+            () = door.changed(Duration::from_millis(250)) => {}
+            _ = reload.tick() => server.index.reload(&server.store).await.map_err(|e| e.to_string())?,
+        }
+    }
+    server.refit(true).await?;
+    server.pool.close_all("the arena is closing").await;
+    door.close("the arena is closing").await;
+    server.store.close().await;
+    Ok(())
+}
+
+impl Server {
+    fn stopping(&self) -> bool {
+        self.stop.is_stopping()
+    }
+
+    /// Starts as many deals as the bots connected now allow, up to `deals_at_once`.
+    async fn plan(&mut self) -> Result<(), String> {
+        while self.in_play.len() < self.settings.deals_at_once {
+            let mut offered = self.pool.offered();
+            for &id in self.house.keys() {
+                offered.insert(id, house::HOUSE_TABLES);
+            }
+            let params = Params { tables: self.settings.tables_per_deal, ..Params::default() };
+            let t = now();
+            let day_start = t - t.rem_euclid(86_400);
+            let plan = self
+                .store
+                .plan_deal(&offered, day_start, self.settings.qualifying_games, &params, t)
+                .await
+                .map_err(|e| e.to_string())?;
+            let Some(plan) = plan else { return Ok(()) };
+            // A planned external seat whose connection is gone since the pool was counted:
+            // the deal waits for the next turn.
+            let all_there = plan
+                .tables
+                .iter()
+                .flat_map(|t| t.seats)
+                .all(|id| self.house.contains_key(&id) || self.pool.idle(id) > 0);
+            if !all_there {
+                return Ok(());
+            }
+            let seed = crate::token::random_seed().map_err(|e| format!("no random seed: {e}"))?;
+            let deal = self.store.new_deal(seed, t).await.map_err(|e| e.to_string())?;
+            self.in_play.insert(deal, plan.tables.len());
+            for (no, table) in plan.tables.iter().enumerate() {
+                let new = NewGame {
+                    deal,
+                    table_no: no as u32,
+                    seats: table.seats,
+                    orientation: table.orientation,
+                };
+                let game = self.store.add_game(&new).await.map_err(|e| e.to_string())?;
+                let record = self.settings.records.join(format!("game-{game}.jsonl"));
+                let shown = record.display().to_string();
+                self.store.start_game(game, Some(&shown), t).await.map_err(|e| e.to_string())?;
+                let mut seats = Vec::with_capacity(4);
+                for (s, &id) in table.seats.iter().enumerate() {
+                    seats.push(match self.house.get(&id) {
+                        Some(kind) => kind.seat(seed.wrapping_add(game as u64 * 4 + s as u64)),
+                        // Each bot sits once per deal, and an idle connection of each was
+                        // checked above, in this same turn of the loop.
+                        None => Seat::from(self.pool.take(id).expect("an idle connection")),
+                    });
+                }
+                let seats: [Seat; 4] = seats.try_into().expect("four seats");
+                // The bot in seat s holds the deal's hand s + orientation: the first dealer
+                // turns the deal by the same amount (the dealer always holds hand 0).
+                let first_dealer = ((4 - table.orientation % 4) % 4) as u8;
+                let g = Game::new(seed).number(game as u64).first_dealer(first_dealer).record_to(&record);
+                self.spawn_table(deal, game, table.seats, seats, g, record);
+            }
+            tracing::info!("deal {deal} started at {} tables", plan.tables.len());
+        }
+        Ok(())
+    }
+
+    fn spawn_table(
+        &self,
+        deal: i64,
+        game: i64,
+        ids: [BotId; 4],
+        seats: [Seat; 4],
+        g: Game,
+        record: PathBuf,
+    ) {
+        let config = self.config.clone();
+        let stop = self.stop.clone();
+        let tx = self.done_tx.clone();
+        let house: Vec<bool> = ids.iter().map(|id| self.house.contains_key(id)).collect();
+        tokio::spawn(async move {
+            let mut table = Table::open(&config, seats).await;
+            table.stop_with(&stop);
+            let outcome = table.play(g).await;
+            let conns = table
+                .release()
+                .into_iter()
+                .zip(house)
+                .map(|(c, is_house)| (!is_house).then_some(c))
+                .collect();
+            let _ = tx.send(Finished { deal, game, seats: ids, outcome, record, conns });
+        });
+    }
+
+    /// A table's game is over: stored, its bots back in the pool, its deal scored when it was
+    /// the last, bots over the fault rate paused.
+    async fn finish(&mut self, done: Finished) -> Result<(), String> {
+        let t = now();
+        let store = &self.store;
+        match &done.outcome {
+            Ok(outcome) if outcome.summary.status == Status::Complete => {
+                let s = &outcome.summary;
+                let mut fault_seats = 0u8;
+                for f in &s.faults {
+                    // Stale or unknown lines cost nothing in play; every other fault is one.
+                    if f.penalty != Penalty::Ignored {
+                        fault_seats |= 1 << f.seat;
+                    }
+                }
+                let end = GameEnd {
+                    points02: i32::from(s.score[0]),
+                    points13: i32::from(s.score[1]),
+                    fault_seats,
+                    record_path: Some(done.record.display().to_string()),
+                };
+                store.end_game(done.game, &end, t).await.map_err(|e| e.to_string())?;
+            }
+            Ok(_) => {
+                store.void_game(done.game, "the server stopped", t).await.map_err(|e| e.to_string())?
+            }
+            Err(e) => {
+                tracing::error!("game {}: {e}", done.game);
+                store.void_game(done.game, e, t).await.map_err(|e| e.to_string())?
+            }
+        }
+        for (id, conn) in done.seats.iter().zip(done.conns) {
+            if !self.house.contains_key(id) {
+                self.pool.give_back(*id, conn).await;
+            }
+        }
+        let left = self.in_play.get_mut(&done.deal).map(|n| {
+            *n -= 1;
+            *n
+        });
+        if left == Some(0) {
+            self.in_play.remove(&done.deal);
+            match self.store.score_deal(done.deal).await {
+                Ok(scoring) => tracing::info!(
+                    "deal {} scored: {} comparisons",
+                    done.deal,
+                    scoring.comparisons.len()
+                ),
+                Err(e) => tracing::warn!("deal {} not scored: {e}", done.deal),
+            }
+            self.refit(false).await?;
+        }
+        self.pause_faulty(&done.seats).await
+    }
+
+    /// Refits both boards when the last refit is old enough (or `now`).
+    async fn refit(&mut self, now_: bool) -> Result<(), String> {
+        let due = self.last_refit.is_none_or(|at| at.elapsed() >= self.settings.refit_every);
+        if now_ || due {
+            self.store
+                .refresh_boards(&batch::Config::default(), now())
+                .await
+                .map_err(|e| e.to_string())?;
+            self.last_refit = Some(std::time::Instant::now());
+        }
+        Ok(())
+    }
+
+    /// Pauses those of `bots` whose fault rate is over the limit, and tells their connections.
+    async fn pause_faulty(&mut self, bots: &[BotId]) -> Result<(), String> {
+        let activity = self.store.activity(0).await.map_err(|e| e.to_string())?;
+        for id in bots.iter().filter(|id| !self.house.contains_key(id)) {
+            let Some(a) = activity.get(id) else { continue };
+            let Some(reason) = crate::pairing::fault_pause(
+                a.games_done,
+                a.games_faulted,
+                self.settings.min_games,
+                self.settings.max_fault_rate,
+            ) else {
+                continue;
+            };
+            self.store.set_paused(*id, Some(&reason)).await.map_err(|e| e.to_string())?;
+            self.index.forget(*id);
+            self.pool.dismiss(*id, &reason).await;
+            tracing::warn!("bot {id} {reason}");
+        }
+        Ok(())
+    }
+}
