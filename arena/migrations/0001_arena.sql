@@ -63,6 +63,21 @@ CREATE INDEX games_by_status ON games (status);
 -- Finds the games of a foursome (pairing's split counts) without reading every game.
 CREATE INDEX games_by_seat0 ON games (seat0);
 
+-- Per-bot counters kept in step with games (same transaction as each change of a game's
+-- status), so pairing reads twenty rows rather than every game ever played.
+CREATE TABLE bot_stats (
+    bot_id BIGINT PRIMARY KEY REFERENCES bots (id),
+    running INTEGER NOT NULL DEFAULT 0,
+    games_done INTEGER NOT NULL DEFAULT 0,
+    games_faulted INTEGER NOT NULL DEFAULT 0,
+    -- Finished games since its last fault.
+    clean_since_fault INTEGER NOT NULL DEFAULT 0,
+    last_played BIGINT,
+    -- The UTC day (seconds / 86400) of its last start, and how many games it started that day.
+    day BIGINT NOT NULL DEFAULT 0,
+    started_that_day INTEGER NOT NULL DEFAULT 0
+);
+
 CREATE TABLE comparisons (
     id INTEGER PRIMARY KEY,
     deal_id BIGINT NOT NULL REFERENCES deals (id),

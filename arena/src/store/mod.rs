@@ -10,10 +10,12 @@ mod bots;
 mod games;
 mod ladder;
 mod ratings;
+mod stats;
 
 pub use bots::{Bot, NewBot};
-pub use games::{Activity, GameEnd, GameRow, GameStatus, NewGame};
+pub use games::{GameEnd, GameRow, GameStatus, NewGame};
 pub use ratings::{BoardKind, RatingRow, Snapshot};
+pub use stats::{Activity, DAY_SECONDS, day_of};
 
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
