@@ -37,8 +37,7 @@ impl Store {
         let comparisons: Vec<_> = stored.into_iter().map(|(_, c)| c).collect();
         let house: Vec<BotId> =
             self.bots().await?.iter().filter(|b| b.house).map(|b| b.id).collect();
-        let (live, official) =
-            boards(&comparisons, &house, config).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let (live, official) = boards(&comparisons, &house, config).map_err(StoreError::Fit)?;
         let live_id = self.save_snapshot(BoardKind::Live, upto, now, &live).await?;
         let official_id = self.save_snapshot(BoardKind::Official, upto, now, &official).await?;
         Ok((live_id, official_id))

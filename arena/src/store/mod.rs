@@ -40,6 +40,8 @@ pub enum StoreError {
     Conflict(String),
     /// A stored value is not one this version understands.
     Corrupt(String),
+    /// The official board could not be fitted.
+    Fit(crate::rating::batch::FitError),
 }
 
 impl fmt::Display for StoreError {
@@ -51,6 +53,7 @@ impl fmt::Display for StoreError {
             StoreError::NotFound(what) => write!(f, "not found: {what}"),
             StoreError::Conflict(what) => f.write_str(what),
             StoreError::Corrupt(what) => write!(f, "database holds a bad value: {what}"),
+            StoreError::Fit(e) => e.fmt(f),
         }
     }
 }
