@@ -1,7 +1,8 @@
 -- The arena's first schema (spec/arena.md, "Tables"). Written to run unchanged on SQLite and
 -- PostgreSQL where it can: INTEGER PRIMARY KEY is SQLite's rowid alias and becomes
 -- BIGINT GENERATED ALWAYS AS IDENTITY in PostgreSQL's copy (issue 28); BLOB becomes BYTEA;
--- times are integer seconds since the Unix epoch, booleans are 0/1 integers.
+-- times are integer seconds since the Unix epoch, booleans are 0/1 integers; every integer
+-- column is BIGINT, because the code reads them all as i64 and PostgreSQL's INTEGER is 32 bits.
 
 CREATE TABLE authors (
     id INTEGER PRIMARY KEY,
@@ -18,9 +19,9 @@ CREATE TABLE bots (
     created_at BIGINT NOT NULL,
     -- NULL while the bot may play; otherwise why it may not (shown to its author).
     paused_reason TEXT,
-    house INTEGER NOT NULL DEFAULT 0 CHECK (house IN (0, 1)),
-    tables_at_once INTEGER NOT NULL DEFAULT 1 CHECK (tables_at_once >= 1),
-    games_per_day INTEGER NOT NULL DEFAULT 2000 CHECK (games_per_day >= 1),
+    house BIGINT NOT NULL DEFAULT 0 CHECK (house IN (0, 1)),
+    tables_at_once BIGINT NOT NULL DEFAULT 1 CHECK (tables_at_once >= 1),
+    games_per_day BIGINT NOT NULL DEFAULT 2000 CHECK (games_per_day >= 1),
     -- When it finished its qualifying games; NULL while it is a newcomer. Once set, never unset.
     admitted_at BIGINT,
     UNIQUE (name, version)
@@ -32,29 +33,29 @@ CREATE TABLE deals (
     seed BIGINT NOT NULL UNIQUE,
     created_at BIGINT NOT NULL,
     -- The seed may be shown once the deal's last table has ended.
-    published INTEGER NOT NULL DEFAULT 0 CHECK (published IN (0, 1)),
+    published BIGINT NOT NULL DEFAULT 0 CHECK (published IN (0, 1)),
     -- Its comparisons are in: set in the same transaction that inserts them, exactly once.
-    scored INTEGER NOT NULL DEFAULT 0 CHECK (scored IN (0, 1))
+    scored BIGINT NOT NULL DEFAULT 0 CHECK (scored IN (0, 1))
 );
 
 CREATE TABLE games (
     id INTEGER PRIMARY KEY,
     deal_id BIGINT NOT NULL REFERENCES deals (id),
-    table_no INTEGER NOT NULL,
+    table_no BIGINT NOT NULL,
     seat0 BIGINT NOT NULL REFERENCES bots (id),
     seat1 BIGINT NOT NULL REFERENCES bots (id),
     seat2 BIGINT NOT NULL REFERENCES bots (id),
     seat3 BIGINT NOT NULL REFERENCES bots (id),
-    orientation INTEGER NOT NULL CHECK (orientation BETWEEN 0 AND 3),
+    orientation BIGINT NOT NULL CHECK (orientation BETWEEN 0 AND 3),
     status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'void')),
     record_path TEXT,
     started_at BIGINT,
     ended_at BIGINT,
     -- Points of the partnership in seats 0 and 2, and in seats 1 and 3 (done games only).
-    points02 INTEGER,
-    points13 INTEGER,
+    points02 BIGINT,
+    points13 BIGINT,
     -- Bit s set: the bot in seat s timed out, crashed or moved illegally.
-    fault_seats INTEGER NOT NULL DEFAULT 0,
+    fault_seats BIGINT NOT NULL DEFAULT 0,
     void_reason TEXT,
     UNIQUE (deal_id, table_no)
 );
@@ -63,12 +64,27 @@ CREATE INDEX games_by_status ON games (status);
 -- Finds the games of a foursome (pairing's split counts) without reading every game.
 CREATE INDEX games_by_seat0 ON games (seat0);
 
+-- Per-bot counters kept in step with games (same transaction as each change of a game's
+-- status), so pairing reads twenty rows rather than every game ever played.
+CREATE TABLE bot_stats (
+    bot_id BIGINT PRIMARY KEY REFERENCES bots (id),
+    running BIGINT NOT NULL DEFAULT 0,
+    games_done BIGINT NOT NULL DEFAULT 0,
+    games_faulted BIGINT NOT NULL DEFAULT 0,
+    -- Finished games since its last fault.
+    clean_since_fault BIGINT NOT NULL DEFAULT 0,
+    last_played BIGINT,
+    -- The UTC day (seconds / 86400) of its last start, and how many games it started that day.
+    day BIGINT NOT NULL DEFAULT 0,
+    started_that_day BIGINT NOT NULL DEFAULT 0
+);
+
 CREATE TABLE comparisons (
     id INTEGER PRIMARY KEY,
     deal_id BIGINT NOT NULL REFERENCES deals (id),
-    side INTEGER NOT NULL CHECK (side IN (0, 1)),
-    table_a INTEGER NOT NULL,
-    table_b INTEGER NOT NULL,
+    side BIGINT NOT NULL CHECK (side IN (0, 1)),
+    table_a BIGINT NOT NULL,
+    table_b BIGINT NOT NULL,
     team_a1 BIGINT NOT NULL REFERENCES bots (id),
     team_a2 BIGINT NOT NULL REFERENCES bots (id),
     team_b1 BIGINT NOT NULL REFERENCES bots (id),
@@ -79,10 +95,10 @@ CREATE TABLE comparisons (
     opp_b1 BIGINT NOT NULL REFERENCES bots (id),
     opp_b2 BIGINT NOT NULL REFERENCES bots (id),
     -- 2: team A did better with the cards, 1: even, 0: team B did better.
-    outcome INTEGER NOT NULL CHECK (outcome IN (0, 1, 2)),
-    score_diff INTEGER NOT NULL,
-    a_faulted INTEGER NOT NULL CHECK (a_faulted IN (0, 1)),
-    b_faulted INTEGER NOT NULL CHECK (b_faulted IN (0, 1)),
+    outcome BIGINT NOT NULL CHECK (outcome IN (0, 1, 2)),
+    score_diff BIGINT NOT NULL,
+    a_faulted BIGINT NOT NULL CHECK (a_faulted IN (0, 1)),
+    b_faulted BIGINT NOT NULL CHECK (b_faulted IN (0, 1)),
     -- A deal's comparisons can be inserted only once.
     UNIQUE (deal_id, side, table_a, table_b)
 );
@@ -104,7 +120,7 @@ CREATE TABLE ratings (
     spread DOUBLE PRECISION NOT NULL,
     low DOUBLE PRECISION NOT NULL,
     high DOUBLE PRECISION NOT NULL,
-    provisional INTEGER NOT NULL CHECK (provisional IN (0, 1)),
-    comparisons INTEGER NOT NULL,
+    provisional BIGINT NOT NULL CHECK (provisional IN (0, 1)),
+    comparisons BIGINT NOT NULL,
     PRIMARY KEY (snapshot_id, bot_id)
 );

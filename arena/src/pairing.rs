@@ -16,7 +16,7 @@ pub struct Entrant {
     pub author: i64,
     /// One of the server's own bots.
     pub house: bool,
-    /// Finished its qualifying games without a protocol fault (see [`admitted`]); house bots
+    /// Finished its qualifying games in a row without a fault (see [`admitted`]); house bots
     /// count as admitted whatever this says.
     pub admitted: bool,
     /// Tables it may still join now (its tables-at-once quota less the tables it sits at).
@@ -55,8 +55,8 @@ pub struct Params {
 
 impl Default for Params {
     fn default() -> Params {
-        // Two tables is the least that compares; a window of one default sigma (25/3) keeps a
-        // newly admitted bot's tablemates near it without starving the ends of the ladder.
+        // Two tables is the least that compares; the window is a newcomer's sigma (25/3), the
+        // widest uncertainty a live rating has, so tablemates inside it are not known to differ.
         Params { tables: 2, window: 25.0 / 3.0 }
     }
 }

@@ -77,7 +77,7 @@ async fn a_simulated_ladder_separates_three_tiers() {
     for round in 0..1000 {
         now += 10;
         let plan = store
-            .plan_deal(&offered, 0, QUALIFYING, &Params::default(), now)
+            .plan_deal(&offered, QUALIFYING, &Params::default(), now)
             .await
             .unwrap()
             .expect("twenty bots seat a deal");

@@ -101,3 +101,49 @@ fn outcome_codes_round_trip() {
     }
     assert_eq!(Outcome::from_code(3), None);
 }
+
+#[test]
+fn a_comparison_names_both_teams_opponents() {
+    let tables = [table(0, [[1, 3], [2, 4]], [2, 0]), table(1, [[5, 7], [6, 8]], [1, 0])];
+    let s = score_deal(9, &tables);
+    let c0 = &s.comparisons[0];
+    assert_eq!((c0.opp_a, c0.opp_b), ([2, 4], [6, 8]));
+    let c1 = &s.comparisons[1];
+    assert_eq!((c1.team_a, c1.opp_a, c1.team_b, c1.opp_b), ([2, 4], [1, 3], [6, 8], [5, 7]));
+}
+
+#[test]
+fn without_faults_side_one_mirrors_side_zero() {
+    let tables = [table(0, [[1, 3], [2, 4]], [2, 0]), table(1, [[5, 7], [6, 8]], [1, 0])];
+    let s = score_deal(9, &tables);
+    assert!(is_mirror(&s.comparisons[0], &s.comparisons[1]));
+    assert!(!is_mirror(&s.comparisons[0], &s.comparisons[0]));
+    let kept = independent(&s.comparisons);
+    assert_eq!(kept, [&s.comparisons[0]]);
+    // Three tables: three independent comparisons of six.
+    let three = [
+        table(0, [[1, 3], [2, 4]], [1, 0]),
+        table(1, [[5, 7], [6, 8]], [0, 1]),
+        table(2, [[9, 11], [10, 12]], [0, 0]),
+    ];
+    let s3 = score_deal(10, &three);
+    assert_eq!(independent(&s3.comparisons).len(), 3);
+    // Two deals' comparisons interleaved are still matched within their own deal.
+    let mixed = [s.comparisons[0].clone(), s3.comparisons[0].clone(), s.comparisons[1].clone()];
+    assert_eq!(independent(&mixed).len(), 2);
+}
+
+#[test]
+fn a_fault_can_break_the_mirror() {
+    // Bot 1 faults while its team wins the cards 2-0: side 0 goes to {5,7}, side 1 is compared
+    // on the cards and {2,4} (net -2) also does worse than {6,8} (net -1).
+    let mut t0 = table(0, [[1, 3], [2, 4]], [2, 0]);
+    t0.faulted = vec![1];
+    let s = score_deal(9, &[t0, table(1, [[5, 7], [6, 8]], [1, 0])]);
+    assert_eq!(
+        (s.comparisons[0].outcome, s.comparisons[1].outcome),
+        (Outcome::BWins, Outcome::BWins)
+    );
+    assert!(!is_mirror(&s.comparisons[0], &s.comparisons[1]));
+    assert_eq!(independent(&s.comparisons).len(), 2);
+}

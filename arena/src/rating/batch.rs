@@ -1,7 +1,7 @@
 //! The official board: a Bradley-Terry fit of all duplicate comparisons at once. Team strength
 //! is the sum of its two bots' strengths; team A did better than team B with the same cards
 //! with probability 1 / (1 + e^-d), d = (s_A - s_oppA) - (s_B - s_oppB), because each team's
-//! net score was made against its own opponents (spec/arena.md 6.2 says why the opponents
+//! net score was made against its own opponents (spec/arena.md section 6 says why the opponents
 //! cannot be left out). Mirrored comparisons count once ([`crate::duplicate::independent`]).
 //! A draw counts as half a win each way (the log-likelihood weights y = 0.5, so a draw
 //! pulls two teams together without a separate tie parameter to fit). The fit is the maximum a

@@ -2,11 +2,10 @@
 //! -> running -> done, or to void from either; a deal is scored once, when no table of it is
 //! in flight, in the transaction that stores its comparisons and publishes its seed.
 
-use super::{Result, Store, StoreError, flag};
+use super::{Result, Store, StoreError, flag, stats};
 use crate::duplicate::{Comparison, Outcome, TableResult, holders};
 use crate::pairing::{SplitCounts, split_of};
 use crate::{BotId, team};
-use std::collections::BTreeMap;
 
 /// Where a game is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,23 +115,6 @@ impl GameRow {
     }
 }
 
-/// What the arena knows of a bot's play, for pairing, admission and quotas.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Activity {
-    /// Games finished.
-    pub games_done: u32,
-    /// Finished games in which it faulted.
-    pub games_faulted: u32,
-    /// Finished games since its last fault (all of them if it never faulted).
-    pub clean_since_fault: u32,
-    /// Games running now.
-    pub running: u32,
-    /// Games started at or after the `since` given.
-    pub started_since: u32,
-    /// When it last started a game.
-    pub last_played: Option<i64>,
-}
-
 #[derive(sqlx::FromRow)]
 struct Row {
     id: i64,
@@ -177,6 +159,12 @@ impl Row {
             void_reason: self.void_reason,
         })
     }
+}
+
+type Seats = (i64, i64, i64, i64);
+
+fn seats_of((a, b, c, d): Seats) -> [BotId; 4] {
+    [a, b, c, d]
 }
 
 #[derive(sqlx::FromRow)]
@@ -255,24 +243,32 @@ impl Store {
 
     /// Marks a queued game as running.
     pub async fn start_game(&self, game: i64, record_path: Option<&str>, now: i64) -> Result<()> {
-        let done = sqlx::query(
+        let mut tx = self.pool.begin().await?;
+        let seats: Option<Seats> = sqlx::query_as(
             "UPDATE games SET status = 'running', started_at = $1, record_path = $2 \
-             WHERE id = $3 AND status = 'queued'",
+             WHERE id = $3 AND status = 'queued' RETURNING seat0, seat1, seat2, seat3",
         )
         .bind(now)
         .bind(record_path)
         .bind(game)
-        .execute(&self.pool)
+        .fetch_optional(&mut *tx)
         .await?;
-        self.changed(done.rows_affected(), game, "is not queued").await
+        let Some(seats) = seats else {
+            tx.rollback().await?;
+            return self.changed(0, game, "is not queued").await;
+        };
+        stats::started(&mut tx, seats_of(seats), now).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Records a running game's result. A game voided meanwhile (by a restart) stays void.
     pub async fn end_game(&self, game: i64, end: &GameEnd, now: i64) -> Result<()> {
-        let done = sqlx::query(
+        let mut tx = self.pool.begin().await?;
+        let seats: Option<Seats> = sqlx::query_as(
             "UPDATE games SET status = 'done', ended_at = $1, points02 = $2, points13 = $3, \
              fault_seats = $4, record_path = COALESCE($5, record_path) \
-             WHERE id = $6 AND status = 'running'",
+             WHERE id = $6 AND status = 'running' RETURNING seat0, seat1, seat2, seat3",
         )
         .bind(now)
         .bind(i64::from(end.points02))
@@ -280,36 +276,57 @@ impl Store {
         .bind(i64::from(end.fault_seats & 15))
         .bind(end.record_path.as_deref())
         .bind(game)
-        .execute(&self.pool)
+        .fetch_optional(&mut *tx)
         .await?;
-        self.changed(done.rows_affected(), game, "is not running").await
+        let Some(seats) = seats else {
+            tx.rollback().await?;
+            return self.changed(0, game, "is not running").await;
+        };
+        stats::ended(&mut tx, seats_of(seats), end.fault_seats).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Voids a queued or running game (the server's fault): it will never count.
     pub async fn void_game(&self, game: i64, reason: &str, now: i64) -> Result<()> {
-        let done = sqlx::query(
+        let mut tx = self.pool.begin().await?;
+        // started_at is set exactly when a game starts running: it tells a running game's
+        // seats (counted as running) from a queued one's.
+        let voided: Option<(i64, i64, i64, i64, Option<i64>)> = sqlx::query_as(
             "UPDATE games SET status = 'void', ended_at = $1, void_reason = $2 \
-             WHERE id = $3 AND status IN ('queued', 'running')",
+             WHERE id = $3 AND status IN ('queued', 'running') \
+             RETURNING seat0, seat1, seat2, seat3, started_at",
         )
         .bind(now)
         .bind(reason)
         .bind(game)
-        .execute(&self.pool)
+        .fetch_optional(&mut *tx)
         .await?;
-        self.changed(done.rows_affected(), game, "has already ended").await
+        let Some((a, b, c, d, started)) = voided else {
+            tx.rollback().await?;
+            return self.changed(0, game, "has already ended").await;
+        };
+        if started.is_some() {
+            stats::left(&mut tx, [a, b, c, d]).await?;
+        }
+        tx.commit().await?;
+        Ok(())
     }
 
     /// At startup: every game a previous run left queued or running is voided (its players
     /// are gone), and the number voided is returned. Their deals are then scored from the
     /// tables that finished, or from none.
     pub async fn void_in_flight(&self, now: i64) -> Result<u64> {
+        let mut tx = self.pool.begin().await?;
         let done = sqlx::query(
             "UPDATE games SET status = 'void', ended_at = $1, void_reason = 'server restarted' \
              WHERE status IN ('queued', 'running')",
         )
         .bind(now)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        stats::none_running(&mut tx).await?;
+        tx.commit().await?;
         Ok(done.rows_affected())
     }
 
@@ -458,56 +475,6 @@ impl Store {
                 Ok((r.id, comparison))
             })
             .collect()
-    }
-
-    /// Each bot's activity, counting starts at or after `since` (the start of the day, for the
-    /// games-a-day quota). Void games count for nothing.
-    ///
-    /// One aggregate over every running and finished game, seat by seat: portable SQL, and
-    /// fast enough for one machine's ladder (a busier one would keep counters per bot).
-    pub async fn activity(&self, since: i64) -> Result<BTreeMap<BotId, Activity>> {
-        type Raw = (i64, i64, i64, i64, i64, Option<i64>, i64);
-        let rows: Vec<Raw> = sqlx::query_as(
-            "WITH seats AS ( \
-                 SELECT id, seat0 AS bot, status, started_at, fault_seats & 1 AS faulted \
-                     FROM games WHERE status IN ('running', 'done') \
-                 UNION ALL SELECT id, seat1, status, started_at, (fault_seats & 2) / 2 \
-                     FROM games WHERE status IN ('running', 'done') \
-                 UNION ALL SELECT id, seat2, status, started_at, (fault_seats & 4) / 4 \
-                     FROM games WHERE status IN ('running', 'done') \
-                 UNION ALL SELECT id, seat3, status, started_at, (fault_seats & 8) / 8 \
-                     FROM games WHERE status IN ('running', 'done')), \
-             last_fault AS ( \
-                 SELECT bot, MAX(CASE WHEN status = 'done' AND faulted = 1 THEN id ELSE 0 END) AS id \
-                 FROM seats GROUP BY bot) \
-             SELECT s.bot, \
-                 SUM(CASE WHEN s.status = 'done' THEN 1 ELSE 0 END), \
-                 SUM(CASE WHEN s.status = 'done' AND s.faulted = 1 THEN 1 ELSE 0 END), \
-                 SUM(CASE WHEN s.status = 'running' THEN 1 ELSE 0 END), \
-                 SUM(CASE WHEN s.started_at >= $1 THEN 1 ELSE 0 END), \
-                 MAX(s.started_at), \
-                 SUM(CASE WHEN s.status = 'done' AND s.id > l.id THEN 1 ELSE 0 END) \
-             FROM seats s JOIN last_fault l ON l.bot = s.bot \
-             GROUP BY s.bot ORDER BY s.bot",
-        )
-        .bind(since)
-        .fetch_all(&self.pool)
-        .await?;
-        let count = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
-        Ok(rows
-            .into_iter()
-            .map(|(bot, done, faulted, running, since, last, clean)| {
-                let a = Activity {
-                    games_done: count(done),
-                    games_faulted: count(faulted),
-                    clean_since_fault: count(clean),
-                    running: count(running),
-                    started_since: count(since),
-                    last_played: last,
-                };
-                (bot, a)
-            })
-            .collect())
     }
 
     /// How often each of these foursomes (ids ascending) played each of its splits, counting

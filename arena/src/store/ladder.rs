@@ -37,8 +37,7 @@ impl Store {
         let comparisons: Vec<_> = stored.into_iter().map(|(_, c)| c).collect();
         let house: Vec<BotId> =
             self.bots().await?.iter().filter(|b| b.house).map(|b| b.id).collect();
-        let (live, official) =
-            boards(&comparisons, &house, config).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let (live, official) = boards(&comparisons, &house, config).map_err(StoreError::Fit)?;
         let live_id = self.save_snapshot(BoardKind::Live, upto, now, &live).await?;
         let official_id = self.save_snapshot(BoardKind::Official, upto, now, &official).await?;
         Ok((live_id, official_id))
@@ -47,18 +46,17 @@ impl Store {
     /// The entrants pairing may seat now. `offered` is what the server knows and the database
     /// does not: the bots connected now (house bots included), each with the tables it offered
     /// to take at once. A bot is left out when it is paused or unknown; its free slots are the
-    /// smaller of its offer and its quota, less the tables it sits at. `day_start` starts the
-    /// games-a-day count. A newcomer with `qualifying_games` finished games in a row without a
+    /// smaller of its offer and its quota, less the tables it sits at; its games today are
+    /// those it started in the UTC day of `now`. A newcomer with `qualifying_games` finished games in a row without a
     /// fault is admitted now, for good. Ratings are the newest live snapshot's (a bot not in
     /// it has the newcomer's).
     pub async fn pool(
         &self,
         offered: &BTreeMap<BotId, u32>,
-        day_start: i64,
         qualifying_games: u32,
         now: i64,
     ) -> Result<Vec<Entrant>> {
-        let activity = self.activity(day_start).await?;
+        let activity = self.activity(now).await?;
         let live: BTreeMap<BotId, (f64, f64)> = self
             .latest_snapshot(BoardKind::Live)
             .await?
@@ -87,7 +85,7 @@ impl Store {
                 mu,
                 sigma,
                 last_played: a.last_played,
-                games_today: a.started_since,
+                games_today: a.started_today,
                 games_per_day: bot.games_per_day,
             });
         }
@@ -99,12 +97,11 @@ impl Store {
     pub async fn plan_deal(
         &self,
         offered: &BTreeMap<BotId, u32>,
-        day_start: i64,
         qualifying_games: u32,
         params: &Params,
         now: i64,
     ) -> Result<Option<DealPlan>> {
-        let pool = self.pool(offered, day_start, qualifying_games, now).await?;
+        let pool = self.pool(offered, qualifying_games, now).await?;
         let Some(fours) = foursomes(&pool, params) else { return Ok(None) };
         let splits = self.split_counts(&fours).await?;
         Ok(Some(seat(&fours, &splits)))

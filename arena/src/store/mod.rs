@@ -11,10 +11,12 @@ mod games;
 mod index;
 mod ladder;
 mod ratings;
+mod stats;
 
 pub use bots::{Bot, NewBot};
-pub use games::{Activity, GameEnd, GameRow, GameStatus, NewGame};
+pub use games::{GameEnd, GameRow, GameStatus, NewGame};
 pub use ratings::{BoardKind, RatingRow, Snapshot};
+pub use stats::{Activity, DAY_SECONDS, day_of};
 
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -39,6 +41,8 @@ pub enum StoreError {
     Conflict(String),
     /// A stored value is not one this version understands.
     Corrupt(String),
+    /// The official board could not be fitted.
+    Fit(crate::rating::batch::FitError),
 }
 
 impl fmt::Display for StoreError {
@@ -50,6 +54,7 @@ impl fmt::Display for StoreError {
             StoreError::NotFound(what) => write!(f, "not found: {what}"),
             StoreError::Conflict(what) => f.write_str(what),
             StoreError::Corrupt(what) => write!(f, "database holds a bad value: {what}"),
+            StoreError::Fit(e) => e.fmt(f),
         }
     }
 }

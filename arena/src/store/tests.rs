@@ -201,7 +201,7 @@ async fn a_deal_is_scored_once_and_its_seed_published_then() {
             games_faulted: 1,
             clean_since_fault: 0,
             running: 0,
-            started_since: 0,
+            started_today: 1,
             last_played: Some(210)
         }
     );
@@ -342,7 +342,7 @@ async fn activity_counts_faults_quotas_and_admits_newcomers_for_good() {
     let store = Store::open(&db.0).await.unwrap();
     let ids = eight_bots(&store).await;
     let offered: BTreeMap<BotId, u32> = ids.iter().map(|&b| (b, 1)).collect();
-    let pool = store.pool(&offered, 0, 2, 300).await.unwrap();
+    let pool = store.pool(&offered, 2, 300).await.unwrap();
     assert_eq!(pool.len(), 8);
     assert!(pool.iter().all(|e| e.admitted == e.house && e.last_played.is_none()));
     // Two clean deals each: everyone qualifies with two games, and is admitted when the
@@ -351,7 +351,7 @@ async fn activity_counts_faults_quotas_and_admits_newcomers_for_good() {
         play_deal(&store, &ids, 50 + k, [1, 0], [0, 1]).await;
     }
     assert_eq!(store.bot(ids[3]).await.unwrap().unwrap().admitted_at, None);
-    let pool = store.pool(&offered, 0, 2, 290).await.unwrap();
+    let pool = store.pool(&offered, 2, 290).await.unwrap();
     assert!(pool.iter().all(|e| e.admitted));
     // A third deal in which bot 1 (seat 1, table 0) faults, and which is still running at
     // table 1.
@@ -387,15 +387,17 @@ async fn activity_counts_faults_quotas_and_admits_newcomers_for_good() {
     let activity = store.activity(300).await.unwrap();
     let a1 = &activity[&ids[1]];
     assert_eq!(
-        (a1.games_done, a1.games_faulted, a1.clean_since_fault, a1.started_since),
-        (3, 1, 0, 1)
+        (a1.games_done, a1.games_faulted, a1.clean_since_fault, a1.started_today),
+        (3, 1, 0, 3)
     );
+    // The next UTC day, the count of starts begins again.
+    assert_eq!(store.activity(DAY_SECONDS + 5).await.unwrap()[&ids[1]].started_today, 0);
     let a5 = &activity[&ids[5]];
     assert_eq!(
         (a5.games_done, a5.running, a5.clean_since_fault, a5.last_played),
         (2, 1, 2, Some(310))
     );
-    let pool = store.pool(&offered, 300, 2, 330).await.unwrap();
+    let pool = store.pool(&offered, 2, 330).await.unwrap();
     let e = |b: BotId| pool.iter().find(|e| e.id == b).unwrap().clone();
     // Bot 1's fault came after its admission: it stays admitted. Bot 5 sits at a running table.
     assert!(e(ids[1]).admitted && e(ids[5]).admitted);
@@ -405,7 +407,28 @@ async fn activity_counts_faults_quotas_and_admits_newcomers_for_good() {
     store.set_paused(ids[2], Some("r")).await.unwrap();
     let mut fewer = offered.clone();
     fewer.remove(&ids[3]);
-    let pool = store.pool(&fewer, 300, 2, 340).await.unwrap();
+    let pool = store.pool(&fewer, 2, 340).await.unwrap();
     assert!(pool.iter().all(|e| e.id != ids[2] && e.id != ids[3]));
     assert_eq!(pool.len(), 6);
+    // Voiding the running table frees its seats; a restart finds nothing running.
+    store.void_game(g1, "referee lost", 350).await.unwrap();
+    assert_eq!(store.activity(350).await.unwrap()[&ids[5]].running, 0);
+    let deal = store.new_deal(61, 360).await.unwrap();
+    let g = store
+        .add_game(&NewGame {
+            deal,
+            table_no: 0,
+            seats: [ids[4], ids[5], ids[6], ids[7]],
+            orientation: 0,
+        })
+        .await
+        .unwrap();
+    store.start_game(g, None, DAY_SECONDS + 10).await.unwrap();
+    let a5 = &store.activity(DAY_SECONDS + 20).await.unwrap()[&ids[5]];
+    assert_eq!((a5.running, a5.started_today, a5.last_played), (1, 1, Some(DAY_SECONDS + 10)));
+    assert_eq!(store.void_in_flight(DAY_SECONDS + 30).await.unwrap(), 1);
+    let activity = store.activity(DAY_SECONDS + 40).await.unwrap();
+    assert!(activity.values().all(|a| a.running == 0));
+    // Voided games count for nothing but the day's starts.
+    assert_eq!((activity[&ids[5]].games_done, activity[&ids[5]].started_today), (2, 1));
 }
