@@ -19,6 +19,38 @@ enum Command {
     /// Manage authors and bots.
     #[command(subcommand)]
     Admin(Admin),
+    /// Run the arena: bots connect and play, the house fills the tables, ratings are kept.
+    Serve(Serve),
+}
+
+#[derive(Args, Debug)]
+struct Serve {
+    #[command(flatten)]
+    db: Db,
+    /// Where game records go, one file per game.
+    #[arg(long, default_value = "arena-records")]
+    records: PathBuf,
+    /// Where bots connect: HOST:PORT (port 0 picks a free one).
+    #[arg(long, default_value = "127.0.0.1:7878")]
+    listen: String,
+    /// Time for each answer, in milliseconds.
+    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    answer_ms: u64,
+    /// Each seat's bank per game, in milliseconds.
+    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    bank_ms: u64,
+    /// Tables each deal is played at (duplicate: two or more).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(2..=16))]
+    tables_per_deal: u64,
+    /// Deals in play at once, at most.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    deals_at_once: u64,
+    /// Clean games a new bot plays against the house before it enters the ladder.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    qualifying_games: u32,
+    /// Seat no house players (only connected bots play).
+    #[arg(long)]
+    no_house: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -87,7 +119,16 @@ struct Pause {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ARENA_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    // The server plays many tables at once and its search players think on blocking threads;
+    // the admin commands are one query each.
+    let mut builder = match cli.command {
+        Command::Serve(_) => tokio::runtime::Builder::new_multi_thread(),
+        Command::Admin(_) => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(r) => r,
         Err(e) => return fail(&format!("cannot start the runtime: {e}")),
     };
@@ -103,7 +144,10 @@ fn fail(message: &str) -> ExitCode {
 }
 
 async fn run(command: Command) -> Result<(), String> {
-    let Command::Admin(admin) = command;
+    let admin = match command {
+        Command::Admin(admin) => admin,
+        Command::Serve(s) => return serve(s).await,
+    };
     match admin {
         Admin::AddBot(a) => {
             let store = open(&a.db).await?;
@@ -137,6 +181,58 @@ async fn run(command: Command) -> Result<(), String> {
         Admin::Unpause(w) => set_paused(&w, None).await?,
     }
     Ok(())
+}
+
+/// `arena serve`: the first Ctrl-C or SIGTERM lets the games in play end and starts no other;
+/// the second ends them now (void, never counted).
+async fn serve(s: Serve) -> Result<(), String> {
+    use aluette_arena::serve::{Settings, run};
+    let settings = Settings {
+        db: s.db.db,
+        records: s.records,
+        listen: s.listen,
+        answer_ms: s.answer_ms,
+        bank_ms: s.bank_ms,
+        tables_per_deal: s.tables_per_deal as usize,
+        deals_at_once: s.deals_at_once as usize,
+        qualifying_games: s.qualifying_games,
+        house: !s.no_house,
+        ..Settings::default()
+    };
+    let stop = aluette_referee::Stop::new();
+    {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let Ok(mut term) =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            else {
+                return;
+            };
+            for round in 0.. {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+                if round == 0 {
+                    eprintln!(
+                        "arena: stopping: no new deals; games in play finish (again to end them)"
+                    );
+                    stop.finish();
+                } else {
+                    stop.abort();
+                }
+            }
+        });
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        if let Ok(addr) = rx.await {
+            use std::io::Write as _;
+            println!("arena: bots connect to {addr}");
+            let _ = std::io::stdout().flush();
+        }
+    });
+    run(settings, stop, Some(tx)).await
 }
 
 fn line(b: &Bot) -> String {

@@ -39,7 +39,7 @@ impl Kind {
     pub fn seat(self, seed: u64) -> Seat {
         let search = |think: f64| {
             let settings = search::Settings { seed, samples: None, think };
-            Seat::player(self.name(), Search(search::Player::new(settings)))
+            Seat::player(self.name(), Search(self.name(), search::Player::new(settings)))
         };
         match self {
             Kind::Random => Seat::builtin("random").expect("a built-in bot"),
@@ -50,13 +50,25 @@ impl Kind {
     }
 }
 
-/// The search crate's player as an in-process seat.
-struct Search(search::Player);
+/// The search crate's player as an in-process seat; the hello is answered here, as the
+/// referee's own search bot answers it (the search crate only notes what was offered).
+struct Search(&'static str, search::Player);
 
 impl Player for Search {
     fn answer(&mut self, msg: ToBot, asked: Instant) -> Option<FromBot> {
         let mut elapsed = || asked.elapsed().as_micros() as u64;
-        self.0.handle(&msg, &mut elapsed)
+        let answer = self.1.handle(&msg, &mut elapsed);
+        let ToBot::Hello { id, features, .. } = msg else { return answer };
+        let surrender = aluette_referee::protocol::SURRENDER;
+        Some(FromBot::Hello {
+            id,
+            name: self.0.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            author: Some("house".into()),
+            protocol: Some(aluette_referee::protocol::PROTOCOL_VERSION),
+            token: None,
+            features: features.into_iter().filter(|f| f == surrender).collect(),
+        })
     }
 
     fn blocking(&self) -> bool {

@@ -189,10 +189,9 @@ impl Server {
             }
             let params = Params { tables: self.settings.tables_per_deal, ..Params::default() };
             let t = now();
-            let day_start = t - t.rem_euclid(86_400);
             let plan = self
                 .store
-                .plan_deal(&offered, day_start, self.settings.qualifying_games, &params, t)
+                .plan_deal(&offered, self.settings.qualifying_games, &params, t)
                 .await
                 .map_err(|e| e.to_string())?;
             let Some(plan) = plan else { return Ok(()) };
@@ -232,8 +231,11 @@ impl Server {
                 let seats: [Seat; 4] = seats.try_into().expect("four seats");
                 // The bot in seat s holds the deal's hand s + orientation: the first dealer
                 // turns the deal by the same amount (the dealer always holds hand 0).
-                let first_dealer = ((4 - table.orientation % 4) % 4) as u8;
-                let g = Game::new(seed).number(game as u64).first_dealer(first_dealer).record_to(&record);
+                let first_dealer = (4 - table.orientation % 4) % 4;
+                let g = Game::new(seed)
+                    .number(game as u64)
+                    .first_dealer(first_dealer)
+                    .record_to(&record);
                 self.spawn_table(deal, game, table.seats, seats, g, record);
             }
             tracing::info!("deal {deal} started at {} tables", plan.tables.len());
@@ -291,9 +293,10 @@ impl Server {
                 };
                 store.end_game(done.game, &end, t).await.map_err(|e| e.to_string())?;
             }
-            Ok(_) => {
-                store.void_game(done.game, "the server stopped", t).await.map_err(|e| e.to_string())?
-            }
+            Ok(_) => store
+                .void_game(done.game, "the server stopped", t)
+                .await
+                .map_err(|e| e.to_string())?,
             Err(e) => {
                 tracing::error!("game {}: {e}", done.game);
                 store.void_game(done.game, e, t).await.map_err(|e| e.to_string())?
@@ -338,7 +341,7 @@ impl Server {
 
     /// Pauses those of `bots` whose fault rate is over the limit, and tells their connections.
     async fn pause_faulty(&mut self, bots: &[BotId]) -> Result<(), String> {
-        let activity = self.store.activity(0).await.map_err(|e| e.to_string())?;
+        let activity = self.store.activity(now()).await.map_err(|e| e.to_string())?;
         for id in bots.iter().filter(|id| !self.house.contains_key(id)) {
             let Some(a) = activity.get(id) else { continue };
             let Some(reason) = crate::pairing::fault_pause(

@@ -9,9 +9,12 @@ use aluette_referee::{Connection, Door};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock};
 
+/// A token's hash, and the bot it admits with its tables-at-once quota.
+type Entries = HashMap<[u8; 32], (BotId, u32)>;
+
 /// Token hash to (bot, tables at once), shared with the door's accept task.
 #[derive(Clone, Debug, Default)]
-pub struct Index(Arc<RwLock<HashMap<[u8; 32], (BotId, u32)>>>);
+pub struct Index(Arc<RwLock<Entries>>);
 
 impl Index {
     /// Reads the index again from the database (a bot added, paused or unpaused).
