@@ -45,23 +45,7 @@ pub(crate) fn write(
     cut_short: Option<usize>,
 ) -> Result<(), String> {
     let out = &page.out;
-    let data = match page.seat {
-        None => {
-            let bytes = std::fs::read(file)
-                .map_err(|e| format!("{}: cannot read the record: {e}", file.display()))?;
-            // Only a cut can leave bytes that are not UTF-8, inside the half-written last
-            // line, which is dropped below.
-            let text = String::from_utf8_lossy(&bytes);
-            let lines = parse_lines(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-            let mut data = game_data(replay, &lines, cut_short);
-            if let Some(nodes) = page.par {
-                add_par(&mut data, &crate::par::analyse(file, nodes)?);
-            }
-            data
-        }
-        Some(seat) => seat::seat_data(file, seat, cut_short.is_some())?,
-    };
-    let html = render_page(&data, replay.header.game, page.seat);
+    let html = render(replay, file, page.seat, page.par, cut_short)?;
     std::fs::write(out, html).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
     if !quiet {
         match cut_short {
@@ -79,6 +63,34 @@ pub(crate) fn write(
         }
     }
     Ok(())
+}
+
+/// The viewer of the record `file` (verified by the caller as `replay`): the whole game, or
+/// what `seat` could see; with each card's par searched with `par` nodes a position.
+pub(crate) fn render(
+    replay: &crate::replay::Replay,
+    file: &Path,
+    seat: Option<SeatNo>,
+    par: Option<u64>,
+    cut_short: Option<usize>,
+) -> Result<String, String> {
+    let data = match seat {
+        None => {
+            let bytes = std::fs::read(file)
+                .map_err(|e| format!("{}: cannot read the record: {e}", file.display()))?;
+            // Only a cut can leave bytes that are not UTF-8, inside the half-written last
+            // line, which is dropped below.
+            let text = String::from_utf8_lossy(&bytes);
+            let lines = parse_lines(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            let mut data = game_data(replay, &lines, cut_short);
+            if let Some(nodes) = par {
+                add_par(&mut data, &crate::par::analyse(file, nodes)?);
+            }
+            data
+        }
+        Some(seat) => seat::seat_data(file, seat, cut_short.is_some())?,
+    };
+    Ok(render_page(&data, replay.header.game, seat))
 }
 
 /// Seat `seat`'s whole page for the record at `path`, for the leak tests, which hold it to what

@@ -89,6 +89,7 @@ mod web;
 pub use api::{Config, Connection, Door, Game, Outcome, Player, Seat, Status, Stop, Table};
 /// The wire protocol's types, at the version the referee speaks.
 pub use protocol;
+pub use replay_cmd::{check_record, viewer_page};
 /// The rules engine the referee judges by, at the version it uses.
 pub use rules;
 

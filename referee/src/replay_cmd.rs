@@ -20,6 +20,19 @@ pub(crate) struct ReplayConfig {
     pub(crate) par: Option<u64>,
 }
 
+/// Checks the record at `path` against the rules, as `referee replay` does: its game number
+/// when every line replays exactly, else why not (one line).
+pub fn check_record(path: &std::path::Path) -> Result<u64, String> {
+    replay::replay_file(path).map(|r| r.header.game).map_err(|e| e.to_string())
+}
+
+/// The HTML viewer of the record at `path` (the page `referee replay --html` writes: one
+/// self-contained file), after checking the record as [`check_record`] does.
+pub fn viewer_page(path: &std::path::Path) -> Result<String, String> {
+    let r = replay::replay_file(path).map_err(|e| e.to_string())?;
+    html::render(&r, path, None, None, None)
+}
+
 pub(crate) fn run(args: ReplayConfig) -> Result<(), String> {
     match replay::replay_file(&args.file) {
         Ok(r) => match &args.html {

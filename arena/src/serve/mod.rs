@@ -5,6 +5,7 @@
 //! games that were in flight, so no deal is ever counted twice.
 
 pub mod house;
+pub mod live;
 pub mod seats;
 
 use crate::BotId;
@@ -100,6 +101,7 @@ struct Server {
     done_tx: mpsc::UnboundedSender<Finished>,
     last_refit: Option<std::time::Instant>,
     stop: Stop,
+    live: live::Live,
 }
 
 /// Runs the arena until `stop` finishes it: returns once the games in play have ended. The
@@ -151,6 +153,7 @@ pub async fn run(
         done_tx,
         last_refit: None,
         stop: stop.clone(),
+        live: live::Live::default(),
     };
     let mut reload = tokio::time::interval(Duration::from_secs(2));
     loop {
@@ -273,6 +276,7 @@ impl Server {
     /// A table's game is over: stored, its bots back in the pool, its deal scored when it was
     /// the last, bots over the fault rate paused.
     async fn finish(&mut self, done: Finished) -> Result<(), String> {
+        self.live.end(done.game);
         let t = now();
         let store = &self.store;
         match &done.outcome {
