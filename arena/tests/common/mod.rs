@@ -1,0 +1,144 @@
+//! What the arena's end-to-end tests share: a scratch folder, the arena server and the Rust
+//! sample bot as real processes (killed when the test ends, passed or not), and the database
+//! read through the arena's own store.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A folder of its own for one test, removed when the test passes.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("aluette-arena-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    pub fn join(&self, p: &str) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        } else {
+            eprintln!("kept for inspection: {}", self.0.display());
+        }
+    }
+}
+
+/// A child process killed (and reaped) when dropped.
+pub struct Proc(pub Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Proc {
+    /// Sends `signal` (SIGINT, SIGKILL, ...) to the process.
+    pub fn signal(&self, signal: i32) {
+        let pid = self.0.id().to_string();
+        let _ = Command::new("kill").args([format!("-{signal}").as_str(), &pid]).status();
+    }
+
+    /// Waits at most `limit` for the process to end; its exit status.
+    pub fn wait_for(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the process did not end within {limit:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+pub fn arena_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_arena")
+}
+
+/// The Rust sample bot, built by `cargo build --workspace --bins` beside the arena binary.
+pub fn bot_bin() -> PathBuf {
+    let dir = Path::new(arena_bin()).parent().unwrap();
+    let bot = dir.join("aluette-bot");
+    assert!(bot.exists(), "{} is missing: run `cargo build --workspace --locked --bins`", bot.display());
+    bot
+}
+
+/// Creates a bot with `arena admin add-bot`; its token.
+pub fn add_bot(db: &Path, author: &str, name: &str, tables: u32) -> String {
+    let out = Command::new(arena_bin())
+        .args(["admin", "add-bot", "--db", db.to_str().unwrap(), "--author", author])
+        .args(["--name", name, "--tables", &tables.to_string()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    text.lines()
+        .find_map(|l| l.strip_prefix("token "))
+        .expect("add-bot prints the token")
+        .trim()
+        .to_string()
+}
+
+/// Starts `arena serve` on a free port; the process and the address bots connect to.
+pub fn serve(dir: &Scratch, extra: &[&str]) -> (Proc, String) {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("arena.stderr.log"))
+        .unwrap();
+    let mut child = Command::new(arena_bin())
+        .args(["serve", "--db", dir.join("arena.db").to_str().unwrap()])
+        .args(["--records", dir.join("records").to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let proc_ = Proc(child);
+    let mut lines = BufReader::new(stdout).lines();
+    let addr = loop {
+        let line = lines.next().expect("the arena prints where bots connect").unwrap();
+        if let Some(addr) = line.strip_prefix("arena: bots connect to ") {
+            break addr.trim().to_string();
+        }
+    };
+    // The rest of its output is drained, so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    (proc_, addr)
+}
+
+/// A Rust sample bot connected to `addr` with `token`; `args` picks its strength.
+pub fn bot(addr: &str, token: &str, name: &str, args: &[&str], log: &Path) -> Proc {
+    let err = std::fs::File::create(log).unwrap();
+    Proc(
+        Command::new(bot_bin())
+            .args(["--connect", addr, "--token", token, "--name", name])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(err)
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// A runtime for the store's async API.
+pub fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
