@@ -227,6 +227,27 @@ impl Card {
         })
     }
 
+    /// The 48 cards in strength order: the Monsieur first, the 3s of swords and batons last,
+    /// the cards of one level in canonical order. Solvers that renumber cards by strength build
+    /// their tables from it.
+    pub const BY_STRENGTH: [Card; 48] = {
+        let mut order = [Card(0); 48];
+        let mut n = 0;
+        let mut level = 1;
+        while level <= 19 {
+            let mut i = 0;
+            while i < 48 {
+                if LEVELS[i] == level {
+                    order[n] = Card(i as u8);
+                    n += 1;
+                }
+                i += 1;
+            }
+            level += 1;
+        }
+        order
+    };
+
     /// All 48 cards in canonical order.
     pub fn all() -> impl Iterator<Item = Card> {
         (0..48).map(Card)
@@ -473,6 +494,17 @@ mod tests {
         assert_eq!("3s".parse::<Card>().unwrap().level(), 19);
         assert_eq!("9s".parse::<Card>().unwrap().level(), 13);
         assert_eq!("Cc".parse::<Card>().unwrap().level(), 11);
+    }
+
+    #[test]
+    fn strength_order_holds_every_card_once_strongest_first() {
+        let order = Card::BY_STRENGTH;
+        assert_eq!(order[0], Card::MONSIEUR);
+        assert_eq!(CardSet::from_cards(&order), CardSet::FULL);
+        for pair in order.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            assert!(a.level() < b.level() || (a.level() == b.level() && a.index() < b.index()));
+        }
     }
 
     #[test]
