@@ -1,37 +1,20 @@
 //! The cards renumbered by strength: slot 0 is the Monsieur, slot 47 the last 3 of batons, and
 //! the cards of one level sit in consecutive slots. A hand is then a bit mask in which "the
 //! cards between two levels" is one contiguous range, which is what move merging asks for.
+//! The order is `rules`' own ([`Card::BY_STRENGTH`]); these tables only renumber by it, once, at
+//! compile time, so the search's inner loop reads a table instead of calling out.
 
 use rules::Card;
 
 /// The slot of each card index.
 pub(crate) const SLOT_OF: [u8; 48] = {
     let mut slots = [0u8; 48];
-    let mut next = 0u8;
-    let mut level = 1;
-    while level <= 19 {
-        let mut i = 0;
-        while i < 48 {
-            if card(i).level() == level {
-                slots[i as usize] = next;
-                next += 1;
-            }
-            i += 1;
-        }
-        level += 1;
+    let mut s = 0;
+    while s < 48 {
+        slots[Card::BY_STRENGTH[s].index() as usize] = s as u8;
+        s += 1;
     }
     slots
-};
-
-/// The card index in each slot.
-pub(crate) const CARD_OF: [u8; 48] = {
-    let mut cards = [0u8; 48];
-    let mut i = 0;
-    while i < 48 {
-        cards[SLOT_OF[i] as usize] = i as u8;
-        i += 1;
-    }
-    cards
 };
 
 /// The level of each slot (64 entries so `& 63` proves the index in bounds).
@@ -39,7 +22,7 @@ pub(crate) const LEVEL: [u8; 64] = {
     let mut levels = [0u8; 64];
     let mut s = 0;
     while s < 48 {
-        levels[s] = card(CARD_OF[s]).level();
+        levels[s] = Card::BY_STRENGTH[s].level();
         s += 1;
     }
     levels
@@ -70,13 +53,6 @@ pub(crate) const fn levels(from: u8, to: u8) -> u64 {
     UPTO[to as usize % 20] & !UPTO[from.saturating_sub(1) as usize % 20]
 }
 
-const fn card(index: u8) -> Card {
-    match Card::from_index(index) {
-        Some(c) => c,
-        None => panic!("a card index below 48"),
-    }
-}
-
 /// The slot mask of a set of cards.
 pub(crate) fn mask(cards: rules::CardSet) -> u64 {
     cards.iter().fold(0, |m, c| m | 1 << SLOT_OF[c.index() as usize])
@@ -84,5 +60,5 @@ pub(crate) fn mask(cards: rules::CardSet) -> u64 {
 
 /// The card in a slot.
 pub(crate) fn card_at(slot: u8) -> Card {
-    card(CARD_OF[slot as usize % 48])
+    Card::BY_STRENGTH[slot as usize % 48]
 }
