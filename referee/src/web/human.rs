@@ -132,14 +132,18 @@ mod tests {
     fn a_discard_question_says_what_the_rules_allow() {
         let mut told = Told::default();
         assert_eq!(told.for_page(GAME.to_string()), GAME);
-        let hand = "3o 2c 9o Ao Ab Kc Cs Jb 9s 8b 7o 6c 5s 4b 3b";
+        let hand = "3o 2c 9o Ao Ab Kc Cs Jb 8s 8b 7o 6c 5s 4b 3b";
         let codes: Vec<String> = hand.split(' ').map(|c| format!("\"{c}\"")).collect();
         let line = format!(
-            r#"{{"type":"discard","id":7,"deal":1,"hand":[{}],"received":["Ao","Ab","Kc","Cs","Jb","9s"],"rule":"keep-highest","time_ms":1000,"bank_ms":5000}}"#,
+            r#"{{"type":"discard","id":9,"deal":1,"hand":[{}],"received":["Ao","Ab","Kc","Cs","Jb","8s"],"rule":"keep-highest","time_ms":120000,"bank_ms":600000}}"#,
             codes.join(",")
         );
+        // Exactly the example of spec/protocol.md section 9.1.
+        let spec = include_str!("../../../spec/protocol.md");
+        let sent = told.for_page(line.clone());
+        assert!(spec.contains(&format!("> {sent}\n")), "{sent}");
         let q = page(&mut told, &line);
-        assert_eq!((q["type"].as_str(), q["id"].as_u64()), (Some("discard"), Some(7)));
+        assert_eq!((q["type"].as_str(), q["id"].as_u64()), (Some("discard"), Some(9)));
         let hand: CardSet = hand.split(' ').map(|c| c.parse::<Card>().unwrap()).collect();
         let d = &q["legal"]["discard"];
         let (must, may) = (set(&d["must"]), set(&d["may"]));
