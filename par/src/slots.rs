@@ -1,21 +1,10 @@
 //! The cards renumbered by strength: slot 0 is the Monsieur, slot 47 the last 3 of batons, and
 //! the cards of one level sit in consecutive slots. A hand is then a bit mask in which "the
 //! cards between two levels" is one contiguous range, which is what move merging asks for.
-//! The order is `rules`' own ([`Card::BY_STRENGTH`]); these tables only renumber by it, once, at
-//! compile time, so the search's inner loop reads a table instead of calling out.
+//! The order and the slots are `rules`' own ([`Card::BY_STRENGTH`], [`Card::strength`]); the
+//! tables here only group the slots by level, once, at compile time.
 
 use rules::Card;
-
-/// The slot of each card index.
-pub(crate) const SLOT_OF: [u8; 48] = {
-    let mut slots = [0u8; 48];
-    let mut s = 0;
-    while s < 48 {
-        slots[Card::BY_STRENGTH[s].index() as usize] = s as u8;
-        s += 1;
-    }
-    slots
-};
 
 /// The level of each slot (64 entries so `& 63` proves the index in bounds).
 pub(crate) const LEVEL: [u8; 64] = {
@@ -55,7 +44,7 @@ pub(crate) const fn levels(from: u8, to: u8) -> u64 {
 
 /// The slot mask of a set of cards.
 pub(crate) fn mask(cards: rules::CardSet) -> u64 {
-    cards.iter().fold(0, |m, c| m | 1 << SLOT_OF[c.index() as usize])
+    cards.iter().fold(0, |m, c| m | 1 << c.strength())
 }
 
 /// The card in a slot.

@@ -116,6 +116,17 @@ const LEVELS: [u8; 64] = {
     t
 };
 
+/// The place of each card index in [`Card::BY_STRENGTH`] (64 entries, as [`LEVELS`]).
+const STRENGTH: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut p = 0;
+    while p < 48 {
+        t[Card::BY_STRENGTH[p].0 as usize] = p as u8;
+        p += 1;
+    }
+    t
+};
+
 /// `SELECT_IN_BYTE[b][k]`: the position of the `k`-th set bit of byte `b` (0 when there is none),
 /// the last step of [`CardSet::nth`].
 const SELECT_IN_BYTE: [[u8; 8]; 256] = {
@@ -247,6 +258,11 @@ impl Card {
         }
         order
     };
+
+    /// The place of this card in [`Card::BY_STRENGTH`], 0 (the Monsieur) to 47: a table read.
+    pub const fn strength(self) -> u8 {
+        STRENGTH[(self.0 & 63) as usize]
+    }
 
     /// All 48 cards in canonical order.
     pub fn all() -> impl Iterator<Item = Card> {
@@ -501,6 +517,9 @@ mod tests {
         let order = Card::BY_STRENGTH;
         assert_eq!(order[0], Card::MONSIEUR);
         assert_eq!(CardSet::from_cards(&order), CardSet::FULL);
+        for (p, card) in order.iter().enumerate() {
+            assert_eq!(usize::from(card.strength()), p);
+        }
         for pair in order.windows(2) {
             let (a, b) = (pair[0], pair[1]);
             assert!(a.level() < b.level() || (a.level() == b.level() && a.index() < b.index()));

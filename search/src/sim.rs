@@ -8,18 +8,6 @@
 
 use rules::{Card, CardSet, Pledges, Rules, Seat, SplitMix64, Team};
 
-/// The strength position of each canonical card index: `rules`' strength order
-/// ([`Card::BY_STRENGTH`]) turned round, once, at compile time.
-const POSITION: [u8; 48] = {
-    let mut pos = [0u8; 48];
-    let mut p = 0;
-    while p < 48 {
-        pos[Card::BY_STRENGTH[p].index() as usize] = p as u8;
-        p += 1;
-    }
-    pos
-};
-
 /// The level of each strength position.
 const LEVEL: [u8; 48] = {
     let mut lv = [0u8; 48];
@@ -61,7 +49,7 @@ const AT: [u64; 21] = {
 
 /// A card set as a strength-order mask.
 pub(crate) fn ranked(set: CardSet) -> u64 {
-    set.iter().fold(0, |m, c| m | 1 << POSITION[c.index() as usize])
+    set.iter().fold(0, |m, c| m | 1 << c.strength())
 }
 
 /// A strength-order mask as a card set.
@@ -82,7 +70,7 @@ pub(crate) fn card_at(p: u32) -> Card {
 
 /// The strength position of a card.
 pub(crate) fn position(card: Card) -> u32 {
-    u32::from(POSITION[card.index() as usize])
+    u32::from(card.strength())
 }
 
 /// The level of the strongest card of a mask; 20 (weaker than any card) when empty.
