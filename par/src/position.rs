@@ -101,7 +101,7 @@ impl Position {
         self.table[usize::from(self.n_table)] = card;
         self.n_table += 1;
         if self.n_table == 4 {
-            let winner = rules::trick_winner(self.table).map(|i| self.leader.plus(i as u8));
+            let winner = rules::trick_winner(&self.table).map(|i| self.leader.plus(i as u8));
             self.winners[usize::from(self.done)] = winner;
             self.done += 1;
             self.n_table = 0;

@@ -16,19 +16,7 @@ pub const DISCARD_COUNT: usize = 6;
 /// renumbered by strength (the solvers) and read the levels from their own tables.
 #[inline]
 pub fn trick_winner_by_level(levels: [u8; 4]) -> Option<usize> {
-    let mut best = levels[0];
-    let mut best_at = 0;
-    let mut tied = false;
-    for (i, &level) in levels.iter().enumerate().skip(1) {
-        if level < best {
-            best = level;
-            best_at = i;
-            tied = false;
-        } else if level == best {
-            tied = true;
-        }
-    }
-    if tied { None } else { Some(best_at) }
+    top_once(levels.into_iter())
 }
 
 /// The position (0..4, in play order) of the card that wins these four cards, or `None` when
@@ -37,12 +25,32 @@ pub fn trick_winner_by_level(levels: [u8; 4]) -> Option<usize> {
 /// ```
 /// use rules::{Card, trick_winner};
 /// let c = |s: &str| s.parse::<Card>().unwrap();
-/// assert_eq!(trick_winner([c("4o"), c("Ko"), c("Ao"), c("5c")]), Some(2));
-/// assert_eq!(trick_winner([c("Ab"), c("Ac"), c("Kb"), c("4c")]), None);
+/// assert_eq!(trick_winner(&[c("4o"), c("Ko"), c("Ao"), c("5c")]), Some(2));
+/// assert_eq!(trick_winner(&[c("Ab"), c("Ac"), c("Kb"), c("4c")]), None);
 /// ```
 #[inline]
-pub fn trick_winner(cards: [Card; 4]) -> Option<usize> {
-    trick_winner_by_level(cards.map(Card::level))
+pub fn trick_winner(cards: &[Card; 4]) -> Option<usize> {
+    // By reference and read as the loop goes: the engine ends every trick here, and taking the
+    // four cards by value cost it 1.3% more instructions in a random playout (cachegrind).
+    top_once(cards.iter().map(|c| c.level()))
+}
+
+/// The place of the one strongest (lowest) level of `levels`, or `None` when it is tied.
+#[inline(always)]
+fn top_once(mut levels: impl Iterator<Item = u8>) -> Option<usize> {
+    let mut best = levels.next()?;
+    let mut best_at = 0;
+    let mut tied = false;
+    for (i, level) in levels.enumerate() {
+        if level < best {
+            best = level;
+            best_at = i + 1;
+            tied = false;
+        } else if level == best {
+            tied = true;
+        }
+    }
+    if tied { None } else { Some(best_at) }
 }
 
 /// Checks that discarding `discard` from `hand` (the 15 cards of a chant recipient) obeys

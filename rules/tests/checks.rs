@@ -74,7 +74,7 @@ fn the_free_checks_are_the_engines() {
             };
             for event in game.apply(seat, action).unwrap().iter() {
                 if let Event::TrickOver(t) = event {
-                    let winner = trick_winner(t.cards).map(|i| t.leader.plus(i as u8));
+                    let winner = trick_winner(&t.cards).map(|i| t.leader.plus(i as u8));
                     assert_eq!(winner, t.winner, "{t:?}");
                     tricks += 1;
                 }

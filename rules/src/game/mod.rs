@@ -346,7 +346,7 @@ impl Game {
     }
 
     fn finish_trick(&mut self) -> TrickResult {
-        let winner = crate::check::trick_winner(self.table).map(|i| self.leader.plus(i as u8));
+        let winner = crate::check::trick_winner(&self.table).map(|i| self.leader.plus(i as u8));
         let number = self.tricks_done + 1;
         self.winners[self.tricks_done as usize] = winner;
         self.tricks_done += 1;
