@@ -97,12 +97,11 @@ impl Told {
                 protocol::options::DiscardRule::KeepHighest => DiscardRule::KeepHighest,
             };
             let choice = DiscardChoice::of(hand, rule);
-            let cards = |set: CardSet| convert::codes(set);
             legal["discard"] = json!({
                 "count": DISCARD_COUNT,
-                "must": cards(choice.must),
-                "may": cards(choice.may),
-                "default": cards(choice.weakest().unwrap_or(CardSet::EMPTY)),
+                "must": convert::codes(choice.must),
+                "may": convert::codes(choice.may),
+                "default": convert::codes(choice.weakest().unwrap_or(CardSet::EMPTY)),
             });
         }
         Some(legal)
