@@ -142,7 +142,7 @@ impl Solver {
         let mut table = [0u8; 4];
         let mut table_mask = 0;
         for (slot, card) in table.iter_mut().zip(position.table()) {
-            *slot = slots::SLOT_OF[card.index() as usize];
+            *slot = card.strength();
             table_mask |= 1 << *slot;
         }
         let mut search = Search {

@@ -101,12 +101,7 @@ impl Position {
         self.table[usize::from(self.n_table)] = card;
         self.n_table += 1;
         if self.n_table == 4 {
-            let best = self.table.iter().map(|c| c.level()).min().unwrap_or(0);
-            let mut at = self.table.iter().enumerate().filter(|(_, c)| c.level() == best);
-            let winner = match (at.next(), at.next()) {
-                (Some((i, _)), None) => Some(self.leader.plus(i as u8)),
-                _ => None,
-            };
+            let winner = rules::trick_winner(&self.table).map(|i| self.leader.plus(i as u8));
             self.winners[usize::from(self.done)] = winner;
             self.done += 1;
             self.n_table = 0;

@@ -206,17 +206,7 @@ impl Search<'_> {
     #[inline]
     fn trick_winner(&self) -> Option<u8> {
         let lv = self.table.map(|s| LEVEL[s as usize & 63]);
-        let best = lv.iter().copied().min().unwrap_or(0);
-        let mut at = None;
-        for (i, &l) in lv.iter().enumerate() {
-            if l == best {
-                if at.is_some() {
-                    return None;
-                }
-                at = Some(i as u8);
-            }
-        }
-        at.map(|i| (self.leader + i) & 3)
+        rules::trick_winner_by_level(lv).map(|i| (self.leader + i as u8) & 3)
     }
 
     /// The key of a position at the start of a trick: for each level with cards left, in

@@ -1,45 +1,17 @@
 //! The cards renumbered by strength: slot 0 is the Monsieur, slot 47 the last 3 of batons, and
 //! the cards of one level sit in consecutive slots. A hand is then a bit mask in which "the
 //! cards between two levels" is one contiguous range, which is what move merging asks for.
+//! The order and the slots are `rules`' own ([`Card::BY_STRENGTH`], [`Card::strength`]); the
+//! tables here only group the slots by level, once, at compile time.
 
 use rules::Card;
-
-/// The slot of each card index.
-pub(crate) const SLOT_OF: [u8; 48] = {
-    let mut slots = [0u8; 48];
-    let mut next = 0u8;
-    let mut level = 1;
-    while level <= 19 {
-        let mut i = 0;
-        while i < 48 {
-            if card(i).level() == level {
-                slots[i as usize] = next;
-                next += 1;
-            }
-            i += 1;
-        }
-        level += 1;
-    }
-    slots
-};
-
-/// The card index in each slot.
-pub(crate) const CARD_OF: [u8; 48] = {
-    let mut cards = [0u8; 48];
-    let mut i = 0;
-    while i < 48 {
-        cards[SLOT_OF[i] as usize] = i as u8;
-        i += 1;
-    }
-    cards
-};
 
 /// The level of each slot (64 entries so `& 63` proves the index in bounds).
 pub(crate) const LEVEL: [u8; 64] = {
     let mut levels = [0u8; 64];
     let mut s = 0;
     while s < 48 {
-        levels[s] = card(CARD_OF[s]).level();
+        levels[s] = Card::BY_STRENGTH[s].level();
         s += 1;
     }
     levels
@@ -70,19 +42,12 @@ pub(crate) const fn levels(from: u8, to: u8) -> u64 {
     UPTO[to as usize % 20] & !UPTO[from.saturating_sub(1) as usize % 20]
 }
 
-const fn card(index: u8) -> Card {
-    match Card::from_index(index) {
-        Some(c) => c,
-        None => panic!("a card index below 48"),
-    }
-}
-
 /// The slot mask of a set of cards.
 pub(crate) fn mask(cards: rules::CardSet) -> u64 {
-    cards.iter().fold(0, |m, c| m | 1 << SLOT_OF[c.index() as usize])
+    cards.iter().fold(0, |m, c| m | 1 << c.strength())
 }
 
 /// The card in a slot.
 pub(crate) fn card_at(slot: u8) -> Card {
-    card(CARD_OF[slot as usize % 48])
+    Card::BY_STRENGTH[slot as usize % 48]
 }

@@ -11,7 +11,7 @@ use protocol::{FromBot, ToBot};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rules::{Card, CardSet, Pledges, Rules, Seat};
+use rules::{Card, CardSet, Rules, Seat, Turn};
 
 /// The question being answered.
 #[derive(Clone, Copy, Debug)]
@@ -52,9 +52,9 @@ impl SeatBot {
     }
 
     fn ask(&mut self, id: u64, kind: Kind, hand: CardSet) -> PyResult<()> {
-        let seen = self.seen_mut()?;
-        seen.hand = hand;
-        seen.to_act = Some(seen.seat);
+        let view = &mut self.seen_mut()?.view;
+        view.hand = hand;
+        view.to_act = Some(turn(kind, view.seat));
         self.open = Some(Open { id, asked: Asked::new(kind) });
         self.signals.clear();
         Ok(())
@@ -84,19 +84,16 @@ impl SeatBot {
             ToBot::Game { seat, rules, .. } => {
                 self.rules = convert::rules_from_wire(&rules).map_err(PyValueError::new_err)?.0;
                 let seat = seat_of(seat)?;
-                self.seen = Some(blank(seat));
+                self.seen = Some(Seen::new(seat));
             }
             ToBot::Deal { deal, dealer, hand } => {
                 let dealer = seat_of(dealer)?;
                 let s = self.seen_mut()?;
-                let (seat, score) = (s.seat, s.score);
-                *s = Seen {
-                    dealer,
-                    deal,
-                    hand: set_of(&hand),
-                    leader: dealer.left(),
-                    ..Seen { score, ..blank(seat) }
-                };
+                let (seat, score) = (s.view.seat, s.view.score);
+                *s = Seen::new(seat);
+                let v = &mut s.view;
+                (v.dealer, v.deal, v.hand, v.leader, v.score) =
+                    (dealer, deal, set_of(&hand), dealer.left(), score);
             }
             ToBot::Opening { id, vote, hand, .. } => {
                 if !vote {
@@ -107,63 +104,62 @@ impl SeatBot {
             }
             ToBot::Vote { seat, accept } => {
                 let seat = seat_of(seat)?;
-                self.seen_mut()?.votes[seat.index()] = Some(accept);
+                self.seen_mut()?.view.votes[seat.index()] = Some(accept);
             }
-            ToBot::Chant { taken } => self.seen_mut()?.chant = Some(taken),
+            ToBot::Chant { taken } => self.seen_mut()?.view.chant_taken = Some(taken),
             ToBot::Discard { id, hand, received, .. } => {
                 self.ask(id, Kind::Discard, set_of(&hand))?;
-                self.seen_mut()?.received = set_of(&received);
+                self.seen_mut()?.view.received = set_of(&received);
             }
             ToBot::Offer { id, hand, score, .. } => {
                 self.ask(id, Kind::Offer, set_of(&hand))?;
-                self.seen_mut()?.score = score;
+                self.seen_mut()?.view.score = score;
             }
             ToBot::Reply { id, hand, score, .. } => {
                 self.ask(id, Kind::Reply, set_of(&hand))?;
-                self.seen_mut()?.score = score;
+                self.seen_mut()?.view.score = score;
             }
             ToBot::Announce { id, hand, score, .. } => {
                 self.ask(id, Kind::Announce, set_of(&hand))?;
-                self.seen_mut()?.score = score;
+                self.seen_mut()?.view.score = score;
             }
             ToBot::Offered { seat, offer } => {
                 let seat = seat_of(seat)?;
-                self.seen_mut()?.pledges.offers[seat.index()] = Some(offer);
+                self.seen_mut()?.view.pledges.offers[seat.index()] = Some(offer);
             }
             ToBot::Replied { seat, accept } => {
                 let seat = seat_of(seat)?;
-                self.seen_mut()?.pledges.replies[seat.index()] = Some(accept);
+                self.seen_mut()?.view.pledges.replies[seat.index()] = Some(accept);
             }
             ToBot::Announced { seat, announce } => {
                 let seat = seat_of(seat)?;
-                self.seen_mut()?.pledges.announces[seat.index()] = Some(announce);
+                self.seen_mut()?.view.pledges.announces[seat.index()] = Some(announce);
             }
             ToBot::Play { id, hand, leader, score, trick, .. } => {
                 self.ask(id, Kind::Play, set_of(&hand))?;
                 let leader = seat_of(leader)?;
-                let s = self.seen_mut()?;
-                (s.leader, s.score, s.tricks_done) = (leader, score, trick.saturating_sub(1));
+                let v = &mut self.seen_mut()?.view;
+                (v.leader, v.score, v.trick) = (leader, score, trick);
+                v.tricks_done = trick.saturating_sub(1);
             }
             ToBot::Played { seat, card, .. } => {
                 let (seat, card) = (seat_of(seat)?, convert::card(card));
                 let s = self.seen_mut()?;
                 s.played_by[seat.index()] = s.played_by[seat.index()].with(card);
-                s.table[seat.index()] = s.table[seat.index()].with(card);
-                if seat == s.seat {
-                    s.hand = s.hand.without(card);
-                }
-                s.to_act = Some(seat.left());
+                s.view.lay(seat, card);
+                s.view.to_act = Some(Turn::Play(seat.left()));
             }
             ToBot::Trick { trick, winner, next, .. } => {
                 let winner = winner.map(seat_of).transpose()?;
                 let next = seat_of(next)?;
-                let s = self.seen_mut()?;
-                if let Some(slot) = s.winners.get_mut(usize::from(trick).wrapping_sub(1)) {
+                let v = &mut self.seen_mut()?.view;
+                if let Some(slot) = v.trick_winners.get_mut(usize::from(trick).wrapping_sub(1)) {
                     *slot = winner;
                 }
-                (s.tricks_done, s.leader, s.table) = (trick, next, [CardSet::EMPTY; 4]);
+                (v.tricks_done, v.trick, v.leader) = (trick, (trick + 1).min(9), next);
+                v.clear_table();
             }
-            ToBot::DealOver { score, .. } => self.seen_mut()?.score = score,
+            ToBot::DealOver { score, .. } => self.seen_mut()?.view.score = score,
             ToBot::Signal { from, signal } => {
                 let from = seat_of(from)?;
                 let index = signal.parse::<rules::Signal>().ok().and_then(space::signal_index);
@@ -181,26 +177,15 @@ impl SeatBot {
 /// What `feed` hands back: what to do, and the answer line when the bridge wrote one.
 type Fed<'py> = (&'static str, Option<Bound<'py, PyBytes>>);
 
-/// A seat's knowledge before anything of a deal is known.
-fn blank(seat: Seat) -> Seen {
-    Seen {
-        seat,
-        dealer: seat,
-        deal: 0,
-        hand: CardSet::EMPTY,
-        received: CardSet::EMPTY,
-        discarded: CardSet::EMPTY,
-        played_by: [CardSet::EMPTY; 4],
-        table: [CardSet::EMPTY; 4],
-        leader: seat,
-        votes: [None; 4],
-        chant: None,
-        pledges: Pledges::default(),
-        winners: [None; 9],
-        tricks_done: 0,
-        score: [0; 2],
-        signals: [[0; space::N_SIGNALS]; 4],
-        to_act: None,
+/// The turn a question of `kind` to `seat` is.
+fn turn(kind: Kind, seat: Seat) -> Turn {
+    match kind {
+        Kind::Vote => Turn::Vote(seat),
+        Kind::Discard => Turn::Discard(seat),
+        Kind::Play => Turn::Play(seat),
+        Kind::Offer => Turn::Offer(seat),
+        Kind::Reply => Turn::Reply(seat),
+        Kind::Announce => Turn::Announce(seat),
     }
 }
 
@@ -253,7 +238,7 @@ impl SeatBot {
     fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         let mut out = [0u8; N_ACTIONS];
         if let (Some(o), Some(s)) = (self.open, self.seen) {
-            legal::mask(&o.asked, s.hand, s.hand, &self.rules, &mut out);
+            legal::mask(&o.asked, s.view.hand, s.view.hand, &self.rules, &mut out);
         }
         PyBytes::new(py, &out)
     }
@@ -266,7 +251,7 @@ impl SeatBot {
             return Err(PyValueError::new_err("no question is open"));
         };
         let mut mask = [0u8; N_ACTIONS];
-        legal::mask(&open.asked, seen.hand, seen.hand, &self.rules, &mut mask);
+        legal::mask(&open.asked, seen.view.hand, seen.view.hand, &self.rules, &mut mask);
         if mask.get(a) != Some(&1) {
             return Err(PyValueError::new_err(format!(
                 "action {a} is not legal for this {}",
@@ -287,7 +272,7 @@ impl SeatBot {
                 open.asked.sent[i] = true;
                 open.asked.n_sent += 1;
                 // The sender is told its own signal in the environment too.
-                seen.signals[seen.seat.index()][i] += 1;
+                seen.signals[seen.view.seat.index()][i] += 1;
                 self.signals = signals;
                 self.signals.push(signal.to_string());
                 (self.open, self.seen) = (Some(open), Some(seen));
@@ -311,13 +296,13 @@ impl SeatBot {
                     self.open = Some(open);
                     return Ok(None);
                 }
-                seen.discarded = open.asked.picked;
-                seen.hand = seen.hand.difference(open.asked.picked);
+                seen.view.discarded = open.asked.picked;
+                seen.view.hand = seen.view.hand.difference(open.asked.picked);
                 FromBot::Discard { id, cards: convert::codes(open.asked.picked), signals }
             }
             _ => FromBot::Play { id, card: card(a - PLAY)?, signals },
         };
-        seen.to_act = None;
+        seen.view.to_act = None;
         (self.open, self.seen) = (None, Some(seen));
         Ok(Some(PyBytes::new(py, &line(&answer))))
     }

@@ -5,47 +5,31 @@
 //! is built the same way, and from the seat's own knowledge only.
 
 use crate::space::{F, Kind, MAX_SIGNALS, N_SIGNALS, at};
-use rules::{
-    Announcement, CardSet, DiscardRule, Pledges, Rules, Seat, SignalDelivery, SignalTruth,
-};
+use rules::{Announcement, CardSet, DiscardRule, Rules, Seat, SeatView, SignalDelivery};
+use rules::{SignalTruth, Turn};
 
-/// Everything a seat knows of the match at one moment.
+/// Everything a seat knows of the match at one moment: `rules`' own [`SeatView`], and what a
+/// seat keeps beside it (who played which card, the signals it saw).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seen {
-    /// Whose knowledge.
-    pub seat: Seat,
-    /// The dealer of the deal in progress.
-    pub dealer: Seat,
-    /// The deal number, 1-based.
-    pub deal: u16,
-    /// The seat's cards.
-    pub hand: CardSet,
-    /// The talon cards it received in this deal.
-    pub received: CardSet,
-    /// The cards it discarded in this deal.
-    pub discarded: CardSet,
+    /// What the seat may know, as `rules` says: `Game::view` in the environment; in the bridge,
+    /// a view begun by [`SeatView::new`] and kept from the messages.
+    pub view: SeatView,
     /// The cards each seat (by absolute seat) played in this deal.
     pub played_by: [CardSet; 4],
-    /// The cards of the trick in progress, by the seat that played them.
-    pub table: [CardSet; 4],
-    /// Who led the trick in progress.
-    pub leader: Seat,
-    /// The chant votes of this deal.
-    pub votes: [Option<bool>; 4],
-    /// Whether the chant was taken, once decided.
-    pub chant: Option<bool>,
-    /// The surrender and announcement answers of this deal.
-    pub pledges: Pledges,
-    /// The winner of each finished trick (`None` when spoiled).
-    pub winners: [Option<Seat>; 9],
-    /// Finished tricks in this deal.
-    pub tricks_done: u8,
-    /// The match score per team.
-    pub score: [u16; 2],
     /// Signals the seat has seen in this deal, by sender and signal index (its own included).
     pub signals: [[u8; N_SIGNALS]; 4],
-    /// The seat that acts next, if a seat does.
-    pub to_act: Option<Seat>,
+}
+
+impl Seen {
+    /// What `seat` knows before anything of a match is told.
+    pub fn new(seat: Seat) -> Seen {
+        Seen {
+            view: SeatView::new(seat),
+            played_by: [CardSet::EMPTY; 4],
+            signals: [[0; N_SIGNALS]; 4],
+        }
+    }
 }
 
 /// The decision a seat is in the middle of: what it is asked, and the sub-steps taken so far.
@@ -91,18 +75,23 @@ fn put_answer(out: &mut [f32], at: usize, answer: Option<bool>) {
 /// `out`, which holds [`crate::space::obs_len`] values. Every value not set is zero.
 pub fn encode(seen: &Seen, asked: Option<&Asked>, rules: &Rules, out: &mut [f32]) {
     out.fill(0.0);
-    let me = seen.seat;
-    put_cards(out, at(F::Hand), seen.hand);
-    put_cards(out, at(F::Received), seen.received);
-    put_cards(out, at(F::Discarded), seen.discarded);
+    let view = &seen.view;
+    let me = view.seat;
+    put_cards(out, at(F::Hand), view.hand);
+    put_cards(out, at(F::Received), view.received);
+    put_cards(out, at(F::Discarded), view.discarded);
+    let mut table = [CardSet::EMPTY; 4];
+    for &(s, c) in view.table() {
+        table[s.index()] = table[s.index()].with(c);
+    }
     for s in Seat::ALL {
         put_cards(out, at(F::PlayedBy) + 48 * rel(me, s), seen.played_by[s.index()]);
-        put_cards(out, at(F::Table) + 48 * rel(me, s), seen.table[s.index()]);
+        put_cards(out, at(F::Table) + 48 * rel(me, s), table[s.index()]);
         let r = rel(me, s);
-        put_answer(out, at(F::Votes) + 2 * r, seen.votes[s.index()]);
-        put_answer(out, at(F::Offers) + 2 * r, seen.pledges.offers[s.index()]);
-        put_answer(out, at(F::Replies) + 2 * r, seen.pledges.replies[s.index()]);
-        put_answer(out, at(F::Announces) + 2 * r, seen.pledges.announces[s.index()]);
+        put_answer(out, at(F::Votes) + 2 * r, view.votes[s.index()]);
+        put_answer(out, at(F::Offers) + 2 * r, view.pledges.offers[s.index()]);
+        put_answer(out, at(F::Replies) + 2 * r, view.pledges.replies[s.index()]);
+        put_answer(out, at(F::Announces) + 2 * r, view.pledges.announces[s.index()]);
         for (i, &n) in seen.signals[s.index()].iter().enumerate() {
             out[at(F::SignalsSeen) + N_SIGNALS * r + i] = f32::from(n);
         }
@@ -116,14 +105,15 @@ pub fn encode(seen: &Seen, asked: Option<&Asked>, rules: &Rules, out: &mut [f32]
         let left = if rules.signals == SignalDelivery::Off { 0 } else { MAX_SIGNALS - a.n_sent };
         out[at(F::SignalsLeft)] = f32::from(left);
     }
-    if let Some(s) = seen.to_act {
+    if let Some(s) = view.to_act.and_then(Turn::seat) {
         out[at(F::ToAct) + rel(me, s)] = 1.0;
     }
-    out[at(F::Dealer) + rel(me, seen.dealer)] = 1.0;
-    out[at(F::Leader) + rel(me, seen.leader)] = 1.0;
-    put_answer(out, at(F::Chant), seen.chant);
+    out[at(F::Dealer) + rel(me, view.dealer)] = 1.0;
+    out[at(F::Leader) + rel(me, view.leader)] = 1.0;
+    put_answer(out, at(F::Chant), view.chant_taken);
+    let team = me.team().index();
     let mut won = [0u8; 4];
-    for (t, w) in seen.winners.iter().take(usize::from(seen.tricks_done)).enumerate() {
+    for (t, w) in view.trick_winners.iter().take(usize::from(view.tricks_done)).enumerate() {
         let col = w.map_or(4, |w| rel(me, w));
         out[at(F::TrickWinners) + 5 * t + col] = 1.0;
         if let Some(w) = w {
@@ -133,11 +123,10 @@ pub fn encode(seen: &Seen, asked: Option<&Asked>, rules: &Rules, out: &mut [f32]
     for (r, n) in won.iter().enumerate() {
         out[at(F::TricksWon) + r] = f32::from(*n);
     }
-    out[at(F::Trick)] = f32::from((seen.tricks_done + 1).min(9));
-    out[at(F::Deal)] = f32::from(seen.deal);
-    let team = me.team().index();
-    out[at(F::Score)] = f32::from(seen.score[team]);
-    out[at(F::Score) + 1] = f32::from(seen.score[1 - team]);
+    out[at(F::Trick)] = f32::from((view.tricks_done + 1).min(9));
+    out[at(F::Deal)] = f32::from(view.deal);
+    out[at(F::Score)] = f32::from(view.score[team]);
+    out[at(F::Score) + 1] = f32::from(view.score[1 - team]);
     let r = at(F::Rules);
     let flags = [
         rules.chant,

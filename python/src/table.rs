@@ -101,29 +101,10 @@ impl Table {
 
     /// What `seat` has been shown.
     pub fn seen(&self, seat: Seat) -> Seen {
-        let view = self.game.view(seat);
-        let mut table = [CardSet::EMPTY; 4];
-        for &(s, c) in view.table() {
-            table[s.index()] = table[s.index()].with(c);
-        }
         Seen {
-            seat,
-            dealer: view.dealer,
-            deal: view.deal,
-            hand: view.hand,
-            received: view.received,
-            discarded: view.discarded,
+            view: self.game.view(seat),
             played_by: self.played_by,
-            table,
-            leader: view.leader,
-            votes: view.votes,
-            chant: view.chant_taken,
-            pledges: view.pledges,
-            winners: view.trick_winners,
-            tricks_done: view.tricks_done,
-            score: view.score,
             signals: self.signals[seat.index()],
-            to_act: view.to_act.and_then(Turn::seat),
         }
     }
 

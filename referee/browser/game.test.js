@@ -6,35 +6,42 @@ const assert = require("node:assert/strict");
 const G = require("../src/web/assets/game.js");
 
 const FIFTEEN = ["3o", "Ao", "4o", "2c", "9c", "Kc", "Jc", "5s", "6s", "7s", "8b", "4b", "5b", "6b", "7b"];
+// What the referee tells the page of this hand's discards (rules::DiscardChoice): under
+// keep-highest the five weakest must go and one of the two 6s completes them; under free any six.
+const KEEP_HIGHEST = { count: 6, must: ["4o", "4b", "5b", "5s"], may: ["4o", "4b", "5b", "5s", "6s", "6b"] };
+const FREE = { count: 6, must: [], may: FIFTEEN };
+const question = (rule) => ({ type: "discard", id: 1, hand: FIFTEEN, rule });
 
-test("keep-highest refuses a discard holding a card stronger than one kept", () => {
-  const weakest = G.weakestSix(FIFTEEN);
-  assert.equal(G.discardProblem(FIFTEEN, weakest, "keep-highest"), null);
-  assert.deepEqual(weakest.slice().sort(), ["4b", "4o", "5b", "5s", "6b", "6s"].sort());
+test("a discard holding a card the referee says may not go is refused, and says why", () => {
+  const weakest = ["4o", "4b", "5b", "5s", "6s", "6b"];
+  assert.equal(G.discardProblem(question("keep-highest"), KEEP_HIGHEST, weakest), null);
   const withMonsieur = ["3o"].concat(weakest.slice(1));
-  assert.match(G.discardProblem(FIFTEEN, withMonsieur, "keep-highest"), /keep-highest: 3o is stronger/);
-  assert.equal(G.discardProblem(FIFTEEN, withMonsieur, "free"), null, "free takes any six");
+  assert.match(G.discardProblem(question("keep-highest"), KEEP_HIGHEST, withMonsieur), /keep-highest: 3o is stronger/);
+  assert.equal(G.discardProblem(question("free"), FREE, withMonsieur), null, "free takes any six");
 });
 
 test("a discard is six cards of the hand", () => {
-  assert.match(G.discardProblem(FIFTEEN, FIFTEEN.slice(0, 5), "free"), /exactly 6/);
-  assert.match(G.discardProblem(FIFTEEN, ["Ab", "3o", "Ao", "4o", "2c", "9c"], "free"), /not in your hand/);
+  assert.match(G.discardProblem(question("free"), FREE, FIFTEEN.slice(0, 5)), /exactly 6/);
+  assert.match(G.discardProblem(question("free"), FREE, ["Ab", "3o", "Ao", "4o", "2c", "9c"]), /not in your hand/);
 });
 
-test("keep-highest lets any of several cards at the boundary level go", () => {
-  // 6s and 6b share level 16; 7s and 7b level 15: with five weaker cards, either 7 may go.
-  const hand = ["3o", "3c", "2o", "2c", "9c", "9o", "2b", "2s", "Ao", "4o", "4b", "5b", "5s", "7s", "7b"];
+test("any of the cards the referee says may go completes the discard; one it must is missed", () => {
+  // Under keep-highest four cards are weaker than the 7s, and two of the three 7s complete them.
+  const hand = ["3o", "3c", "2o", "2c", "9c", "9o", "2b", "2s", "7o", "4o", "4b", "5b", "5s", "7s", "7b"];
+  const legal = { count: 6, must: ["4o", "4b", "5b", "5s"], may: ["4o", "4b", "5b", "5s", "7o", "7s", "7b"] };
+  const q = { type: "discard", id: 2, hand, rule: "keep-highest" };
   const base = ["4o", "4b", "5b", "5s"];
-  assert.equal(G.discardProblem(hand, base.concat(["7s", "7b"]), "keep-highest"), null);
-  assert.notEqual(G.discardProblem(hand, base.concat(["7s", "Ao"]), "keep-highest"), null);
+  assert.equal(G.discardProblem(q, legal, base.concat(["7s", "7b"])), null);
+  assert.equal(G.discardProblem(q, legal, base.concat(["7o", "7b"])), null);
+  assert.match(G.discardProblem(q, legal, base.concat(["7s", "2s"])), /keep-highest: 2s is stronger/);
+  assert.match(G.discardProblem(q, legal, ["4b", "5b", "5s", "7o", "7s", "7b"]), /keep-highest: 4o must go/);
 });
 
-test("truthful signals are the true ones; free allows all; off none", () => {
-  const hand = ["3o", "Ao", "Ab", "9c", "Kc", "Jc", "5s", "6s", "7s"];
-  const truthful = G.allowedSignals(hand, { signals: "partner", "signal-truth": "truthful" });
-  assert.deepEqual(truthful, ["monsieur", "grand-neuf", "aces:2", "bad-hand", "mordienne"]);
-  assert.equal(G.allowedSignals(hand, { signals: "public", "signal-truth": "free" }).length, 15);
-  assert.deepEqual(G.allowedSignals(hand, { signals: "off", "signal-truth": "free" }), []);
+test("the signals offered are the question's own legal ones, none without them", () => {
+  const q = { type: "play", id: 3, hand: ["3o"], legal: { signals: ["monsieur", "aces:0", "bad-hand"] } };
+  assert.deepEqual(G.allowedSignals(q), ["monsieur", "aces:0", "bad-hand"]);
+  assert.deepEqual(G.allowedSignals({ type: "play", id: 3, hand: ["3o"] }), []);
+  assert.deepEqual(G.allowedSignals(null), []);
 });
 
 test("the clock runs down the answer time, then the bank", () => {
@@ -110,7 +117,9 @@ test("each signal has its gesture and meaning", () => {
   assert.equal(G.signalInfo("aces:1").meaning, "I hold exactly one ace");
   assert.equal(G.signalInfo("aces:0").meaning, "I hold no ace");
   assert.equal(G.signalInfo("bad-hand").gesture, "shrugs");
-  for (const s of G.ALL_SIGNALS) assert.notEqual(G.signalInfo(s).gesture, "signals", s);
+  const vocabulary = ["monsieur", "madame", "borgne", "vache", "grand-neuf", "petit-neuf", "deux-de-chene",
+    "deux-d-ecrit", "aces:0", "aces:1", "aces:2", "aces:3", "aces:4", "bad-hand", "mordienne"];
+  for (const s of vocabulary) assert.notEqual(G.signalInfo(s).gesture, "signals", s);
   assert.equal(G.signalInfo("<b>x</b>").meaning, "<b>x</b>", "an unknown word is shown as text, as it came");
 });
 

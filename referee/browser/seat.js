@@ -2,7 +2,9 @@
 // clicking, and looks at what a person sees (issue 26); run by referee/tests/it/web_seat.rs.
 //   node seat.js SEAT_URL OUT_DIR WIDTH
 // Along the game it: checks at each question that nothing is wider than the screen and that
-// the move panel is on it; tries a discard that breaks keep-highest and reads the reason shown;
+// the move panel is on it, and which signals it offers with which hand; tries a discard that
+// breaks keep-highest and reads the reason shown, then swaps each card kept into the discard
+// offered and reads what the page says of each choice and which it sends;
 // reads the last trick on the table (its labels and winner); in deal 2 lets the clock run,
 // reloads the page and reads the clock as it clicks; in deal 3 sends, through a hook on the
 // page's WebSocket, a card the seat does not hold (as a stale or broken page would), and reads
@@ -23,7 +25,9 @@ const ALL_CARDS = [..."ocsb"].flatMap((s) => [..."A23456789JCK"].map((r) => r + 
 // the next play answer names another card than the one clicked.
 function hook() {
   const send = WebSocket.prototype.send;
+  window.__sent = [];
   WebSocket.prototype.send = function (data) {
+    window.__sent.push(JSON.parse(data));
     if (window.__swapCard) {
       const m = JSON.parse(data);
       if (m.type === "play") {
@@ -89,6 +93,45 @@ async function lastTrick(page) {
 
 const level = (page, code) => page.$eval(`#seat-bottom [data-card="${code}"]`, (e) => Number(e.title.match(/level (\d+)/)[1]));
 
+// The signals the page offers now, and the hand it shows, for the test to hold to the rules.
+async function signalsOffered(page) {
+  return page.evaluate(() => ({
+    hand: [...document.querySelectorAll("#seat-bottom [data-card]")].map((e) => e.dataset.card),
+    signals: [...document.querySelectorAll("[data-testid^=signal-]")].map((e) => e.dataset.testid.slice(7)),
+  }));
+}
+
+// Each card not in the offered discard swapped in for one of it, and "discard" clicked: what
+// the page said of each choice, and the discards it sent (a choice it found legal goes).
+async function probeDiscards(page, report) {
+  const hand = await page.$$eval("#seat-bottom [data-card]", (els) => els.map((e) => e.dataset.card));
+  const offered = await page.$$eval("#seat-bottom .card.chosen", (els) => els.map((e) => e.dataset.card));
+  report.discard = { hand, offered, probes: [], sent: [] };
+  const sent = () => page.evaluate(() => window.__sent.filter((m) => m.type === "discard"));
+  if (!(await page.$("[data-testid=discard-go]"))) {
+    report.discard.sent = await sent();
+    return;
+  }
+  const click = (c) => page.click(`#seat-bottom [data-card="${c}"]`);
+  const others = hand.filter((c) => !offered.includes(c));
+  for (const [i, c] of others.entries()) {
+    const out = offered[i % offered.length];
+    await click(out);
+    await click(c);
+    await page.click("[data-testid=discard-go]");
+    await sleep(50);
+    const now = await page.evaluate(() => {
+      const p = document.querySelector("[data-testid=discard-problem]");
+      return { problem: p ? p.textContent : "", open: !!document.querySelector("[data-testid=discard-go]") };
+    });
+    report.discard.probes.push({ tried: offered.filter((x) => x !== out).concat([c]), ...now });
+    if (!now.open) break;
+    await click(c);
+    await click(out);
+  }
+  report.discard.sent = await sent();
+}
+
 // A discard breaking keep-highest (the strongest card not chosen swapped for a chosen one):
 // the reason the page shows, whether it is on screen; then the legal choice again.
 async function refusedDiscard(page, report) {
@@ -102,6 +145,11 @@ async function refusedDiscard(page, report) {
   await click(strong);
   await page.click("[data-testid=discard-go]");
   await sleep(100);
+  if (!(await page.$("[data-testid=discard-problem]"))) {
+    // The page sent it: the test finds it among the discards sent.
+    report.discardRefusal = { text: "", onScreen: false, sent: true };
+    return;
+  }
   report.discardRefusal = await page.$eval("[data-testid=discard-problem]", (e) => {
     const r = e.getBoundingClientRect();
     return { text: e.textContent, onScreen: r.width > 0 && r.left >= 0 && r.right <= document.documentElement.clientWidth };
@@ -113,7 +161,7 @@ async function refusedDiscard(page, report) {
 }
 
 runDriver(async (browser) => {
-  const report = { width, plays: 0, checks: [], errors: [], discardRefusal: null, lastTrick: null,
+  const report = { width, plays: 0, checks: [], errors: [], discardRefusal: null, discard: null, offers: [], lastTrick: null,
     clock: null, swapped: null, partnerAtTop: false, turnSeen: 0, scoreSaysYou: false, summary: null, result: null };
   const page = await browser.newPage();
   await page.setViewport({ width, height: width < 600 ? 844 : 900 });
@@ -145,7 +193,14 @@ runDriver(async (browser) => {
     report.checks.push(await overflow(page));
     report.partnerAtTop ||= !!(await page.$("#seat-top [data-testid=partner]"));
     report.scoreSaysYou ||= /\byou\b/i.test(await page.$eval("#score", (e) => e.textContent));
-    if (now.action === "discard" && !report.discardRefusal) await refusedDiscard(page, report);
+    report.offers.push({ action: now.action, deal: now.deal, ...(await signalsOffered(page)) });
+    if (now.action === "discard" && !report.discardRefusal) {
+      const hand = await page.$$eval("#seat-bottom [data-card]", (els) => els.map((e) => e.dataset.card));
+      await refusedDiscard(page, report);
+      await probeDiscards(page, report);
+      report.discard.hand = hand;
+      if (!(await page.$(now.selector))) continue;
+    }
     if (now.action === "play" && !shotPlay) {
       shotPlay = true;
       await page.screenshot({ path: path.join(outDir, `seat-${width}-play.png`), fullPage: true });

@@ -116,6 +116,17 @@ const LEVELS: [u8; 64] = {
     t
 };
 
+/// The place of each card index in [`Card::BY_STRENGTH`] (64 entries, as [`LEVELS`]).
+const STRENGTH: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut p = 0;
+    while p < 48 {
+        t[Card::BY_STRENGTH[p].0 as usize] = p as u8;
+        p += 1;
+    }
+    t
+};
+
 /// `SELECT_IN_BYTE[b][k]`: the position of the `k`-th set bit of byte `b` (0 when there is none),
 /// the last step of [`CardSet::nth`].
 const SELECT_IN_BYTE: [[u8; 8]; 256] = {
@@ -225,6 +236,32 @@ impl Card {
             8 => "Deux d'écrit",
             _ => return None,
         })
+    }
+
+    /// The 48 cards in strength order: the Monsieur first, the 3s of swords and batons last,
+    /// the cards of one level in canonical order. Solvers that renumber cards by strength build
+    /// their tables from it.
+    pub const BY_STRENGTH: [Card; 48] = {
+        let mut order = [Card(0); 48];
+        let mut n = 0;
+        let mut level = 1;
+        while level <= 19 {
+            let mut i = 0;
+            while i < 48 {
+                if LEVELS[i] == level {
+                    order[n] = Card(i as u8);
+                    n += 1;
+                }
+                i += 1;
+            }
+            level += 1;
+        }
+        order
+    };
+
+    /// The place of this card in [`Card::BY_STRENGTH`], 0 (the Monsieur) to 47: a table read.
+    pub const fn strength(self) -> u8 {
+        STRENGTH[(self.0 & 63) as usize]
     }
 
     /// All 48 cards in canonical order.
@@ -473,6 +510,20 @@ mod tests {
         assert_eq!("3s".parse::<Card>().unwrap().level(), 19);
         assert_eq!("9s".parse::<Card>().unwrap().level(), 13);
         assert_eq!("Cc".parse::<Card>().unwrap().level(), 11);
+    }
+
+    #[test]
+    fn strength_order_holds_every_card_once_strongest_first() {
+        let order = Card::BY_STRENGTH;
+        assert_eq!(order[0], Card::MONSIEUR);
+        assert_eq!(CardSet::from_cards(&order), CardSet::FULL);
+        for (p, card) in order.iter().enumerate() {
+            assert_eq!(usize::from(card.strength()), p);
+        }
+        for pair in order.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            assert!(a.level() < b.level() || (a.level() == b.level() && a.index() < b.index()));
+        }
     }
 
     #[test]

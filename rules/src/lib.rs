@@ -28,6 +28,7 @@
 extern crate alloc;
 
 mod card;
+mod check;
 mod deal;
 mod error;
 mod game;
@@ -38,6 +39,8 @@ mod signal;
 mod turn;
 
 pub use card::{Card, CardSet, CardSetIter, ParseCardError, Rank, Suit};
+pub use check::{DISCARD_COUNT, DiscardChoice, allowed_signals, check_discard, check_signal};
+pub use check::{trick_winner, trick_winner_by_level};
 pub use deal::{DealerDraw, Deck, DeckError, Draw, SplitMix64, derive_seed};
 pub use deal::{draw_first_dealer, draw_seating};
 pub use error::IllegalAction;

@@ -30,6 +30,26 @@ const CARD_SIGNALS: [&str; 8] = [
 ];
 
 impl Signal {
+    /// The whole vocabulary, in its one order: the eight card signals strongest first,
+    /// `aces:0` to `aces:4`, `bad-hand`, `mordienne`.
+    pub const ALL: [Signal; 15] = [
+        Signal::Holds(Card::MONSIEUR),
+        Signal::Holds(Card::MADAME),
+        Signal::Holds(Card::BORGNE),
+        Signal::Holds(Card::VACHE),
+        Signal::Holds(Card::GRAND_NEUF),
+        Signal::Holds(Card::PETIT_NEUF),
+        Signal::Holds(Card::DEUX_DE_CHENE),
+        Signal::Holds(Card::DEUX_D_ECRIT),
+        Signal::Aces(0),
+        Signal::Aces(1),
+        Signal::Aces(2),
+        Signal::Aces(3),
+        Signal::Aces(4),
+        Signal::BadHand,
+        Signal::Mordienne,
+    ];
+
     /// True for a well-formed signal: a card signal names one of the eight top cards, aces 0..=4.
     pub fn is_valid(self) -> bool {
         match self {
@@ -128,6 +148,10 @@ mod tests {
             assert!(bad.parse::<Signal>().is_err(), "{bad}");
         }
         assert_eq!("madame".parse::<Signal>(), Ok(Signal::Holds(Card::MADAME)));
+        let all: alloc::vec::Vec<_> = Signal::ALL.iter().map(|s| s.to_string()).collect();
+        let listed = ["aces:1", "aces:2", "aces:3"];
+        let expected = words[..9].iter().chain(&listed).chain(&words[9..]);
+        assert!(all.iter().eq(expected), "{all:?}");
     }
 
     #[test]

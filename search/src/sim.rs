@@ -4,52 +4,16 @@
 //! Bit `p` of a mask is the card of rank `p` in strength order (strongest first, canonical
 //! order within a level), so "the strongest card" is the lowest bit and "every card stronger
 //! than level L" is a contiguous low mask: the policy's questions are a few instructions each.
+//! The order and the trick's winner are `rules`' own; the tables here only renumber by them.
 
 use rules::{Card, CardSet, Pledges, Rules, Seat, SplitMix64, Team};
-
-/// The 48 cards in strength order, strongest first; ties in canonical order.
-const RANKED: [u8; 48] = {
-    let mut order = [0u8; 48];
-    let mut n = 0;
-    let mut level = 1;
-    while level <= 19 {
-        let mut i = 0;
-        while i < 48 {
-            if level_of(i as u8) == level {
-                order[n] = i as u8;
-                n += 1;
-            }
-            i += 1;
-        }
-        level += 1;
-    }
-    order
-};
-
-const fn level_of(index: u8) -> u8 {
-    match Card::from_index(index) {
-        Some(card) => card.level(),
-        None => 0,
-    }
-}
-
-/// The strength position of each canonical card index.
-const POSITION: [u8; 48] = {
-    let mut pos = [0u8; 48];
-    let mut p = 0;
-    while p < 48 {
-        pos[RANKED[p] as usize] = p as u8;
-        p += 1;
-    }
-    pos
-};
 
 /// The level of each strength position.
 const LEVEL: [u8; 48] = {
     let mut lv = [0u8; 48];
     let mut p = 0;
     while p < 48 {
-        lv[p] = level_of(RANKED[p]);
+        lv[p] = Card::BY_STRENGTH[p].level();
         p += 1;
     }
     lv
@@ -85,7 +49,7 @@ const AT: [u64; 21] = {
 
 /// A card set as a strength-order mask.
 pub(crate) fn ranked(set: CardSet) -> u64 {
-    set.iter().fold(0, |m, c| m | 1 << POSITION[c.index() as usize])
+    set.iter().fold(0, |m, c| m | 1 << c.strength())
 }
 
 /// A strength-order mask as a card set.
@@ -94,21 +58,19 @@ pub(crate) fn unranked(mut mask: u64) -> CardSet {
     while mask != 0 {
         let p = mask.trailing_zeros() as usize;
         mask &= mask - 1;
-        if let Some(c) = Card::from_index(RANKED[p]) {
-            set = set.with(c);
-        }
+        set = set.with(Card::BY_STRENGTH[p % 48]);
     }
     set
 }
 
 /// The card at a strength position.
 pub(crate) fn card_at(p: u32) -> Card {
-    Card::from_index(RANKED[p as usize]).unwrap_or(Card::MONSIEUR)
+    Card::BY_STRENGTH[p as usize % 48]
 }
 
 /// The strength position of a card.
 pub(crate) fn position(card: Card) -> u32 {
-    u32::from(POSITION[card.index() as usize])
+    u32::from(card.strength())
 }
 
 /// The level of the strongest card of a mask; 20 (weaker than any card) when empty.
@@ -179,12 +141,8 @@ impl Sim {
         if self.n_table < 4 {
             return;
         }
-        let best = self.table.iter().map(|&q| LEVEL[q as usize]).min().unwrap_or(20);
-        let mut at_best = (0..4u8).filter(|&i| LEVEL[self.table[i as usize] as usize] == best);
-        let winner = match (at_best.next(), at_best.next()) {
-            (Some(i), None) => Some((self.leader + i) & 3),
-            _ => None,
-        };
+        let levels = self.table.map(|q| LEVEL[q as usize % 48]);
+        let winner = rules::trick_winner_by_level(levels).map(|i| (self.leader + i as u8) & 3);
         self.winners[self.tricks_done as usize] = winner.and_then(Seat::new);
         self.tricks_done += 1;
         self.n_table = 0;

@@ -6,6 +6,10 @@
 //! winner; a card the referee refuses is explained and the table shows the card it played.
 //! Screenshots go to `target/web-screenshots/seat-WIDTH-*.png`.
 //!
+//! The page states no rule of its own (issue 25): the signals it offers at each question are
+//! exactly those `rules` allows the hand it shows, and of the discards it is made to try it
+//! refuses exactly those `rules::check_discard` refuses, and sends no other.
+//!
 //! The clock is checked last: it holds once the referee sends a resumed seat's open question
 //! with the time and bank left at that moment (spec/protocol.md 9.2), which the page counts
 //! down from as from any question.
@@ -131,6 +135,63 @@ fn check_seat_page(width: u32) {
         (page_left - referee_left).abs() <= 1000.0,
         "the page showed {page_left} ms left, the referee's clock {referee_left} ms: {clock}"
     );
+}
+
+/// The cards of a list of codes.
+fn cards(v: &Value) -> rules::CardSet {
+    let codes = v.as_array().unwrap_or_else(|| panic!("not a card list: {v}"));
+    codes.iter().map(|c| c.as_str().and_then(|c| c.parse().ok()).expect("a card code")).collect()
+}
+
+/// Issue 25: what the page offers is what the rules allow. Each question's signals are the
+/// ones `rules::allowed_signals` gives the hand shown; each discard tried is refused on screen
+/// exactly when `rules::check_discard` refuses it, and every discard sent is legal.
+#[test]
+fn the_seat_page_offers_the_signals_and_discards_the_rules_allow_and_no_other() {
+    // A width of its own, so its scratch folder and screenshots are its own.
+    let (report, lines) = play_at(1024);
+    assert_eq!(report["errors"], serde_json::json!([]), "the page's console: {report}");
+    let header = lines.iter().find(|l| l["type"] == "header").expect("a header");
+    let wire: protocol::RulesWire = serde_json::from_value(header["rules"].clone()).unwrap();
+    let (rules, _) = convert::rules_from_wire(&wire).unwrap();
+    assert_eq!(rules.discard, rules::DiscardRule::KeepHighest);
+    assert_eq!(rules.signal_truth, rules::SignalTruth::Truthful);
+
+    let offers = report["offers"].as_array().unwrap();
+    assert!(offers.len() > 36, "{report}");
+    let mut forbidden_seen = false;
+    for offer in offers {
+        let hand = cards(&offer["hand"]);
+        let allowed: Vec<String> =
+            rules::allowed_signals(hand, &rules).map(|s| s.to_string()).collect();
+        let shown: Vec<&str> =
+            offer["signals"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+        assert_eq!(shown, allowed, "the signals offered with {hand:?}: {offer}");
+        forbidden_seen |= allowed.len() < rules::Signal::ALL.len();
+    }
+    assert!(forbidden_seen, "no hand made any signal false: the check proves nothing");
+
+    let discard = &report["discard"];
+    let hand = cards(&discard["hand"]);
+    assert_eq!(hand.len(), 15, "{discard}");
+    for sent in discard["sent"].as_array().unwrap() {
+        let cards = cards(&sent["cards"]);
+        assert!(rules::check_discard(hand, cards, rules.discard).is_ok(), "the page sent {sent}");
+    }
+    let offered = cards(&discard["offered"]);
+    assert!(rules::check_discard(hand, offered, rules.discard).is_ok(), "{discard}");
+    let probes = discard["probes"].as_array().unwrap();
+    let mut refused = 0;
+    for probe in probes {
+        let tried = cards(&probe["tried"]);
+        let legal = rules::check_discard(hand, tried, rules.discard).is_ok();
+        let said = probe["problem"].as_str().unwrap();
+        assert_eq!(said.is_empty(), legal, "the page on {tried:?}: {probe}");
+        assert_eq!(probe["open"] == false, legal, "sent only when legal: {probe}");
+        refused += usize::from(!legal);
+    }
+    assert!(refused > 0, "no illegal discard was tried: {discard}");
+    assert!(!lines.iter().any(|l| l["type"] == "fault" && l["kind"] == "wrong_discard"));
 }
 
 /// Issue 26, at a desktop's width.

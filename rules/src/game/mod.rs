@@ -16,8 +16,7 @@ pub use view::SeatView;
 use crate::card::{Card, CardSet};
 use crate::deal::Deck;
 use crate::error::IllegalAction;
-use crate::options::{AllSpoiled, ChantSecond, DiscardRule, MatchLength, OnTie, Rules};
-use crate::options::{SignalDelivery, SignalTruth};
+use crate::options::{AllSpoiled, ChantSecond, MatchLength, OnTie, Rules, SignalDelivery};
 use crate::seat::{Seat, Team};
 use crate::signal::Signal;
 pub use crate::turn::Turn;
@@ -299,29 +298,13 @@ impl Game {
         }
     }
 
-    /// Checks a discard against the hand and the discard rule without changing anything.
+    /// Checks a discard against the hand and the discard rule without changing anything
+    /// ([`crate::check_discard`], once the seat is the one to discard).
     pub fn check_discard(&self, seat: Seat, cards: CardSet) -> Result<(), IllegalAction> {
         if !matches!(self.phase, Phase::Discard(s) if s == seat) {
             return Err(IllegalAction::NotExpected { seat: Some(seat), expected: self.to_act() });
         }
-        if cards.len() != 6 {
-            return Err(IllegalAction::DiscardCount(cards.len()));
-        }
-        let hand = self.hands[seat.index()];
-        if let Some(c) = cards.difference(hand).iter().next() {
-            return Err(IllegalAction::DiscardNotHeld(c));
-        }
-        if self.rules.discard == DiscardRule::KeepHighest {
-            let kept = hand.difference(cards);
-            let strongest_discard = cards.iter().min_by_key(|c| c.level());
-            let weakest_kept = kept.iter().max_by_key(|c| c.level());
-            if let (Some(d), Some(k)) = (strongest_discard, weakest_kept)
-                && d.beats(k)
-            {
-                return Err(IllegalAction::DiscardKeepsWeaker { discarded: d, kept: k });
-            }
-        }
-        Ok(())
+        crate::check::check_discard(self.hands[seat.index()], cards, self.rules.discard)
     }
 
     fn discard(&mut self, seat: Seat, cards: CardSet) {
@@ -363,20 +346,7 @@ impl Game {
     }
 
     fn finish_trick(&mut self) -> TrickResult {
-        let mut best = self.table[0].level();
-        let mut best_at = 0;
-        let mut tied = false;
-        for (i, card) in self.table.iter().enumerate().skip(1) {
-            let level = card.level();
-            if level < best {
-                best = level;
-                best_at = i;
-                tied = false;
-            } else if level == best {
-                tied = true;
-            }
-        }
-        let winner = if tied { None } else { Some(self.leader.plus(best_at as u8)) };
+        let winner = crate::check::trick_winner(&self.table).map(|i| self.leader.plus(i as u8));
         let number = self.tricks_done + 1;
         self.winners[self.tricks_done as usize] = winner;
         self.tricks_done += 1;
@@ -437,7 +407,8 @@ impl Game {
         }
     }
 
-    /// Checks a signal from `seat` now, without changing anything.
+    /// Checks a signal from `seat` now, without changing anything ([`crate::check_signal`],
+    /// once a deal is in progress).
     pub fn check_signal(&self, seat: Seat, signal: Signal) -> Result<(), IllegalAction> {
         if self.rules.signals == SignalDelivery::Off {
             return Err(IllegalAction::SignalsOff);
@@ -445,15 +416,7 @@ impl Game {
         if matches!(self.phase, Phase::NeedDeck | Phase::Over) {
             return Err(IllegalAction::NoDealInProgress);
         }
-        if !signal.is_valid() {
-            return Err(IllegalAction::InvalidSignal(signal));
-        }
-        if self.rules.signal_truth == SignalTruth::Truthful
-            && !signal.is_true_for(self.hands[seat.index()])
-        {
-            return Err(IllegalAction::FalseSignal(signal));
-        }
-        Ok(())
+        crate::check::check_signal(signal, self.hands[seat.index()], &self.rules)
     }
 
     /// Makes a signal. `opponent_sees` is the coin flip for each opponent (the seat to the

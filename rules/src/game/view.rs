@@ -84,6 +84,52 @@ pub struct SeatView {
 }
 
 impl SeatView {
+    /// What `seat` knows before anything of a match is told: no deal, no cards, nothing
+    /// asked, itself as dealer and leader. For a seat that keeps its view from the messages it
+    /// is sent rather than from a [`Game`] (a bot's bridge); [`Game::view`] is the engine's.
+    pub fn new(seat: Seat) -> SeatView {
+        SeatView {
+            seat,
+            dealer: seat,
+            deal: 0,
+            hand: CardSet::EMPTY,
+            received: CardSet::EMPTY,
+            discarded: CardSet::EMPTY,
+            votes: [None; 4],
+            chant_taken: None,
+            pledges: Pledges::default(),
+            trick: 1,
+            leader: seat,
+            table: [(seat, Card::MONSIEUR); 4],
+            n_table: 0,
+            trick_winners: [None; 9],
+            tricks_done: 0,
+            played: CardSet::EMPTY,
+            score: [0; 2],
+            to_act: None,
+        }
+    }
+
+    /// `by` played `card`: it goes on the table, among the played cards, and out of the hand
+    /// when it is this seat's, as [`Game::view`] shows it after the play. A card laid on a
+    /// full table starts the next trick's: a view kept from messages need not clear it first.
+    pub fn lay(&mut self, by: Seat, card: Card) {
+        if self.n_table == self.table.len() {
+            self.n_table = 0;
+        }
+        self.table[self.n_table] = (by, card);
+        self.n_table += 1;
+        self.played = self.played.with(card);
+        if by == self.seat {
+            self.hand = self.hand.without(card);
+        }
+    }
+
+    /// Takes the finished trick's cards off the table.
+    pub fn clear_table(&mut self) {
+        self.n_table = 0;
+    }
+
     /// The cards on the table in play order, with who played them.
     pub fn table(&self) -> &[(Seat, Card)] {
         &self.table[..self.n_table]
@@ -102,5 +148,39 @@ impl SeatView {
     /// played cards.
     pub fn known_cards(&self) -> CardSet {
         self.hand.union(self.received).union(self.discarded).union(self.played)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Action, Deck, Game, Rules, Seat, Turn};
+
+    /// A view kept by laying each card played shows the table, the played cards and the hand
+    /// as the engine's own view does, trick after trick.
+    #[test]
+    fn a_view_kept_from_the_plays_is_the_engines() {
+        let mut game = Game::new(Rules { chant: false, ..Rules::default() }, Seat::ALL[0]);
+        game.deal(&Deck::shuffled(11)).unwrap();
+        let me = Seat::ALL[2];
+        let mut kept = game.view(me);
+        while let Some(Turn::Play(seat)) = game.to_act() {
+            let card = game.hand(seat).iter().next().unwrap();
+            let was_last = game.view(me).table().len() == 3;
+            game.apply(seat, Action::Play(card)).unwrap();
+            kept.lay(seat, card);
+            let engine = game.view(me);
+            if was_last {
+                kept.clear_table();
+            }
+            assert_eq!(kept.table(), engine.table());
+            assert_eq!((kept.played, kept.hand), (engine.played, engine.hand));
+        }
+    }
+
+    #[test]
+    fn a_new_view_knows_nothing() {
+        let view = super::SeatView::new(Seat::ALL[3]);
+        assert!(view.table().is_empty() && view.known_cards().is_empty());
+        assert_eq!((view.seat, view.dealer, view.to_act), (Seat::ALL[3], Seat::ALL[3], None));
     }
 }

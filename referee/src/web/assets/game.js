@@ -1,17 +1,14 @@
 // What a live page knows of the table, folded from messages: a seat's conversation (the
 // protocol's messages to one seat, spec/protocol.md) or the record's lines (the organiser's
-// view). Also the rules a person's page enforces before it answers: legal discards under
-// `keep-highest`, the signals allowed now, and the clock. Also what a table shows people: the
-// last trick until the next lead, whose turn it is, each signal's gesture and meaning. No DOM
-// here: `node --test` runs it.
+// view). No rule is stated here: each question to a person's seat comes with `legal`, what the
+// rules allow its answer (the signals, and for a discard the cards it must and may hold), which
+// the referee computes with the engine's own checks (spec/protocol.md section 9.1); this file
+// only holds a choice to it. Also the clock, and what a table shows people: the last trick until
+// the next lead, whose turn it is, each signal's gesture and meaning. No DOM here: `node --test`
+// runs it.
 "use strict";
 (function (root) {
   const C = typeof module === "object" && module.exports ? require("../../html/cards.js") : root.AluetteCards;
-
-  const ALL_SIGNALS = [
-    "monsieur", "madame", "borgne", "vache", "grand-neuf", "petit-neuf", "deux-de-chene",
-    "deux-d-ecrit", "aces:0", "aces:1", "aces:2", "aces:3", "aces:4", "bad-hand", "mordienne",
-  ];
 
   // Each signal's traditional gesture and its meaning (spec/rules.md section 9.1), as a person
   // at the table would see it made.
@@ -182,36 +179,29 @@
     return t;
   }
 
-  // Whether discarding `chosen` (6 cards of `hand`) obeys `rule`; a reason when it does not.
-  function discardProblem(hand, chosen, rule) {
-    if (chosen.length !== 6) return "choose exactly 6 cards (" + chosen.length + " chosen)";
-    if (!chosen.every((c) => hand.includes(c))) return "a chosen card is not in your hand";
-    if (rule === "keep-highest") {
-      const kept = hand.filter((c) => !chosen.includes(c));
-      const weakestKept = Math.max(...kept.map(C.level));
-      const strongest = chosen.find((c) => C.level(c) < weakestKept);
-      if (strongest) {
-        return "keep-highest: " + strongest + " is stronger than a card you keep; discard your weakest cards";
-      }
+  // Why `chosen` is none of the discards the referee said are legal, or null when it is one:
+  // `legal` is the question's `legal.discard` (`count` cards, every card of `must`, only cards
+  // of `may`), `q` the question (its `hand` and `rule` word the reason).
+  function discardProblem(q, legal, chosen) {
+    if (chosen.length !== legal.count) {
+      return "choose exactly " + legal.count + " cards (" + chosen.length + " chosen)";
+    }
+    const rule = q.rule === "free" ? "" : q.rule + ": ";
+    const barred = chosen.find((c) => !legal.may.includes(c));
+    if (barred !== undefined) {
+      if (!q.hand.includes(barred)) return "a chosen card is not in your hand";
+      return rule + barred + " is stronger than a card you keep; discard your weakest cards";
+    }
+    const missing = legal.must.find((c) => !chosen.includes(c));
+    if (missing !== undefined) {
+      return rule + missing + " must go: it is weaker than a card you discard; discard your weakest cards";
     }
     return null;
   }
 
-  // The 6 weakest cards: a legal discard under either rule, offered as the default choice.
-  function weakestSix(hand) {
-    return hand.slice().sort((a, b) => C.level(b) - C.level(a)).slice(0, 6);
-  }
-
-  // The signals the rules allow now with `hand` (spec/rules.md section 9.4).
-  function allowedSignals(hand, rules) {
-    if (!rules || rules.signals === "off") return [];
-    if (rules["signal-truth"] === "free") return ALL_SIGNALS.slice();
-    const aces = hand.filter((c) => c[0] === "A").length;
-    return ALL_SIGNALS.filter((s) => {
-      if (C.SIGNAL_CARDS[s]) return hand.includes(C.SIGNAL_CARDS[s]);
-      if (s.startsWith("aces:")) return Number(s.slice(5)) === aces;
-      return true;
-    });
+  // The signals a question lets its answer carry, as the referee said.
+  function allowedSignals(q) {
+    return q && q.legal && Array.isArray(q.legal.signals) ? q.legal.signals : [];
   }
 
   // The clock of a question `elapsed` ms after it came: time left for the answer, then bank.
@@ -229,8 +219,8 @@
   }
 
   const api = {
-    ALL_SIGNALS, newTable, applyToSeat, applyRecord, discardProblem, weakestSix,
-    allowedSignals, clockLeft, clockText, signalInfo, clearsLastTrick, teamOf,
+    newTable, applyToSeat, applyRecord, discardProblem, allowedSignals, clockLeft, clockText,
+    signalInfo, clearsLastTrick, teamOf,
   };
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.AluetteGame = api;

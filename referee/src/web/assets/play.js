@@ -109,7 +109,7 @@
       asked = { q: t.question, at };
       chosen.clear();
       problem = null;
-      if (m.type === "discard") for (const c of G.weakestSix(m.hand)) chosen.add(c);
+      if (m.type === "discard") for (const c of m.legal.discard.default) chosen.add(c);
     }
     render();
   }
@@ -146,7 +146,7 @@
 
   function discard() {
     const q = asked.q;
-    problem = G.discardProblem(q.hand, [...chosen], q.rule);
+    problem = G.discardProblem(q, q.legal.discard, [...chosen]);
     if (problem) return;
     send({ type: "discard", id: q.id, cards: [...chosen] });
     t.hands[t.me] = q.hand.filter((c) => !chosen.has(c));
@@ -196,8 +196,12 @@
           button("vote-refuse", "Refuse", () => send({ type: "opening", id: q.id, accept: false }))];
       }
     } else if (q.type === "discard") {
-      body = [h("p", {}, "Choose 6 cards to discard (click to select)" +
-        (q.rule === "keep-highest" ? "; keep-highest: you must discard your weakest cards" : "") + "."),
+      const d = q.legal.discard;
+      const free = d.may.length === q.hand.length && d.must.length === 0;
+      const open = d.may.filter((c) => !d.must.includes(c));
+      body = [h("p", {}, "Choose " + d.count + " cards to discard (click to select)" + (free ? "" : "; " + q.rule +
+        ": discard " + (d.must.length ? d.must.join(" ") + (open.length ? " and " : "") : "") +
+        (open.length ? (d.count - d.must.length) + " of " + open.join(" ") : "")) + "."),
         h("p", { id: "discard-problem", class: "error problem", "data-testid": "discard-problem", role: "alert" }, problem || ""),
         button("discard-go", "Discard " + chosen.size + " cards", discard)];
     } else {
@@ -215,7 +219,7 @@
 
   function signalPanel() {
     if (!asked || asked.q.type === "hello" || t.me === null) return "";
-    const allowed = G.allowedSignals(t.hands[t.me] || [], t.rules);
+    const allowed = G.allowedSignals(asked.q);
     if (allowed.length === 0) return "no signals are allowed";
     return allowed.map((s) => {
       const info = G.signalInfo(s);
