@@ -10,17 +10,17 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A folder of its own for one test, removed when the test passes.
-pub struct Scratch(pub PathBuf);
+pub(crate) struct Scratch(pub(crate) PathBuf);
 
 impl Scratch {
-    pub fn new(name: &str) -> Scratch {
+    pub(crate) fn new(name: &str) -> Scratch {
         let dir = std::env::temp_dir().join(format!("aluette-arena-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Scratch(dir)
     }
 
-    pub fn join(&self, p: &str) -> PathBuf {
+    pub(crate) fn join(&self, p: &str) -> PathBuf {
         self.0.join(p)
     }
 }
@@ -36,7 +36,7 @@ impl Drop for Scratch {
 }
 
 /// A child process killed (and reaped) when dropped.
-pub struct Proc(pub Child);
+pub(crate) struct Proc(pub(crate) Child);
 
 impl Drop for Proc {
     fn drop(&mut self) {
@@ -47,13 +47,13 @@ impl Drop for Proc {
 
 impl Proc {
     /// Sends `signal` (SIGINT, SIGKILL, ...) to the process.
-    pub fn signal(&self, signal: i32) {
+    pub(crate) fn signal(&self, signal: i32) {
         let pid = self.0.id().to_string();
         let _ = Command::new("kill").args([format!("-{signal}").as_str(), &pid]).status();
     }
 
     /// Waits at most `limit` for the process to end; its exit status.
-    pub fn wait_for(&mut self, limit: Duration) -> std::process::ExitStatus {
+    pub(crate) fn wait_for(&mut self, limit: Duration) -> std::process::ExitStatus {
         let deadline = Instant::now() + limit;
         loop {
             if let Some(status) = self.0.try_wait().unwrap() {
@@ -65,20 +65,24 @@ impl Proc {
     }
 }
 
-pub fn arena_bin() -> &'static str {
+pub(crate) fn arena_bin() -> &'static str {
     env!("CARGO_BIN_EXE_arena")
 }
 
 /// The Rust sample bot, built by `cargo build --workspace --bins` beside the arena binary.
-pub fn bot_bin() -> PathBuf {
+pub(crate) fn bot_bin() -> PathBuf {
     let dir = Path::new(arena_bin()).parent().unwrap();
     let bot = dir.join("aluette-bot");
-    assert!(bot.exists(), "{} is missing: run `cargo build --workspace --locked --bins`", bot.display());
+    assert!(
+        bot.exists(),
+        "{} is missing: run `cargo build --workspace --locked --bins`",
+        bot.display()
+    );
     bot
 }
 
 /// Creates a bot with `arena admin add-bot`; its token.
-pub fn add_bot(db: &Path, author: &str, name: &str, tables: u32) -> String {
+pub(crate) fn add_bot(db: &Path, author: &str, name: &str, tables: u32) -> String {
     let out = Command::new(arena_bin())
         .args(["admin", "add-bot", "--db", db.to_str().unwrap(), "--author", author])
         .args(["--name", name, "--tables", &tables.to_string()])
@@ -94,7 +98,7 @@ pub fn add_bot(db: &Path, author: &str, name: &str, tables: u32) -> String {
 }
 
 /// Starts `arena serve` on a free port; the process and the address bots connect to.
-pub fn serve(dir: &Scratch, extra: &[&str]) -> (Proc, String) {
+pub(crate) fn serve(dir: &Scratch, extra: &[&str]) -> (Proc, String) {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -124,7 +128,7 @@ pub fn serve(dir: &Scratch, extra: &[&str]) -> (Proc, String) {
 }
 
 /// A Rust sample bot connected to `addr` with `token`; `args` picks its strength.
-pub fn bot(addr: &str, token: &str, name: &str, args: &[&str], log: &Path) -> Proc {
+pub(crate) fn bot(addr: &str, token: &str, name: &str, args: &[&str], log: &Path) -> Proc {
     let err = std::fs::File::create(log).unwrap();
     Proc(
         Command::new(bot_bin())
@@ -139,6 +143,6 @@ pub fn bot(addr: &str, token: &str, name: &str, args: &[&str], log: &Path) -> Pr
 }
 
 /// A runtime for the store's async API.
-pub fn rt() -> tokio::runtime::Runtime {
+pub(crate) fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }

@@ -40,6 +40,18 @@ impl Door {
         self.lobby.addr()
     }
 
+    /// Takes in a bot that reached the caller another way than this door's listener (a
+    /// WebSocket, adapted to a byte stream): greeted and admitted exactly as at the door, the
+    /// address `peer` counted against its share of pending handshakes.
+    pub fn enter(
+        &self,
+        reader: impl tokio::io::AsyncRead + Send + Unpin + 'static,
+        writer: impl tokio::io::AsyncWrite + Send + Unpin + 'static,
+        peer: SocketAddr,
+    ) {
+        self.lobby.enter(Box::new(reader), Box::new(writer), peer);
+    }
+
     /// The keys of the seats whose bot is connected and waiting, in order.
     pub fn waiting(&self) -> Vec<String> {
         self.lobby.ready()

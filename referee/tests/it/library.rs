@@ -159,3 +159,49 @@ fn a_door_seats_the_bots_whose_token_the_caller_admits_and_refuses_the_others() 
         }
     });
 }
+
+/// A bot that reached the caller another way (the arena's WebSocket join adapts a socket to
+/// bytes) enters through the same door: greeted, admitted by its token or refused.
+#[test]
+fn a_stream_handed_to_the_door_is_admitted_as_a_connection_is() {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let config = Config::default().handshake_ms(3_000);
+        let admit = |token: &str| (token == "alpha-token").then(|| "A".to_string());
+        let door = aluette_referee::Door::bind("127.0.0.1:0", &config, 8, 4, admit).await.unwrap();
+        let peer: std::net::SocketAddr = "127.0.0.1:9".parse().unwrap();
+        let piped = |token: &str| {
+            let mut child = tokio::process::Command::new(rust_bot_path())
+                .args(["--token", token, "--name", "piped"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .kill_on_drop(true)
+                .spawn()
+                .unwrap();
+            let (r, w) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+            door.enter(r, w, peer);
+            child
+        };
+        // Refused, the stranger is told `bye` and ends; an admitted bot would wait for a game.
+        let stranger = piped("wrong-token");
+        let ended =
+            tokio::time::timeout(std::time::Duration::from_secs(20), stranger.wait_with_output());
+        assert!(ended.await.is_ok(), "the stranger was not refused");
+        assert!(door.waiting().is_empty());
+        let _alpha = piped("alpha-token");
+        let deadline = Instant::now() + std::time::Duration::from_secs(20);
+        while door.waiting() != ["A"] {
+            assert!(Instant::now() < deadline, "waiting: {:?}", door.waiting());
+            door.changed(std::time::Duration::from_millis(200)).await;
+        }
+        let a = door.take("A").await.unwrap();
+        assert_eq!(a.name(), "piped");
+        let random = || Seat::builtin("random").unwrap();
+        let mut table = Table::open(&config, [random(), Seat::from(a), random(), random()]).await;
+        let outcome = table.play(Game::new(5)).await.unwrap();
+        assert!(outcome.summary.faults.is_empty(), "{:?}", outcome.summary.faults);
+        assert_eq!(outcome.summary.names[1], "piped");
+        table.close("match over").await;
+    });
+}

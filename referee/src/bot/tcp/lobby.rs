@@ -4,6 +4,7 @@
 use super::gate::{Admission, Gate, Origin};
 use super::refusals::{Refusal, SUMMARY_EVERY};
 use super::{PendingLimits, resumed, split};
+use crate::bot::conn::{Reader, Writer};
 use crate::bot::resumable::{Refused, Resumable};
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use protocol::msg::ToBot;
@@ -129,6 +130,8 @@ pub(crate) struct Lobby {
     addr: SocketAddr,
     shared: Arc<Shared>,
     task: JoinHandle<()>,
+    /// How its connections are greeted, for those handed in by [`Lobby::enter`].
+    cfg: ConnectConfig,
 }
 
 impl Lobby {
@@ -171,8 +174,8 @@ impl Lobby {
             gate: Mutex::new(Gate::new(limits)),
             arrived: Notify::new(),
         });
-        let task = tokio::spawn(accept_loop(listener, shared.clone(), cfg));
-        Ok(Lobby { addr, shared, task })
+        let task = tokio::spawn(accept_loop(listener, shared.clone(), cfg.clone()));
+        Ok(Lobby { addr, shared, task, cfg })
     }
 
     /// The address bots connect to.
@@ -201,6 +204,26 @@ impl Lobby {
             };
             if tokio::time::timeout_at(until, notified).await.is_err() {
                 return None;
+            }
+        }
+    }
+
+    /// Takes a connection another server accepted (a bot's WebSocket, adapted to bytes) through
+    /// the same door as the listener's: the same admission by address, handshake, token and
+    /// strikes. `peer` is where it came from.
+    pub(crate) fn enter(&self, reader: Reader, writer: Writer, peer: SocketAddr) {
+        let from = Origin::of(peer.ip());
+        let admitted = self.shared.gate().admit(from, || self.shared.seated());
+        let arrival = Arrival::Stream(reader, writer);
+        match admitted {
+            Some(place) => {
+                let place = Place { shared: self.shared.clone(), place };
+                let cfg = self.cfg.clone();
+                tokio::spawn(serve(self.shared.clone(), arrival, peer, place, cfg));
+            }
+            None => {
+                arrival.refuse(BUSY);
+                self.shared.refused(Refusal::Busy, from);
             }
         }
     }
@@ -332,7 +355,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, cfg: ConnectCon
         match admitted {
             Some(place) => {
                 let place = Place { shared: shared.clone(), place };
-                tokio::spawn(serve(shared.clone(), stream, peer, place, cfg.clone()));
+                tokio::spawn(serve(shared.clone(), Arrival::Tcp(stream), peer, place, cfg.clone()));
             }
             None => {
                 refuse_now(&stream, BUSY);
@@ -342,10 +365,37 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, cfg: ConnectCon
     }
 }
 
+/// A connection as it arrives: a TCP socket from the accept loop, or a byte stream another
+/// server adapted (a bot's WebSocket) and handed to [`Lobby::enter`].
+pub(crate) enum Arrival {
+    Tcp(TcpStream),
+    Stream(Reader, Writer),
+}
+
+impl Arrival {
+    /// Says `bye` with `reason` and drops the connection, never waiting on the peer: a TCP
+    /// socket's fresh buffer takes the line at once; a stream is written on a task of its own,
+    /// cut short after a second.
+    fn refuse(self, reason: &str) {
+        match self {
+            Arrival::Tcp(stream) => refuse_now(&stream, reason),
+            Arrival::Stream(_, mut w) => {
+                let line = bye_line(reason);
+                tokio::spawn(async move {
+                    use tokio::io::AsyncWriteExt as _;
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(1), w.write_all(line.as_bytes()))
+                            .await;
+                });
+            }
+        }
+    }
+}
+
 /// One connection, from its place among the pending ones to its seat or its refusal.
 async fn serve(
     shared: Arc<Shared>,
-    stream: TcpStream,
+    stream: Arrival,
     peer: SocketAddr,
     mut place: Place,
     cfg: ConnectConfig,
@@ -356,19 +406,25 @@ async fn serve(
     let turn = tokio::select! {
         turn = tokio::time::timeout(cfg.handshake, place.place.turns.clone().acquire_owned()) => turn,
         _ = &mut place.place.gave_way => {
-            refuse_now(&stream, GAVE_WAY);
+            stream.refuse(GAVE_WAY);
             shared.refused(Refusal::Busy, from);
             return;
         }
     };
     // Held to the end: a wrong token's delay is spent holding its address's turn.
     let Ok(Ok(_turn)) = turn else {
-        refuse_now(&stream, BUSY_HERE);
+        stream.refuse(BUSY_HERE);
         shared.refused(Refusal::Busy, from);
         return;
     };
-    let (r, w, socket) = split(stream);
-    let fd = socket.raw;
+    let (r, w, socket) = match stream {
+        Arrival::Tcp(stream) => {
+            let (r, w, socket) = split(stream);
+            (r, w, Some(socket))
+        }
+        Arrival::Stream(r, w) => (r, w, None),
+    };
+    let fd = socket.as_ref().map(|s| s.raw);
     // A lobby seat's handshake, which offers `resume`; the match gives the bot its seat's spec.
     let attach = Bot::attach(BotSpec::TcpSeat { token: String::new() }, r, w, &cfg);
     tokio::pin!(attach);
@@ -376,12 +432,17 @@ async fn serve(
         bot = &mut attach => bot,
         _ = &mut place.place.gave_way => {
             // The connection lives inside the unfinished handshake: its socket is still open.
-            send_now(fd, GAVE_WAY);
+            // (A stream's bye would wait on the peer: it is dropped with the handshake.)
+            if let Some(fd) = fd {
+                send_now(fd, GAVE_WAY);
+            }
             shared.refused(Refusal::Busy, from);
             return;
         }
     };
-    bot.watch_socket(socket);
+    if let Some(socket) = socket {
+        bot.watch_socket(socket);
+    }
     if !bot.is_alive() {
         tracing::debug!("{peer}: handshake failed: {:?}", bot.dead);
         shared.refused(Refusal::Handshake, from);
