@@ -51,6 +51,9 @@ struct Serve {
     /// Seat no house players (only connected bots play).
     #[arg(long)]
     no_house: bool,
+    /// Tables each house player may sit at at once: fewer leaves more seats to connected bots.
+    #[arg(long, default_value_t = aluette_arena::serve::house::HOUSE_TABLES, value_parser = clap::value_parser!(u32).range(1..=64))]
+    house_tables: u32,
 }
 
 #[derive(Subcommand, Debug)]
@@ -197,6 +200,7 @@ async fn serve(s: Serve) -> Result<(), String> {
         deals_at_once: s.deals_at_once as usize,
         qualifying_games: s.qualifying_games,
         house: !s.no_house,
+        house_tables: s.house_tables,
         ..Settings::default()
     };
     let stop = aluette_referee::Stop::new();

@@ -76,7 +76,7 @@ impl Player for Search {
     }
 }
 
-/// Tables a house entrant may sit at at once.
+/// Tables a house entrant may sit at at once, unless the server is told otherwise.
 pub const HOUSE_TABLES: u32 = 4;
 
 /// The house entrants, created on first start: two chairs of every kind, author "house".

@@ -48,6 +48,8 @@ pub struct Settings {
     pub min_games: u32,
     /// Seat the house players.
     pub house: bool,
+    /// Tables each house entrant may sit at at once.
+    pub house_tables: u32,
     /// The official board is refitted at most this often.
     pub refit_every: Duration,
 }
@@ -67,6 +69,7 @@ impl Default for Settings {
             max_fault_rate: 0.2,
             min_games: 10,
             house: true,
+            house_tables: house::HOUSE_TABLES,
             refit_every: Duration::from_secs(5),
         }
     }
@@ -188,7 +191,7 @@ impl Server {
         while self.in_play.len() < self.settings.deals_at_once {
             let mut offered = self.pool.offered();
             for &id in self.house.keys() {
-                offered.insert(id, house::HOUSE_TABLES);
+                offered.insert(id, self.settings.house_tables);
             }
             let params = Params { tables: self.settings.tables_per_deal, ..Params::default() };
             let t = now();

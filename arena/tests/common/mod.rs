@@ -4,6 +4,10 @@
 
 #![allow(dead_code)]
 
+use aluette_arena::BotId;
+use aluette_arena::rating::{batch, boards};
+use aluette_arena::store::{BoardKind, GameRow, GameStatus, Store};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -145,4 +149,45 @@ pub(crate) fn bot(addr: &str, token: &str, name: &str, args: &[&str], log: &Path
 /// A runtime for the store's async API.
 pub(crate) fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// What every finished arena must hold: no bot dealt a deal twice, every finished game's record
+/// replays, every scored deal counted once, and the boards a function of the comparisons.
+pub(crate) fn check_stored(store: &Store, games: &[GameRow]) {
+    let mut dealt: BTreeMap<BotId, BTreeSet<i64>> = BTreeMap::new();
+    for g in games.iter().filter(|g| g.status != GameStatus::Void) {
+        for b in g.seats {
+            assert!(
+                dealt.entry(b).or_default().insert(g.deal),
+                "bot {b} was dealt deal {} twice",
+                g.deal
+            );
+        }
+    }
+    let mut replayed = 0;
+    for g in games.iter().filter(|g| g.status == GameStatus::Done) {
+        let path = g.record_path.as_deref().expect("a finished game has its record");
+        aluette_referee::check_record(std::path::Path::new(path))
+            .unwrap_or_else(|e| panic!("game {}'s record does not replay: {e}", g.id));
+        replayed += 1;
+    }
+    assert!(replayed > 0);
+    let comparisons: Vec<_> =
+        rt().block_on(store.comparisons()).unwrap().into_iter().map(|(_, c)| c).collect();
+    let mut per_deal: BTreeMap<i64, usize> = BTreeMap::new();
+    for c in &comparisons {
+        *per_deal.entry(c.deal).or_default() += 1;
+        let void = games.iter().any(|g| g.deal == c.deal && g.status == GameStatus::Void);
+        let done =
+            games.iter().filter(|g| g.deal == c.deal && g.status == GameStatus::Done).count();
+        assert!(done >= 2 || void, "deal {} compared with {done} finished tables", c.deal);
+    }
+    // Two tables: one comparison per side, never more.
+    assert!(per_deal.values().all(|&n| n <= 2), "a deal counted twice: {per_deal:?}");
+    let house: Vec<BotId> =
+        rt().block_on(store.bots()).unwrap().iter().filter(|b| b.house).map(|b| b.id).collect();
+    let (live, official) = boards(&comparisons, &house, &batch::Config::default()).unwrap();
+    let stored = |k| rt().block_on(store.latest_snapshot(k)).unwrap().expect("a board").rows;
+    assert_eq!(official, stored(BoardKind::Official), "the official board is its recompute");
+    assert_eq!(live, stored(BoardKind::Live), "the live board is its recompute");
 }
