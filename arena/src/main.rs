@@ -42,8 +42,8 @@ struct Serve {
     /// Tables each deal is played at (duplicate: two or more).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(2..=16))]
     tables_per_deal: u64,
-    /// Deals in play at once, at most.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    /// Deals in play at once, at most (0: seat nobody; bots connect and wait).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(0..=1000))]
     deals_at_once: u64,
     /// Clean games a new bot plays against the house before it enters the ladder.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=1000))]
@@ -97,6 +97,10 @@ struct AddBot {
     /// Games it may start in a day.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..))]
     games_per_day: u32,
+    /// Create this many bots at once, `NAME-1` by `AUTHOR-1` to `NAME-N` by `AUTHOR-N` (a ladder
+    /// seeded for a test or a benchmark), one `token` line each.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    count: Option<u32>,
 }
 
 #[derive(Args, Debug)]
@@ -154,19 +158,33 @@ async fn run(command: Command) -> Result<(), String> {
     match admin {
         Admin::AddBot(a) => {
             let store = open(&a.db).await?;
-            let new = NewBot {
-                author: a.author,
-                name: a.name,
-                version: a.version,
-                house: a.house,
-                tables_at_once: a.tables,
-                games_per_day: a.games_per_day,
+            let named = |k: Option<u32>| match k {
+                Some(k) => (format!("{}-{k}", a.author), format!("{}-{k}", a.name)),
+                None => (a.author.clone(), a.name.clone()),
             };
-            let (bot, token) = store.add_bot(&new, now()).await.map_err(|e| e.to_string())?;
+            let each: Vec<Option<u32>> = match a.count {
+                Some(n) => (1..=n).map(Some).collect(),
+                None => vec![None],
+            };
+            for k in each {
+                let (author, name) = named(k);
+                let new = NewBot {
+                    author,
+                    name,
+                    version: a.version.clone(),
+                    house: a.house,
+                    tables_at_once: a.tables,
+                    games_per_day: a.games_per_day,
+                };
+                let (bot, token) = store.add_bot(&new, now()).await.map_err(|e| e.to_string())?;
+                println!(
+                    "bot {} ({} version {}, by {})",
+                    bot.id, bot.name, bot.version, bot.author
+                );
+                println!("token {}", token.as_str());
+            }
             store.close().await;
-            println!("bot {} ({} version {}, by {})", bot.id, bot.name, bot.version, bot.author);
-            println!("token {}", token.as_str());
-            println!("keep the token: it is shown only now and stored only as a hash");
+            println!("keep the tokens: each is shown only now and stored only as a hash");
         }
         Admin::List(db) => {
             let store = open(&db).await?;

@@ -80,7 +80,10 @@ fn a_server_killed_mid_game_loses_nothing_and_counts_nothing_twice() {
     // deals after it (the store refuses a seed used before).
     for id in &in_flight {
         let deal = after.iter().find(|g| g.id == *id).unwrap().deal;
-        assert!(now.iter().all(|(_, c)| c.deal != deal), "deal {deal} lost a table, yet was counted");
+        assert!(
+            now.iter().all(|(_, c)| c.deal != deal),
+            "deal {deal} lost a table, yet was counted"
+        );
     }
     check_stored(&store, &after);
     rt().block_on(store.close());

@@ -8,6 +8,7 @@
 //! bench/README.md. `--echo` and `--instant-bot` turn the binary into the floor's echo child and
 //! into the instant bot.
 
+mod arena;
 mod floor;
 mod instant;
 mod referee;
@@ -40,6 +41,7 @@ const USAGE: &str =
   --seed S           match seed (default 1; parallel tables use S, S+1, ...)
   --referee-bin PATH the referee (default: `referee` beside this program)
   --bot-bin PATH     the Rust sample bot (default: `aluette-bot` beside this program)
+  --arena-bin PATH   the arena server (default: `arena` beside this program)
   --python CMD       Python interpreter to resolve (default python3)
   --python-bot PATH  the Python sample bot (default: sample-bots/python/random_bot.py)
   --engine-bin PATH  an already built `deals` benchmark of aluette-rules to run too
@@ -61,6 +63,7 @@ struct Config {
     seed: u64,
     referee_bin: PathBuf,
     bot_bin: PathBuf,
+    arena_bin: PathBuf,
     python: Option<String>,
     python_bot: PathBuf,
     engine_bin: Option<PathBuf>,
@@ -83,6 +86,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
         seed: 1,
         referee_bin: here.join("referee"),
         bot_bin: here.join("aluette-bot"),
+        arena_bin: here.join("arena"),
         python: Some("python3".into()),
         python_bot: workspace.join("sample-bots/python/random_bot.py"),
         engine_bin: None,
@@ -110,6 +114,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
             }
             "--referee-bin" => cfg.referee_bin = value()?.into(),
             "--bot-bin" => cfg.bot_bin = value()?.into(),
+            "--arena-bin" => cfg.arena_bin = value()?.into(),
             "--python" => cfg.python = Some(value()?),
             "--python-bot" => cfg.python_bot = value()?.into(),
             "--engine-bin" => cfg.engine_bin = Some(value()?.into()),
@@ -618,6 +623,10 @@ fn run(cfg: &Config) -> Res<()> {
             Err(why) => s.missing(&format!("{IDLE_CONNECTIONS} idle TCP connections"), "MiB", why),
         }
     }
+
+    // 7b. The arena: many tables in one server, and idle connected bots.
+    let me = std::env::current_exe()?;
+    arena::rows(&mut report, &cfg.arena_bin, &me, cfg.quick);
 
     // 8. The engine alone, when a built benchmark is given.
     match &cfg.engine_bin {

@@ -38,7 +38,8 @@ pub struct Settings {
     pub handshake_ms: u64,
     /// Tables each deal is played at (two or more).
     pub tables_per_deal: usize,
-    /// Deals in play at once, at most.
+    /// Deals in play at once, at most; 0 seats nobody (the bots connect and wait: an arena
+    /// held for maintenance, or measured idle).
     pub deals_at_once: usize,
     /// Games without a fault a newcomer plays against the house before it enters the ladder.
     pub qualifying_games: u32,
@@ -105,6 +106,19 @@ struct Server {
     last_refit: Option<std::time::Instant>,
     stop: Stop,
     live: live::Live,
+    /// Time spent waiting on the database, games finished and the answers they took: the
+    /// figures `arena serve` prints when it ends (the benchmark reads them).
+    db: Duration,
+    games: u64,
+    answers: u64,
+}
+
+/// `f`, with the time it took added to `spent`.
+async fn timed<T>(spent: &mut Duration, f: impl Future<Output = T>) -> T {
+    let started = std::time::Instant::now();
+    let out = f.await;
+    *spent += started.elapsed();
+    out
 }
 
 /// Runs the arena until `stop` finishes it: returns once the games in play have ended. The
@@ -122,6 +136,11 @@ pub async fn run(
     let voided = store.void_in_flight(now()).await.map_err(|e| e.to_string())?;
     if voided > 0 {
         tracing::warn!("{voided} games in flight when the server last stopped are void");
+    }
+    // The deals those games belonged to are scored from the tables that finished, and their
+    // seeds published: nothing in play holds their cards any more.
+    for deal in store.deals_to_score().await.map_err(|e| e.to_string())? {
+        store.score_deal(deal).await.map_err(|e| e.to_string())?;
     }
     let house = if settings.house {
         house::ensure(&store, now()).await.map_err(|e| e.to_string())?.into_iter().collect()
@@ -157,6 +176,9 @@ pub async fn run(
         last_refit: None,
         stop: stop.clone(),
         live: live::Live::default(),
+        db: Duration::ZERO,
+        games: 0,
+        answers: 0,
     };
     let mut reload = tokio::time::interval(Duration::from_secs(2));
     loop {
@@ -175,6 +197,12 @@ pub async fn run(
         }
     }
     server.refit(true).await?;
+    eprintln!(
+        "arena: served {} games ({} answers); database time {} us",
+        server.games,
+        server.answers,
+        server.db.as_micros()
+    );
     server.pool.close_all("the arena is closing").await;
     door.close("the arena is closing").await;
     server.store.close().await;
@@ -195,11 +223,9 @@ impl Server {
             }
             let params = Params { tables: self.settings.tables_per_deal, ..Params::default() };
             let t = now();
-            let plan = self
-                .store
-                .plan_deal(&offered, self.settings.qualifying_games, &params, t)
-                .await
-                .map_err(|e| e.to_string())?;
+            let planned =
+                self.store.plan_deal(&offered, self.settings.qualifying_games, &params, t);
+            let plan = timed(&mut self.db, planned).await.map_err(|e| e.to_string())?;
             let Some(plan) = plan else { return Ok(()) };
             // A planned external seat whose connection is gone since the pool was counted:
             // the deal waits for the next turn.
@@ -212,7 +238,9 @@ impl Server {
                 return Ok(());
             }
             let seed = crate::token::random_seed().map_err(|e| format!("no random seed: {e}"))?;
-            let deal = self.store.new_deal(seed, t).await.map_err(|e| e.to_string())?;
+            let deal = timed(&mut self.db, self.store.new_deal(seed, t))
+                .await
+                .map_err(|e| e.to_string())?;
             self.in_play.insert(deal, plan.tables.len());
             for (no, table) in plan.tables.iter().enumerate() {
                 let new = NewGame {
@@ -221,10 +249,14 @@ impl Server {
                     seats: table.seats,
                     orientation: table.orientation,
                 };
-                let game = self.store.add_game(&new).await.map_err(|e| e.to_string())?;
+                let game = timed(&mut self.db, self.store.add_game(&new))
+                    .await
+                    .map_err(|e| e.to_string())?;
                 let record = self.settings.records.join(format!("game-{game}.jsonl"));
                 let shown = record.display().to_string();
-                self.store.start_game(game, Some(&shown), t).await.map_err(|e| e.to_string())?;
+                timed(&mut self.db, self.store.start_game(game, Some(&shown), t))
+                    .await
+                    .map_err(|e| e.to_string())?;
                 let mut seats = Vec::with_capacity(4);
                 for (s, &id) in table.seats.iter().enumerate() {
                     seats.push(match self.house.get(&id) {
@@ -281,6 +313,7 @@ impl Server {
     async fn finish(&mut self, done: Finished) -> Result<(), String> {
         self.live.end(done.game);
         let t = now();
+        let started = std::time::Instant::now();
         let store = &self.store;
         match &done.outcome {
             Ok(outcome) if outcome.summary.status == Status::Complete => {
@@ -309,6 +342,11 @@ impl Server {
                 store.void_game(done.game, e, t).await.map_err(|e| e.to_string())?
             }
         }
+        self.db += started.elapsed();
+        if let Ok(outcome) = &done.outcome {
+            self.games += 1;
+            self.answers += outcome.summary.stats.iter().map(|s| u64::from(s.answers)).sum::<u64>();
+        }
         for (id, conn) in done.seats.iter().zip(done.conns) {
             if !self.house.contains_key(id) {
                 self.pool.give_back(*id, conn).await;
@@ -320,7 +358,7 @@ impl Server {
         });
         if left == Some(0) {
             self.in_play.remove(&done.deal);
-            match self.store.score_deal(done.deal).await {
+            match timed(&mut self.db, self.store.score_deal(done.deal)).await {
                 Ok(scoring) => tracing::info!(
                     "deal {} scored: {} comparisons",
                     done.deal,
@@ -337,10 +375,9 @@ impl Server {
     async fn refit(&mut self, now_: bool) -> Result<(), String> {
         let due = self.last_refit.is_none_or(|at| at.elapsed() >= self.settings.refit_every);
         if now_ || due {
-            self.store
-                .refresh_boards(&batch::Config::default(), now())
-                .await
-                .map_err(|e| e.to_string())?;
+            let config = batch::Config::default();
+            let refit = self.store.refresh_boards(&config, now());
+            timed(&mut self.db, refit).await.map_err(|e| e.to_string())?;
             self.last_refit = Some(std::time::Instant::now());
         }
         Ok(())
@@ -348,7 +385,8 @@ impl Server {
 
     /// Pauses those of `bots` whose fault rate is over the limit, and tells their connections.
     async fn pause_faulty(&mut self, bots: &[BotId]) -> Result<(), String> {
-        let activity = self.store.activity(now()).await.map_err(|e| e.to_string())?;
+        let activity =
+            timed(&mut self.db, self.store.activity(now())).await.map_err(|e| e.to_string())?;
         for id in bots.iter().filter(|id| !self.house.contains_key(id)) {
             let Some(a) = activity.get(id) else { continue };
             let Some(reason) = crate::pairing::fault_pause(
@@ -359,7 +397,9 @@ impl Server {
             ) else {
                 continue;
             };
-            self.store.set_paused(*id, Some(&reason)).await.map_err(|e| e.to_string())?;
+            timed(&mut self.db, self.store.set_paused(*id, Some(&reason)))
+                .await
+                .map_err(|e| e.to_string())?;
             self.index.forget(*id);
             self.pool.dismiss(*id, &reason).await;
             tracing::warn!("bot {id} {reason}");

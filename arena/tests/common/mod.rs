@@ -90,6 +90,8 @@ pub(crate) fn add_bot(db: &Path, author: &str, name: &str, tables: u32) -> Strin
     let out = Command::new(arena_bin())
         .args(["admin", "add-bot", "--db", db.to_str().unwrap(), "--author", author])
         .args(["--name", name, "--tables", &tables.to_string()])
+        // A test plays more games in minutes than a bot's default day allows.
+        .args(["--games-per-day", "1000000"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
