@@ -8,7 +8,7 @@ use crate::sys;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// One run of the server.
@@ -58,7 +58,7 @@ fn scratch(name: &str) -> io::Result<PathBuf> {
 
 /// `n` bots created in the database at `db`, each by an author of its own; their tokens.
 fn add_bots(arena: &Path, db: &Path, n: usize) -> io::Result<Vec<String>> {
-    let out = Command::new(arena)
+    let out = sys::command(arena)
         .args(["admin", "add-bot", "--db"])
         .arg(db)
         .args(["--author", "bench", "--name", "instant", "--count", &n.to_string()])
@@ -79,7 +79,7 @@ fn add_bots(arena: &Path, db: &Path, n: usize) -> io::Result<Vec<String>> {
 
 /// Starts `arena serve` (no house) and returns it with the address bots connect to.
 fn serve(arena: &Path, dir: &Path, deals_at_once: usize) -> io::Result<(Kid, String)> {
-    let mut child = Command::new(arena)
+    let mut child = sys::command(arena)
         .args(["serve", "--no-house", "--listen", "127.0.0.1:0", "--answer-ms", "2000"])
         .args(["--deals-at-once", &deals_at_once.to_string(), "--db"])
         .arg(dir.join("arena.db"))
@@ -104,7 +104,7 @@ fn serve(arena: &Path, dir: &Path, deals_at_once: usize) -> io::Result<(Kid, Str
 /// SIGINT, then the server's closing figures from its stderr.
 fn finish(mut kid: Kid) -> io::Result<(u64, u64, u64)> {
     let pid = kid.0.id();
-    let _ = Command::new("kill").args(["-INT", &pid.to_string()]).status();
+    let _ = sys::command("kill").args(["-INT", &pid.to_string()]).status();
     let mut err = String::new();
     kid.0.stderr.take().expect("piped").read_to_string(&mut err)?;
     let _ = kid.0.wait();
@@ -133,7 +133,7 @@ pub(crate) fn served(arena: &Path, bench: &Path, bots: usize, seconds: f64) -> i
     let kids: Vec<Kid> = tokens
         .iter()
         .map(|t| {
-            Command::new(bench)
+            sys::command(bench)
                 .args(["--instant-bot", "--connect", &addr, "--token", t])
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
