@@ -1,5 +1,6 @@
-//! The `arena` command: for now its admin half, which creates bots (printing each token once),
-//! lists them and pauses them, on the arena's database file. Serving games comes later.
+//! The `arena` command: its admin half, which creates bots (printing each token once), lists
+//! them and pauses them, on the arena's database file; and `serve`, the arena itself (with its
+//! web pages under `--web`).
 
 use aluette_arena::store::{Bot, NewBot, Store};
 use clap::{Args, Parser, Subcommand};
@@ -51,6 +52,12 @@ struct Serve {
     /// Seat no house players (only connected bots play).
     #[arg(long)]
     no_house: bool,
+    /// Serve the web pages and JSON API at HOST:PORT (port 0 picks a free one).
+    #[arg(long, value_name = "ADDR")]
+    web: Option<String>,
+    /// The admin page's token, read from this file (else a fresh one is printed once).
+    #[arg(long, requires = "web")]
+    admin_token_file: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -199,6 +206,43 @@ async fn serve(s: Serve) -> Result<(), String> {
         house: !s.no_house,
         ..Settings::default()
     };
+    let mut settings = settings;
+    if let Some(web) = s.web {
+        let admin_token = match &s.admin_token_file {
+            Some(file) => {
+                let text = std::fs::read_to_string(file)
+                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+                let token = text.trim().to_string();
+                if token.len() < 16 {
+                    return Err(format!(
+                        "{}: an admin token needs 16 characters or more",
+                        file.display()
+                    ));
+                }
+                token
+            }
+            None => {
+                let token = aluette_arena::token::Token::generate()
+                    .map_err(|e| format!("no random bits for the admin token: {e}"))?;
+                println!("arena: admin token {} (shown only now)", token.as_str());
+                token.as_str().to_string()
+            }
+        };
+        let (announce, addr) = aluette_arena::web::Announce::channel();
+        tokio::spawn(async move {
+            if let Ok(addr) = addr.await {
+                use std::io::Write as _;
+                println!("arena: web pages at http://{addr}/");
+                let _ = std::io::stdout().flush();
+            }
+        });
+        settings.web = Some(web);
+        settings.web_options = aluette_arena::web::Options {
+            admin_token: Some(admin_token),
+            announce,
+            ..aluette_arena::web::Options::default()
+        };
+    }
     let stop = aluette_referee::Stop::new();
     {
         let stop = stop.clone();

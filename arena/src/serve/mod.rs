@@ -50,6 +50,10 @@ pub struct Settings {
     pub house: bool,
     /// The official board is refitted at most this often.
     pub refit_every: Duration,
+    /// Where the web pages and API listen (`HOST:PORT`); `None`: no web server.
+    pub web: Option<String>,
+    /// The web server's admin token, rate limit and address announcement.
+    pub web_options: crate::web::Options,
 }
 
 impl Default for Settings {
@@ -68,6 +72,8 @@ impl Default for Settings {
             min_games: 10,
             house: true,
             refit_every: Duration::from_secs(5),
+            web: None,
+            web_options: crate::web::Options::default(),
         }
     }
 }
@@ -141,6 +147,14 @@ pub async fn run(
     if let Some(ready) = ready {
         let _ = ready.send(door.addr());
     }
+    let live = live::Live::default();
+    // Dropped when the server returns, which stops the pages.
+    let _web = match &settings.web {
+        Some(listen) => Some(
+            crate::web::start(listen, &settings.web_options, store.clone(), live.clone()).await?,
+        ),
+        None => None,
+    };
     let (done_tx, mut done_rx) = mpsc::unbounded_channel();
     let mut server = Server {
         settings,
@@ -153,7 +167,7 @@ pub async fn run(
         done_tx,
         last_refit: None,
         stop: stop.clone(),
-        live: live::Live::default(),
+        live,
     };
     let mut reload = tokio::time::interval(Duration::from_secs(2));
     loop {
