@@ -63,8 +63,7 @@ impl Answer {
 fn dechunk(body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut rest = body;
-    loop {
-        let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") else { break };
+    while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
         let size = std::str::from_utf8(&rest[..eol]).unwrap().split(';').next().unwrap();
         let size = usize::from_str_radix(size.trim(), 16).unwrap();
         if size == 0 {
@@ -130,19 +129,6 @@ pub async fn post_form(addr: SocketAddr, path: &str, fields: &[(&str, &str)]) ->
         "POST {path} HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nOrigin: http://{addr}"
     );
     request(addr, &head, &body.join("&")).await
-}
-
-/// A bot made before the arena starts.
-pub async fn add_bot(store: &Store, author: &str, name: &str, games_per_day: u32) -> i64 {
-    let new = NewBot {
-        author: author.into(),
-        name: name.into(),
-        version: "1".into(),
-        house: false,
-        tables_at_once: 2,
-        games_per_day,
-    };
-    store.add_bot(&new, aluette_arena::serve::now()).await.unwrap().0.id
 }
 
 /// What the tests set up before the arena starts: a bot named [`HOSTILE`], a bot whose
