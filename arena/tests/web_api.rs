@@ -162,6 +162,20 @@ async fn every_page_and_api_answers_as_documented() {
     assert!(valid("bot", &get(web, &format!("/api/bots/{id}")).await)["paused_reason"].is_null());
 
     arena.finish().await;
+
+    // A bot's own comparisons, read for its page, are everyone's that name it.
+    let store = Store::open(&dir.join("arena.db")).await.unwrap();
+    let all: Vec<_> = store.comparisons().await.unwrap().into_iter().map(|(_, c)| c).collect();
+    assert!(!all.is_empty());
+    for bot in store.bots().await.unwrap() {
+        let own: Vec<_> = all
+            .iter()
+            .filter(|c| c.team_a.contains(&bot.id) || c.team_b.contains(&bot.id))
+            .cloned()
+            .collect();
+        assert_eq!(store.bot_comparisons(bot.id).await.unwrap(), own, "bot {}", bot.id);
+    }
+    store.close().await;
 }
 
 /// A web server of its own on the arena's database, with a table in play fed by hand and a

@@ -382,9 +382,7 @@ pub async fn bot_page(store: &Store, id: BotId, now: i64) -> Result<Option<BotPa
     let live = line(store.latest_snapshot(BoardKind::Live).await?);
     let rows = store.bot_games(id, RECENT).await?;
     let recent_games = game_views(store, &names, rows).await?;
-    let comparisons: Vec<Comparison> =
-        store.comparisons().await?.into_iter().map(|(_, c)| c).collect();
-    let (p, o) = tallies(id, &comparisons);
+    let (p, o) = tallies(id, &store.bot_comparisons(id).await?);
     Ok(Some(BotPage {
         bot: BotRef::of(&bot),
         created_at: bot.created_at,

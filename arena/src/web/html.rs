@@ -75,6 +75,18 @@ pub struct Point {
     pub high: f64,
 }
 
+/// The most points a chart draws: a long history is thinned to this many.
+pub const MAX_POINTS: usize = 300;
+
+/// At most `max` of `points`, evenly spaced, the first and the last always among them.
+pub fn thin<T: Copy>(points: &[T], max: usize) -> Vec<T> {
+    if points.len() <= max || max < 2 {
+        return points.iter().copied().take(max.max(points.len().min(1))).collect();
+    }
+    let last = points.len() - 1;
+    (0..max).map(|i| points[i * last / (max - 1)]).collect()
+}
+
 const W: f64 = 600.0;
 const H: f64 = 200.0;
 const PAD: f64 = 10.0;
@@ -83,11 +95,12 @@ const PAD: f64 = 10.0;
 /// step per snapshot (oldest at the left). Points that are not finite are left out; with none
 /// left the chart says so. Only numbers go in, so nothing needs escaping.
 pub fn history_svg(points: &[Point]) -> String {
-    let pts: Vec<Point> = points
+    let finite: Vec<Point> = points
         .iter()
         .copied()
         .filter(|p| p.value.is_finite() && p.low.is_finite() && p.high.is_finite())
         .collect();
+    let pts = thin(&finite, MAX_POINTS);
     let head = format!(
         "<svg class=\"history\" data-testid=\"history\" viewBox=\"0 0 {W} {H}\" \
          width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"rating history\" \
@@ -208,6 +221,21 @@ mod tests {
             assert!(band[i].1 < line[i].1);
             assert!(band[5 - i].1 > line[i].1);
         }
+    }
+
+    #[test]
+    fn long_histories_are_thinned_keeping_both_ends() {
+        let v: Vec<u32> = (0..1000).collect();
+        let t = thin(&v, 300);
+        assert_eq!((t.len(), t[0], t[299]), (300, 0, 999));
+        assert!(t.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(thin(&v[..5], 300), [0, 1, 2, 3, 4]);
+        assert_eq!(thin(&v, 1), [0]);
+        assert!(thin::<u32>(&[], 300).is_empty());
+        let p = |value: f64| Point { value, low: value - 1.0, high: value + 1.0 };
+        let long: Vec<Point> = (0..5000).map(|i| p(f64::from(i))).collect();
+        let svg = history_svg(&long);
+        assert_eq!(coords(&svg, "value").len(), MAX_POINTS);
     }
 
     #[test]
