@@ -11,6 +11,7 @@ pub mod rating;
 pub mod serve;
 pub mod store;
 pub mod token;
+pub mod web;
 
 /// A bot entrant's id (one name and version), as the database numbers it.
 pub type BotId = i64;

@@ -1,5 +1,6 @@
-//! The `arena` command: for now its admin half, which creates bots (printing each token once),
-//! lists them and pauses them, on the arena's database file. Serving games comes later.
+//! The `arena` command: its admin half, which creates bots (printing each token once), lists
+//! them and pauses them, on the arena's database file; and `serve`, the arena itself (with its
+//! web pages under `--web`).
 
 use aluette_arena::store::{Bot, NewBot, Store};
 use clap::{Args, Parser, Subcommand};
@@ -54,6 +55,12 @@ struct Serve {
     /// Tables each house player may sit at at once: fewer leaves more seats to connected bots.
     #[arg(long, default_value_t = aluette_arena::serve::house::HOUSE_TABLES, value_parser = clap::value_parser!(u32).range(1..=64))]
     house_tables: u32,
+    /// Serve the web pages and JSON API at HOST:PORT (port 0 picks a free one).
+    #[arg(long, value_name = "ADDR")]
+    web: Option<String>,
+    /// The admin page's token, read from this file (else a fresh one is printed once).
+    #[arg(long, requires = "web")]
+    admin_token_file: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -208,6 +215,11 @@ async fn run(command: Command) -> Result<(), String> {
 /// the second ends them now (void, never counted).
 async fn serve(s: Serve) -> Result<(), String> {
     use aluette_arena::serve::{Settings, run};
+    if s.no_house && s.qualifying_games > 0 {
+        return Err("--no-house leaves a new bot no house players to qualify against: \
+                    add --qualifying-games 0"
+            .into());
+    }
     let settings = Settings {
         db: s.db.db,
         records: s.records,
@@ -221,6 +233,43 @@ async fn serve(s: Serve) -> Result<(), String> {
         house_tables: s.house_tables,
         ..Settings::default()
     };
+    let mut settings = settings;
+    if let Some(web) = s.web {
+        let admin_token = match &s.admin_token_file {
+            Some(file) => {
+                let text = std::fs::read_to_string(file)
+                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+                let token = text.trim().to_string();
+                if token.len() < 16 {
+                    return Err(format!(
+                        "{}: an admin token needs 16 characters or more",
+                        file.display()
+                    ));
+                }
+                token
+            }
+            None => {
+                let token = aluette_arena::token::Token::generate()
+                    .map_err(|e| format!("no random bits for the admin token: {e}"))?;
+                println!("arena: admin token {} (shown only now)", token.as_str());
+                token.as_str().to_string()
+            }
+        };
+        let (announce, addr) = aluette_arena::web::Announce::channel();
+        tokio::spawn(async move {
+            if let Ok(addr) = addr.await {
+                use std::io::Write as _;
+                println!("arena: web pages at http://{addr}/");
+                let _ = std::io::stdout().flush();
+            }
+        });
+        settings.web = Some(web);
+        settings.web_options = aluette_arena::web::Options {
+            admin_token: Some(admin_token),
+            announce,
+            ..aluette_arena::web::Options::default()
+        };
+    }
     let stop = aluette_referee::Stop::new();
     {
         let stop = stop.clone();

@@ -80,7 +80,9 @@ fn add_bots(arena: &Path, db: &Path, n: usize) -> io::Result<Vec<String>> {
 /// Starts `arena serve` (no house) and returns it with the address bots connect to.
 fn serve(arena: &Path, dir: &Path, deals_at_once: usize) -> io::Result<(Kid, String)> {
     let mut child = sys::command(arena)
-        .args(["serve", "--no-house", "--listen", "127.0.0.1:0", "--answer-ms", "2000"])
+        // No house, so no qualifying games: every bot is on the ladder from its first deal.
+        .args(["serve", "--no-house", "--qualifying-games", "0", "--listen", "127.0.0.1:0"])
+        .args(["--answer-ms", "2000"])
         .args(["--deals-at-once", &deals_at_once.to_string(), "--db"])
         .arg(dir.join("arena.db"))
         .arg("--records")

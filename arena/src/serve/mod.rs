@@ -53,6 +53,10 @@ pub struct Settings {
     pub house_tables: u32,
     /// The official board is refitted at most this often.
     pub refit_every: Duration,
+    /// Where the web pages and API listen (`HOST:PORT`); `None`: no web server.
+    pub web: Option<String>,
+    /// The web server's admin token, rate limit and address announcement.
+    pub web_options: crate::web::Options,
 }
 
 impl Default for Settings {
@@ -72,6 +76,8 @@ impl Default for Settings {
             house: true,
             house_tables: house::HOUSE_TABLES,
             refit_every: Duration::from_secs(5),
+            web: None,
+            web_options: crate::web::Options::default(),
         }
     }
 }
@@ -163,6 +169,14 @@ pub async fn run(
     if let Some(ready) = ready {
         let _ = ready.send(door.addr());
     }
+    let live = live::Live::default();
+    // Dropped when the server returns, which stops the pages.
+    let _web = match &settings.web {
+        Some(listen) => Some(
+            crate::web::start(listen, &settings.web_options, store.clone(), live.clone()).await?,
+        ),
+        None => None,
+    };
     let (done_tx, mut done_rx) = mpsc::unbounded_channel();
     let mut server = Server {
         settings,
@@ -175,7 +189,7 @@ pub async fn run(
         done_tx,
         last_refit: None,
         stop: stop.clone(),
-        live: live::Live::default(),
+        live,
         db: Duration::ZERO,
         games: 0,
         answers: 0,

@@ -12,6 +12,7 @@ mod index;
 mod ladder;
 mod ratings;
 mod stats;
+mod web;
 
 pub use bots::{Bot, NewBot};
 pub use games::{GameEnd, GameRow, GameStatus, NewGame};

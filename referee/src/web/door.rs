@@ -218,6 +218,8 @@ pub(crate) async fn serve(listener: TcpListener, door: Arc<Door>, router: Router
         tokio::spawn(async move {
             let svc = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
                 req.extensions_mut().insert(conn.clone());
+                // What axum's own server tells a handler of its peer, for any router served here.
+                req.extensions_mut().insert(axum::extract::ConnectInfo(peer));
                 let mut router = router.clone();
                 tower_service::Service::call(&mut router, req.map(axum::body::Body::new))
             });

@@ -205,6 +205,16 @@ impl Web {
     }
 }
 
+/// Serves `router` on `listener` behind the referee's web door until the task is dropped: each
+/// request's head must come within 5 s, connections are capped in all and per address within
+/// the process's file descriptors (a full address gives up its oldest connection), and each
+/// request carries its peer's address as axum's `ConnectInfo<SocketAddr>`. The arena's pages
+/// are served this way, so a stranger meets the same door at every web server of the project.
+pub async fn serve_http(listener: tokio::net::TcpListener, router: axum::Router) {
+    let door = door::Door::new(door::Limits::within_fd_budget());
+    door::serve(listener, door, router).await;
+}
+
 /// How long one message to a page (a spectator's, a person's seat) may take to leave: a page
 /// that stops reading is dropped, never waited for.
 const SEND_DEADLINE: Duration = Duration::from_secs(5);
