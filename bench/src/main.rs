@@ -50,6 +50,7 @@ const USAGE: &str =
                      Python bots) N times and print each figure's median (default 3, 1 with
                      --quick)
   --web-only         only the web server's sections (spectators, web flood)
+  --arena-only       only the arena's section
   --instant-bot      be the instant bot (stdin/stdout, or TCP with --connect and --token;
                      --burn-us US spends US of CPU time before each answer)";
 
@@ -69,6 +70,7 @@ struct Config {
     engine_bin: Option<PathBuf>,
     repeat: usize,
     web_only: bool,
+    arena_only: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -92,6 +94,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
         engine_bin: None,
         repeat: 0,
         web_only: false,
+        arena_only: false,
     };
     let (mut games, mut python_games, mut repeat) = (None, None, None);
     let mut it = args.iter();
@@ -120,6 +123,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
             "--engine-bin" => cfg.engine_bin = Some(value()?.into()),
             "--no-python" => cfg.python = None,
             "--web-only" => cfg.web_only = true,
+            "--arena-only" => cfg.arena_only = true,
             "--repeat" => {
                 let v = value()?;
                 let n = v.parse::<usize>().ok().filter(|&n| (1..=100).contains(&n));
@@ -211,6 +215,10 @@ fn run(cfg: &Config) -> Res<()> {
         rows: Vec::new(),
     };
 
+    if cfg.arena_only {
+        arena::rows(&mut report, &cfg.arena_bin, &std::env::current_exe()?, cfg.quick);
+        return finish(report, cfg);
+    }
     if cfg.web_only {
         let me = std::env::current_exe()?;
         let instant_bot = format!("{} --instant-bot", shell_word(&me.display().to_string()));
