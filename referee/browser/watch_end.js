@@ -24,8 +24,11 @@ async function main() {
       pages.push({ page, opened });
     }
     const status = (p) => p.page.$eval("[data-testid=status]", (e) => e.textContent);
+    // The napping bots' game lasts some 20 s on an idle machine, and the referee lingers up to
+    // 10 s more for its spectators: a loaded machine (the whole test suite beside it) stretches
+    // both, so the wait is long; it ends as soon as every page says the match is over.
     const t0 = Date.now();
-    while (Date.now() - t0 < 30000) {
+    while (Date.now() - t0 < 120000) {
       const all = await Promise.all(pages.map(status));
       if (all.every((s) => s.includes("the match is over"))) break;
       await sleep(100);
