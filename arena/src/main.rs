@@ -52,8 +52,9 @@ struct Serve {
     /// Seat no house players (only connected bots play).
     #[arg(long)]
     no_house: bool,
-    /// Tables each house player may sit at at once: fewer leaves more seats to connected bots.
-    #[arg(long, default_value_t = aluette_arena::serve::house::HOUSE_TABLES, value_parser = clap::value_parser!(u32).range(1..=64))]
+    /// Tables each house player may sit at at once (1 to 4, its quota): fewer leaves more seats
+    /// to connected bots.
+    #[arg(long, default_value_t = aluette_arena::serve::house::HOUSE_TABLES, value_parser = clap::value_parser!(u32).range(1..=i64::from(aluette_arena::serve::house::HOUSE_TABLES)))]
     house_tables: u32,
     /// Serve the web pages and JSON API at HOST:PORT (port 0 picks a free one).
     #[arg(long, value_name = "ADDR")]
@@ -132,7 +133,17 @@ struct Pause {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A bad flag is one line and a non-zero exit, as the referee's; --help prints in full.
+        Err(e) if e.use_stderr() => {
+            let text = e.to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            eprintln!("arena: {} (see arena --help)", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("ARENA_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
