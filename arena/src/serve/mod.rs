@@ -165,16 +165,18 @@ pub async fn run(
         let index = index.clone();
         move |token: &str| index.admit(token)
     };
-    let door = Door::bind(&settings.listen, &config, 64, 8, admit).await?;
+    let door = std::sync::Arc::new(Door::bind(&settings.listen, &config, 64, 8, admit).await?);
     if let Some(ready) = ready {
         let _ = ready.send(door.addr());
     }
     let live = live::Live::default();
     // Dropped when the server returns, which stops the pages.
     let _web = match &settings.web {
-        Some(listen) => Some(
-            crate::web::start(listen, &settings.web_options, store.clone(), live.clone()).await?,
-        ),
+        Some(listen) => Some({
+            let mut options = settings.web_options.clone();
+            options.bots = Some(door.clone());
+            crate::web::start(listen, &options, store.clone(), live.clone()).await?
+        }),
         None => None,
     };
     let (done_tx, mut done_rx) = mpsc::unbounded_channel();

@@ -60,6 +60,8 @@ pub struct Options {
     pub rate: limit::Rate,
     /// Told the server's address once it listens.
     pub announce: Announce,
+    /// The door bots join through: given, `/ws/bot` carries a bot's WebSocket to it.
+    pub bots: Option<Arc<aluette_referee::Door>>,
 }
 
 impl fmt::Debug for Options {
@@ -102,6 +104,7 @@ impl fmt::Debug for Announce {
 struct App {
     store: Store,
     live: Live,
+    bots: Option<Arc<aluette_referee::Door>>,
     admin_hash: Option<[u8; 32]>,
     buckets: Mutex<limit::Buckets>,
 }
@@ -140,6 +143,7 @@ pub async fn start(
     let addr = listener.local_addr().map_err(|e| format!("web pages: {e}"))?;
     let app = Arc::new(App {
         store,
+        bots: options.bots.clone(),
         live,
         admin_hash: options.admin_token.as_deref().map(crate::token::hash_token),
         buckets: Mutex::new(limit::Buckets::new(options.rate)),
@@ -174,6 +178,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/live", get(api_live))
         .route("/api/live/{game}", get(api_live_table))
         .route("/api/me", get(api_me))
+        .route("/ws/bot", get(bot_socket))
         .fallback(|| async { refuse(StatusCode::NOT_FOUND, "no such page") })
         .layer(middleware::from_fn_with_state(app.clone(), rate_limit))
         .layer(middleware::map_response(secured))
@@ -333,4 +338,22 @@ async fn api_me(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
         Ok(None) => refuse(StatusCode::UNAUTHORIZED, "no bot has this token"),
         Err(e) => failed(&e),
     }
+}
+
+/// `/ws/bot`: a bot joins over a WebSocket, one text message a protocol line each way, and is
+/// then greeted, admitted by its token and played exactly as one over TCP (spec/arena.md 8.1).
+async fn bot_socket(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ws: axum::extract::ws::WebSocketUpgrade,
+) -> Response {
+    let Some(door) = app.bots.clone() else {
+        return (StatusCode::NOT_FOUND, "bots do not join here\n").into_response();
+    };
+    let max_line = aluette_referee::protocol::MAX_LINE_BYTES;
+    ws.max_message_size(max_line + 1).max_frame_size(max_line + 1).on_upgrade(
+        move |socket| async move {
+            aluette_referee::carry_bot_socket(socket, &door, peer, max_line).await;
+        },
+    )
 }

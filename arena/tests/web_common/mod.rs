@@ -226,6 +226,8 @@ pub async fn start(dir: &Scratch) -> Arena {
             admin_token: Some(ADMIN.into()),
             rate: Rate { burst: 100_000.0, per_second: 1_000.0 },
             announce,
+            // The server gives its web pages its door itself.
+            bots: None,
         },
         ..Settings::default()
     };

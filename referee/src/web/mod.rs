@@ -13,6 +13,7 @@
 //! `watch.rs` the record lines as they are added, for spectators; `seat_view.rs` each seat's
 //! view, derived once for all its spectators; this file the server's start and its addresses.
 
+mod bot_socket;
 mod door;
 mod human;
 mod routes;
@@ -204,6 +205,8 @@ impl Web {
         Some((Box::new(r), Box::new(w)))
     }
 }
+
+pub use bot_socket::carry_bot_socket;
 
 /// Serves `router` on `listener` behind the referee's web door until the task is dropped: each
 /// request's head must come within 5 s, connections are capped in all and per address within
