@@ -37,6 +37,9 @@ struct Serve {
     /// Time for each answer, in milliseconds.
     #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     answer_ms: u64,
+    /// Time for the handshake (the bot's hello answer), in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    handshake_ms: u64,
     /// Each seat's bank per game, in milliseconds.
     #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
     bank_ms: u64,
@@ -237,6 +240,7 @@ async fn serve(s: Serve) -> Result<(), String> {
         listen: s.listen,
         answer_ms: s.answer_ms,
         bank_ms: s.bank_ms,
+        handshake_ms: s.handshake_ms,
         tables_per_deal: s.tables_per_deal as usize,
         deals_at_once: s.deals_at_once as usize,
         qualifying_games: s.qualifying_games,

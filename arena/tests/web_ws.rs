@@ -16,11 +16,11 @@ use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
 use tokio_tungstenite::tungstenite::Message;
 
 /// `arena serve --web` on free ports; the process and the web address.
-fn serve_web(dir: &Scratch) -> (common::Proc, String) {
+fn serve_web(dir: &Scratch, handshake_ms: &str) -> (common::Proc, String) {
     let mut child = Command::new(common::arena_bin())
         .args(["serve", "--db", dir.join("arena.db").to_str().unwrap()])
         .args(["--records", dir.join("records").to_str().unwrap(), "--listen", "127.0.0.1:0"])
-        .args(["--web", "127.0.0.1:0", "--answer-ms", "500"])
+        .args(["--web", "127.0.0.1:0", "--answer-ms", "500", "--handshake-ms", handshake_ms])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -43,7 +43,7 @@ fn a_bot_joins_over_a_websocket_and_plays_and_a_stranger_is_refused() {
     let dir = Scratch::new("web-ws");
     let db = dir.join("arena.db");
     let token = add_bot(&db, "ws-author", "over-ws", 1);
-    let (_server, web) = serve_web(&dir);
+    let (_server, web) = serve_web(&dir, "10000");
     let url = format!("ws://{web}/ws/bot");
     rt().block_on(async {
         // A stranger: the door greets it, then refuses its token.
@@ -111,5 +111,65 @@ fn a_bot_joins_over_a_websocket_and_plays_and_a_stranger_is_refused() {
             assert_eq!(g.fault_seats & (1 << seat), 0, "game {} faulted the bot", g.id);
         }
         store.close().await;
+    });
+}
+
+/// Strangers on the WebSocket route meet the lobby's limits: a socket that never answers its
+/// hello is closed at the handshake's deadline, a message longer than a line ends its socket,
+/// and of a flood of silent sockets from one address no more than the door's pending places
+/// are held: the rest are turned away at once (the rate limit's 429, or the lobby's `bye`).
+#[test]
+fn strangers_on_the_websocket_route_are_bounded() {
+    let dir = Scratch::new("web-ws-strangers");
+    rt().block_on(async {
+        let (server, web) = serve_web(&dir, "1000");
+        let url = format!("ws://{web}/ws/bot");
+        let (mut silent, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        let started = Instant::now();
+        let ended = tokio::time::timeout(Duration::from_secs(15), async {
+            while let Some(Ok(m)) = silent.next().await {
+                if m.is_close() {
+                    break;
+                }
+            }
+        });
+        assert!(ended.await.is_ok(), "a silent socket outlived the handshake deadline");
+        assert!(started.elapsed() >= Duration::from_millis(900), "closed before its deadline");
+
+        let (mut long, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        let _hello = long.next().await.unwrap().unwrap();
+        let line = "x".repeat(aluette_referee::protocol::MAX_LINE_BYTES + 10);
+        let _ = long.send(Message::text(line)).await;
+        let ended = tokio::time::timeout(Duration::from_secs(5), async {
+            while let Some(Ok(_)) = long.next().await {}
+        });
+        assert!(ended.await.is_ok(), "a message longer than a line did not end its socket");
+        drop(server);
+
+        let (_server, web) = serve_web(&dir, "30000");
+        let url = format!("ws://{web}/ws/bot");
+        // Each attempt is turned away by the web server's rate limit (429), or upgraded and then
+        // either refused by the lobby (`bye`) or held silent in one of its pending places.
+        let mut flood = Vec::new();
+        let mut refused = 0;
+        for _ in 0..100 {
+            match tokio_tungstenite::connect_async(&url).await {
+                Ok((ws, _)) => flood.push(ws),
+                Err(tokio_tungstenite::tungstenite::Error::Http(r)) if r.status() == 429 => {
+                    refused += 1
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        for ws in &mut flood {
+            let first = tokio::time::timeout(Duration::from_millis(20), ws.next()).await;
+            if let Ok(Some(Ok(Message::Text(t)))) = first
+                && t.contains("\"type\":\"bye\"")
+            {
+                refused += 1;
+            }
+        }
+        assert!(refused >= 100 - 64, "only {refused} of 100 silent sockets were turned away");
     });
 }

@@ -157,7 +157,13 @@ pub async fn start(
 }
 
 fn router(app: Arc<App>) -> Router {
-    Router::new()
+    let mut router = Router::new();
+    // Bots join over a WebSocket through the referee's own route: a session slot of the web
+    // door, messages of one line, then the lobby's handshake, token and strikes.
+    if let Some(door) = app.bots.clone() {
+        router = router.route("/ws/bot", aluette_referee::bot_socket_route(door));
+    }
+    router
         .route("/", get(pages::leaderboard))
         .route("/bots/{id}", get(pages::bot))
         .route("/games", get(pages::games))
@@ -178,7 +184,6 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/live", get(api_live))
         .route("/api/live/{game}", get(api_live_table))
         .route("/api/me", get(api_me))
-        .route("/ws/bot", get(bot_socket))
         .fallback(|| async { refuse(StatusCode::NOT_FOUND, "no such page") })
         .layer(middleware::from_fn_with_state(app.clone(), rate_limit))
         .layer(middleware::map_response(secured))
@@ -338,22 +343,4 @@ async fn api_me(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
         Ok(None) => refuse(StatusCode::UNAUTHORIZED, "no bot has this token"),
         Err(e) => failed(&e),
     }
-}
-
-/// `/ws/bot`: a bot joins over a WebSocket, one text message a protocol line each way, and is
-/// then greeted, admitted by its token and played exactly as one over TCP (spec/arena.md 8.1).
-async fn bot_socket(
-    State(app): State<Arc<App>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    ws: axum::extract::ws::WebSocketUpgrade,
-) -> Response {
-    let Some(door) = app.bots.clone() else {
-        return (StatusCode::NOT_FOUND, "bots do not join here\n").into_response();
-    };
-    let max_line = aluette_referee::protocol::MAX_LINE_BYTES;
-    ws.max_message_size(max_line + 1).max_frame_size(max_line + 1).on_upgrade(
-        move |socket| async move {
-            aluette_referee::carry_bot_socket(socket, &door, peer, max_line).await;
-        },
-    )
 }

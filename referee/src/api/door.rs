@@ -35,6 +35,11 @@ impl Door {
         Ok(Door { lobby })
     }
 
+    /// The longest line a bot may send, as the door's configuration sets it.
+    pub(crate) fn max_line(&self) -> usize {
+        self.lobby.max_line()
+    }
+
     /// The address bots connect to.
     pub fn addr(&self) -> SocketAddr {
         self.lobby.addr()

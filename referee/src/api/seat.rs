@@ -129,6 +129,9 @@ pub struct Connection {
 impl Connection {
     /// Greets the bot at the other end of `stream` under `config`'s handshake limit. A bot that
     /// does not answer in time, or answers wrongly, is returned refused ([`Connection::refused`]).
+    /// Nothing here caps how many connections a caller accepts: for strangers, a
+    /// [`Door`](super::Door) is the way in (its pending handshakes capped in all and per
+    /// address, wrong tokens slowed down).
     pub async fn accept(stream: TcpStream, config: &Config) -> Connection {
         let Seat(Kind::Stream(r, w, fd)) = Seat::tcp(stream) else { unreachable!() };
         Connection { bot: greet(r, w, fd, &config.connect).await }

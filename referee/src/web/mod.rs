@@ -206,7 +206,7 @@ impl Web {
     }
 }
 
-pub use bot_socket::carry_bot_socket;
+pub use bot_socket::bot_socket_route;
 
 /// Serves `router` on `listener` behind the referee's web door until the task is dropped: each
 /// request's head must come within 5 s, connections are capped in all and per address within

@@ -51,7 +51,7 @@ pub(super) fn html(body: &str) -> Response {
     secured(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response())
 }
 
-fn refuse(status: StatusCode, why: &'static str) -> Response {
+pub(super) fn refuse(status: StatusCode, why: &'static str) -> Response {
     secured((status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], why).into_response())
 }
 
@@ -126,7 +126,7 @@ async fn wrong_token(app: &App, conn: &Conn, why: &'static str) -> Response {
 }
 
 /// A socket's limits: a message in is at most one line, and what waits to be sent is bounded.
-fn bounded(ws: WebSocketUpgrade, max_line: usize) -> WebSocketUpgrade {
+pub(super) fn bounded(ws: WebSocketUpgrade, max_line: usize) -> WebSocketUpgrade {
     let one_line = max_line + 1;
     // A record line quotes a bot's line, escaped: each byte may take six.
     let out = 8 * max_line + 2 * CHUNK_BYTES;

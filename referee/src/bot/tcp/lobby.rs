@@ -178,6 +178,11 @@ impl Lobby {
         Ok(Lobby { addr, shared, task, cfg })
     }
 
+    /// The longest line its bots may send.
+    pub(crate) fn max_line(&self) -> usize {
+        self.cfg.max_line
+    }
+
     /// The address bots connect to.
     pub(crate) fn addr(&self) -> SocketAddr {
         self.addr
