@@ -456,15 +456,13 @@ async fn serve(
     let said = bot.identity.token.clone().unwrap_or_default();
     // The seat's key from here on: the token itself, or what the arena's admission makes of it
     // (a token it does not know is refused below, as an unknown seat token).
-    let token = shared.seat_of(&said).unwrap_or_else(|| {
-        // No seat has this key (seat tokens are printable ASCII): refused as unknown.
-        if said.is_empty() { String::new() } else { "\u{0}unknown".into() }
-    });
+    let key = shared.seat_of(&said);
+    let token = key.clone().unwrap_or_default();
     let resumes = bot.identity.has(protocol::RESUME);
     // The lobby's own check comes first: a connection that has lost its place takes nothing,
     // and in particular evicts no connection that holds the seat.
     let mut freed = false;
-    if resumes && let Some(seat) = shared.relay(&token) {
+    if resumes && let Some(seat) = key.as_deref().and_then(|k| shared.relay(k)) {
         if !place.free() {
             shared.refused(Refusal::Busy, from);
             bot.close(GAVE_WAY, Duration::ZERO).await;
@@ -494,7 +492,7 @@ async fn serve(
             Err(_) => {}
         }
     }
-    let earlier = match reserve(&shared, &token) {
+    let earlier = match reserve(&shared, key.as_deref(), &said) {
         Ok(Some((mut earlier, earlier_from, relay))) => {
             // A relayed bot's connection is the relay's: it is gone once the relay gave it up.
             let given_up = relay.as_ref().is_some_and(|r| r.given_up());
@@ -556,12 +554,17 @@ async fn relay(bot: &mut Bot, cfg: &ConnectConfig) -> Relay {
     Some(seat)
 }
 
-/// Holds `token`'s seat for a decision (marked [`Slot::Deciding`]): Ok with the bot that was
-/// waiting there, if any; Err with why the seat cannot be had (for the log, and for the bye).
-fn reserve(shared: &Shared, token: &str) -> Result<Option<Earlier>, (Refusal, &'static str)> {
+/// Holds the seat of `key` (what the hello's token `said` names, if any) for a decision (marked
+/// [`Slot::Deciding`]): Ok with the bot that was waiting there, if any; Err with why the seat
+/// cannot be had (for the log, and for the bye).
+fn reserve(
+    shared: &Shared,
+    key: Option<&str>,
+    said: &str,
+) -> Result<Option<Earlier>, (Refusal, &'static str)> {
     let mut slots = shared.slots();
-    let Some(slot) = slots.get_mut(token) else {
-        return Err(if token.is_empty() {
+    let Some(slot) = key.and_then(|k| slots.get_mut(k)) else {
+        return Err(if said.is_empty() {
             (Refusal::Token, "no seat token in the hello answer")
         } else {
             (Refusal::Token, "unknown seat token")
