@@ -186,16 +186,13 @@ pub(crate) fn idle(arena: &Path, bots: usize) -> io::Result<Idle> {
             let mut reader = BufReader::new(stream.try_clone()?);
             let mut hello = String::new();
             reader.read_line(&mut hello)?;
-            let id = hello
-                .split("\"id\":")
-                .nth(1)
-                .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-                .ok_or_else(|| io::Error::other(format!("not a hello: {hello}")))?
-                .to_string();
-            let answer = format!(
-                "{{\"type\":\"hello\",\"id\":{id},\"name\":\"idle\",\"version\":\"1\",\"token\":\"{token}\"}}\n"
-            );
-            (&stream).write_all(answer.as_bytes())?;
+            // The instant bot's own answer to its hello, with the bot's token.
+            let mut answer = Vec::new();
+            match crate::instant::respond(hello.trim_end().as_bytes(), Some(token), &mut answer) {
+                Ok(crate::instant::Reply::Answer) => {}
+                _ => return Err(io::Error::other(format!("not a hello: {}", hello.trim_end()))),
+            }
+            (&stream).write_all(&answer)?;
             held.push(stream);
         }
     }

@@ -89,7 +89,7 @@ fn burn(amount: Duration) {
 
 /// What one line from the referee calls for.
 #[derive(Debug, PartialEq, Eq)]
-enum Reply {
+pub(crate) enum Reply {
     /// `answer` holds one complete line to write.
     Answer,
     /// A notice, or a message type this bot does not know: nothing to say.
@@ -213,7 +213,11 @@ fn hand<'a>(line: &'a [u8], cards: &mut [&'a [u8]; MAX_HAND]) -> Option<usize> {
 }
 
 /// Fills `answer` with the line that answers `line`, if it is a question.
-fn respond(line: &[u8], token: Option<&str>, answer: &mut Vec<u8>) -> Result<Reply, String> {
+pub(crate) fn respond(
+    line: &[u8],
+    token: Option<&str>,
+    answer: &mut Vec<u8>,
+) -> Result<Reply, String> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let kind = match message_type(line) {
         Some(k @ (b"hello" | b"opening" | b"discard" | b"play")) => k,
