@@ -65,6 +65,11 @@ struct Serve {
     /// The admin page's token, read from this file (else a fresh one is printed once).
     #[arg(long, requires = "web")]
     admin_token_file: Option<PathBuf>,
+    /// A name the web server is published under (a DNS name or address, no port), accepted in a
+    /// request's Host with any port; repeatable. Without it, only loopback and the --web
+    /// address are (a defence against DNS rebinding).
+    #[arg(long, value_name = "NAME", requires = "web")]
+    public_host: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -282,6 +287,7 @@ async fn serve(s: Serve) -> Result<(), String> {
         settings.web_options = aluette_arena::web::Options {
             admin_token: Some(admin_token),
             announce,
+            public_hosts: s.public_host,
             ..aluette_arena::web::Options::default()
         };
     }

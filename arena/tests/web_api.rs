@@ -3,7 +3,8 @@
 //! hostile bot's name escaped; every API answer is valid against its schema in
 //! spec/schema/arena/; the viewer opens only once a deal is published; `/api/me` answers a
 //! bot's quotas (429 + Retry-After when the day's games are spent); the admin forms need the
-//! token and create, pause and unpause a bot; an address past its rate limit gets 429.
+//! token and create, pause and unpause a bot; an address past its rate limit gets 429; a request
+//! naming another host (DNS rebinding) gets 421.
 
 mod web_common;
 
@@ -231,4 +232,43 @@ async fn live_tables_show_progress_only_and_the_rate_limit_answers_429() {
     assert_eq!(refused.status, 429);
     assert_eq!(refused.header("retry-after"), Some("86400"));
     assert!(refused.header("content-security-policy").is_some());
+}
+
+/// DNS rebinding: a page of another site, resolved to this machine, still names that site in
+/// its `Host`; the arena answers only its own names (loopback's, its listen address's, and
+/// those given as public), before any page, form or rate limit is reached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_naming_another_host_is_refused() {
+    let dir = Scratch::new("web-hosts");
+    prepare(&dir.join("arena.db")).await;
+    let store = Store::open(&dir.join("arena.db")).await.unwrap();
+    let options = Options {
+        admin_token: Some(ADMIN.into()),
+        public_hosts: vec!["Arena.Example.org".into()],
+        ..Options::default()
+    };
+    let w =
+        aluette_arena::web::start("127.0.0.1:0", &options, store, Live::default()).await.unwrap();
+    let web = w.addr();
+    let port = web.port();
+    let get_as = |host: String, path: &'static str| async move {
+        request_to(web, &host, &format!("GET {path} HTTP/1.1"), "").await
+    };
+    assert_eq!(get_as(format!("localhost:{port}"), "/").await.status, 200);
+    assert_eq!(get_as(format!("127.0.0.1:{port}"), "/api/leaderboard").await.status, 200);
+    // A public name comes through a proxy, on the proxy's port.
+    assert_eq!(get_as("arena.example.org".into(), "/api/leaderboard").await.status, 200);
+    assert_eq!(get_as("arena.example.org:443".into(), "/").await.status, 200);
+    for host in
+        [format!("evil.example.com:{port}"), format!("localhost:{}", port + 1), String::new()]
+    {
+        let refused = get_as(host.clone(), "/api/leaderboard").await;
+        assert_eq!(refused.status, 421, "Host {host:?}");
+        assert!(refused.header("content-security-policy").is_some());
+    }
+    // The admin form too, whatever it carries.
+    let form = format!("token={ADMIN}&author=a&name=b");
+    let head = "POST /admin/bots HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded";
+    let refused = request_to(web, &format!("evil.example.com:{port}"), head, &form).await;
+    assert_eq!(refused.status, 421);
 }

@@ -62,6 +62,9 @@ pub struct Options {
     pub announce: Announce,
     /// The door bots join through: given, `/ws/bot` carries a bot's WebSocket to it.
     pub bots: Option<Arc<aluette_referee::Door>>,
+    /// Names the server is published under, accepted in a request's `Host` with any port,
+    /// besides loopback's and the listen address's.
+    pub public_hosts: Vec<String>,
 }
 
 impl fmt::Debug for Options {
@@ -70,6 +73,7 @@ impl fmt::Debug for Options {
         f.debug_struct("Options")
             .field("admin_token", &self.admin_token.as_ref().map(|_| ".."))
             .field("rate", &self.rate)
+            .field("public_hosts", &self.public_hosts)
             .finish_non_exhaustive()
     }
 }
@@ -151,7 +155,12 @@ pub async fn start(
     // The referee's own web door: a deadline for each request's head, connections capped in
     // all and per address within the descriptors the process may open, and each request told
     // its peer's address (`ConnectInfo`), which the rate limit reads.
-    let task = tokio::spawn(aluette_referee::serve_http(listener, router(app)));
+    // And the referee's own check of each request's `Host`, against DNS rebinding.
+    let hosts = options
+        .public_hosts
+        .iter()
+        .fold(aluette_referee::Hosts::of_listener(listen, addr), |h, name| h.public(name));
+    let task = tokio::spawn(aluette_referee::serve_http(listener, hosts.guard(router(app))));
     options.announce.send(addr);
     Ok(Web { addr, task })
 }

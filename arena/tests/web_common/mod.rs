@@ -77,9 +77,14 @@ fn dechunk(body: &[u8]) -> Vec<u8> {
 
 /// Sends one request and reads the whole answer (the server closes: `Connection: close`).
 pub async fn request(addr: SocketAddr, head: &str, body: &str) -> Answer {
+    request_to(addr, &addr.to_string(), head, body).await
+}
+
+/// [`request`], naming `host` in its `Host`.
+pub async fn request_to(addr: SocketAddr, host: &str, head: &str, body: &str) -> Answer {
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     let req = format!(
-        "{head}\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        "{head}\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).await.unwrap();
@@ -228,6 +233,7 @@ pub async fn start(dir: &Scratch) -> Arena {
             announce,
             // The server gives its web pages its door itself.
             bots: None,
+            public_hosts: Vec::new(),
         },
         ..Settings::default()
     };

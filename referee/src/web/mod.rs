@@ -15,6 +15,7 @@
 
 mod bot_socket;
 mod door;
+mod hosts;
 mod human;
 mod routes;
 mod seat_view;
@@ -75,8 +76,8 @@ enum View {
 #[derive(Debug)]
 struct App {
     addr: SocketAddr,
-    /// The names a `Host` may give for this server, besides the address it was reached at.
-    hosts: Vec<String>,
+    /// The names a `Host` may give for this server.
+    hosts: Hosts,
     seats: HashMap<String, Arc<Resumable>>,
     feed: Option<Arc<Feed>>,
     seat_views: Option<Arc<SeatViews>>,
@@ -207,6 +208,7 @@ impl Web {
 }
 
 pub use bot_socket::bot_socket_route;
+pub use hosts::Hosts;
 
 /// Serves `router` on `listener` behind the referee's web door until the task is dropped: each
 /// request's head must come within 5 s, connections are capped in all and per address within
@@ -262,11 +264,7 @@ async fn open(
     }
     let feed = cfg.watch.then(Feed::new);
     let seat_views = feed.clone().map(|f| SeatViews::new(f, connect.max_line));
-    let mut hosts: Vec<String> = vec!["127.0.0.1".into(), "localhost".into(), "::1".into()];
-    // The `--web` host as given (a name or an address), without its port.
-    if let Some((host, _)) = listen.rsplit_once(':') {
-        hosts.push(host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase());
-    }
+    let hosts = Hosts::of_listener(listen, addr);
     let play = page("Aluette: your seat", SEAT_PANELS, "play.js");
     let watch = page("Aluette: live", "", "watch.js");
     // The lobby's strikes; its places are not used here (the door has its own).
@@ -289,14 +287,13 @@ async fn open(
 }
 
 fn router(app: Arc<App>) -> axum::Router {
-    axum::Router::new()
+    let router = axum::Router::new()
         .route("/play", get(|State(app): State<Arc<App>>| async move { html(&app.play) }))
         .route("/watch", get(|State(app): State<Arc<App>>| async move { html(&app.watch) }))
         .route("/assets/{name}", get(routes::asset))
         // Browsers ask for it on their own: nothing, rather than an error in the console.
         .route("/favicon.ico", get(|| async { secured(StatusCode::NO_CONTENT.into_response()) }))
         .route("/ws/seat", get(routes::seat_socket))
-        .route("/ws/watch", get(routes::watch_socket))
-        .layer(axum::middleware::from_fn_with_state(app.clone(), routes::check_host))
-        .with_state(app)
+        .route("/ws/watch", get(routes::watch_socket));
+    app.hosts.clone().guard(router).with_state(app)
 }

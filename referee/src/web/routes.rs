@@ -10,9 +10,8 @@ use super::seat_view::{Change, SeatViews, Watching};
 use super::watch::{Feed, Viewer};
 use super::{App, SEND_DEADLINE, View, human, send};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Extension, Path, Query, Request, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use std::sync::{Arc, PoisonError};
@@ -62,50 +61,8 @@ pub(super) async fn asset(Path(name): Path<String>) -> Response {
     }
 }
 
-/// Every request: its `Host` must be this server.
-pub(super) async fn check_host(
-    State(app): State<Arc<App>>,
-    Extension(conn): Extension<Conn>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let host = req.headers().get(header::HOST).and_then(|v| v.to_str().ok());
-    if !host.is_some_and(|h| names_this_server(&app, &conn, h)) {
-        return refuse(StatusCode::MISDIRECTED_REQUEST, "this server does not serve that host");
-    }
-    next.run(req).await
-}
-
-/// Whether a `Host` is this server: its port, and a name on the allow list (127.0.0.1,
-/// localhost, ::1, the `--web` host) or the very address the peer connected to. A page of
-/// another site that a rebinding DNS resolves here still names that site.
-fn names_this_server(app: &App, conn: &Conn, host: &str) -> bool {
-    let Some((name, port)) = split_host(host) else { return false };
-    if port != app.addr.port().to_string() {
-        return false;
-    }
-    let name = name.to_ascii_lowercase();
-    app.hosts.contains(&name) || name == conn.local.ip().to_string()
-}
-
-/// A `Host`'s name and port: `name`, `name:port`, `[v6]` or `[v6]:port`; without a port, a
-/// browser means 80.
-fn split_host(host: &str) -> Option<(&str, &str)> {
-    let (name, port) = match host.strip_prefix('[') {
-        Some(v6) => {
-            let (name, rest) = v6.split_once(']')?;
-            (name, if rest.is_empty() { None } else { Some(rest.strip_prefix(':')?) })
-        }
-        None => match host.rsplit_once(':') {
-            Some((name, port)) => (name, Some(port)),
-            None => (host, None),
-        },
-    };
-    Some((name, port.unwrap_or("80")))
-}
-
 /// A WebSocket must come from a page of this server: its `Origin` is `http://` + the `Host` it
-/// asked for (which [`check_host`] holds to this server).
+/// asked for (which [`Hosts`](super::hosts::Hosts) holds to this server).
 fn same_origin(headers: &HeaderMap) -> bool {
     let get = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
     let (Some(origin), Some(host)) = (get(header::ORIGIN), get(header::HOST)) else {
@@ -358,18 +315,4 @@ fn runs(lines: &[Arc<str>]) -> Vec<&[Arc<str>]> {
         start = end;
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_host_is_split_into_its_name_and_port() {
-        use super::split_host;
-        assert_eq!(split_host("127.0.0.1:8080"), Some(("127.0.0.1", "8080")));
-        assert_eq!(split_host("localhost"), Some(("localhost", "80")));
-        assert_eq!(split_host("[::1]:9"), Some(("::1", "9")));
-        assert_eq!(split_host("[::1]"), Some(("::1", "80")));
-        assert_eq!(split_host("[::1"), None);
-        assert_eq!(split_host("[::1]x"), None);
-    }
 }
