@@ -76,7 +76,22 @@ async fn every_page_and_api_answers_as_documented() {
         assert!(p.contains("<svg class=\"history\""), "bot {id} has its history drawn");
         valid("bot", &get(web, &format!("/api/bots/{id}")).await);
         let h = valid("history", &get(web, &format!("/api/bots/{id}/history")).await);
-        assert!(!h["official"].as_array().unwrap().is_empty(), "bot {id} is on the board");
+        let official = h["official"].as_array().unwrap();
+        assert!(!official.is_empty(), "bot {id} is on the board");
+        assert_eq!(h["official_snapshots"].as_u64(), Some(official.len() as u64));
+        // Asked for two points (and for one, which is two), the first and the newest come
+        // (the house plays on meanwhile: the newest may be newer than the one above).
+        let comparisons = |p: &Value| p["comparisons"].as_u64().unwrap();
+        for asked in ["2", "1"] {
+            let path = format!("/api/bots/{id}/history?points={asked}");
+            let thin = valid("history", &get(web, &path).await);
+            let two = thin["official"].as_array().unwrap();
+            let snapshots = thin["official_snapshots"].as_u64().unwrap();
+            assert_eq!(two.len() as u64, snapshots.min(2), "?points={asked}");
+            assert!(snapshots >= official.len() as u64);
+            assert_eq!(two.first(), official.first());
+            assert!(comparisons(two.last().unwrap()) >= comparisons(official.last().unwrap()));
+        }
     }
     assert!(get(web, "/assets/arena.css").await.body.contains("body"));
     assert_eq!(get(web, "/bots/999999").await.status, 404);

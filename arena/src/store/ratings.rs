@@ -127,30 +127,46 @@ impl Store {
         }))
     }
 
-    /// A bot's line in every board of a kind, oldest first, with the snapshot's time: its
-    /// rating history.
+    /// A bot's line in the boards of a kind, oldest first, with each snapshot's time: its
+    /// rating history, thinned to at most `at_most` points (2 or more) spread evenly over it,
+    /// the first and the newest always among them; and how many snapshots hold the bot. A board
+    /// is snapshotted on every refit, so a long-lived bot's history is long, and a page needs
+    /// its shape, not every point.
     pub async fn rating_history(
         &self,
         bot: BotId,
         kind: BoardKind,
-    ) -> Result<Vec<(i64, RatingRow)>> {
-        type WithTime = (i64, i64, f64, f64, f64, f64, i64, i64);
+        at_most: u32,
+    ) -> Result<(Vec<(i64, RatingRow)>, u64)> {
+        type WithTime = (i64, i64, f64, f64, f64, f64, i64, i64, i64);
+        let at_most = i64::from(at_most.max(2));
+        // Row n (from 1) of `total` is kept when n - 1 is a multiple of the stride, or it is
+        // the last: at most `at_most` rows, the stride the smallest that allows it.
         let rows: Vec<WithTime> = sqlx::query_as(
-            "SELECT s.taken_at, r.bot_id, r.value, r.spread, r.low, r.high, r.provisional, \
-             r.comparisons FROM ratings r JOIN rating_snapshots s ON s.id = r.snapshot_id \
-             WHERE r.bot_id = $1 AND s.kind = $2 ORDER BY s.upto_comparison",
+            "SELECT taken_at, bot_id, value, spread, low, high, provisional, comparisons, total \
+             FROM (SELECT s.taken_at, r.bot_id, r.value, r.spread, r.low, r.high, \
+             r.provisional, r.comparisons, \
+             ROW_NUMBER() OVER (ORDER BY s.upto_comparison) AS n, COUNT(*) OVER () AS total \
+             FROM ratings r JOIN rating_snapshots s ON s.id = r.snapshot_id \
+             WHERE r.bot_id = $1 AND s.kind = $2) h \
+             WHERE n = total OR (n - 1) % (CASE WHEN total <= $3 THEN 1 \
+             ELSE (total + $3 - 3) / ($3 - 1) END) = 0 ORDER BY n",
         )
         .bind(bot)
         .bind(kind.as_str())
+        .bind(at_most)
         .fetch_all(&self.pool)
         .await?;
-        rows.into_iter()
-            .map(|(t, b, v, s, l, h, p, c)| {
+        let total = rows.first().map_or(0, |r| r.8.max(0) as u64);
+        let points = rows
+            .into_iter()
+            .map(|(t, b, v, s, l, h, p, c, _)| {
                 if !v.is_finite() {
                     return Err(StoreError::Corrupt(format!("rating of bot {b}")));
                 }
                 Ok((t, row((b, v, s, l, h, p, c))))
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        Ok((points, total))
     }
 }

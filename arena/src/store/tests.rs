@@ -310,8 +310,49 @@ async fn ratings_recomputed_from_the_database_equal_the_stored_ones() {
     assert_eq!((latest.upto_comparison, latest.taken_at), (upto, 500));
     assert_eq!(latest.rows, official_again);
     assert_eq!(store.latest_snapshot(BoardKind::Live).await.unwrap().unwrap().rows, live_again);
-    assert_eq!(store.rating_history(ids[3], BoardKind::Live).await.unwrap().len(), 1);
+    let (history, total) = store.rating_history(ids[3], BoardKind::Live, 100).await.unwrap();
+    assert_eq!((history.len(), total), (1, 1));
     assert!(store.latest_snapshot(BoardKind::Live).await.unwrap().unwrap().rows.len() == 8);
+}
+
+/// A long history is thinned evenly to what was asked, its first and newest points kept, in
+/// order; a short one comes whole.
+#[tokio::test]
+async fn a_rating_history_is_thinned_to_the_points_asked() {
+    let db = TempDb::new();
+    let store = Store::open(&db.0).await.unwrap();
+    let ids = eight_bots(&store).await;
+    let row = |upto: i64| RatingRow {
+        bot: ids[0],
+        value: upto as f64,
+        spread: 1.0,
+        low: 0.0,
+        high: 2.0,
+        provisional: false,
+        comparisons: upto as u32,
+    };
+    for upto in 1..=25 {
+        store.save_snapshot(BoardKind::Live, upto, 1000 + upto, &[row(upto)]).await.unwrap();
+    }
+    let values = |points: &[(i64, RatingRow)]| -> Vec<i64> {
+        points.iter().map(|(_, r)| r.value as i64).collect()
+    };
+    for (at_most, expected) in [
+        (2, vec![1, 25]),
+        (3, vec![1, 13, 25]),
+        (5, vec![1, 7, 13, 19, 25]),
+        (6, vec![1, 6, 11, 16, 21, 25]),
+        (7, vec![1, 5, 9, 13, 17, 21, 25]),
+        (25, (1..=25).collect()),
+        (1000, (1..=25).collect()),
+    ] {
+        let (points, total) = store.rating_history(ids[0], BoardKind::Live, at_most).await.unwrap();
+        assert_eq!(total, 25);
+        assert_eq!(values(&points), expected, "at most {at_most}");
+        assert!(points.iter().all(|(t, r)| *t == 1000 + r.value as i64));
+    }
+    let (none, total) = store.rating_history(ids[1], BoardKind::Live, 10).await.unwrap();
+    assert_eq!((none.len(), total), (0, 0));
 }
 
 #[tokio::test]

@@ -410,26 +410,37 @@ pub struct HistoryPoint {
     pub rating: Rated,
 }
 
-/// `/api/bots/{id}/history`: both boards, oldest first.
+/// Points of each board's history a page draws, and the API answers unless asked otherwise.
+pub const HISTORY_POINTS: u32 = 200;
+
+/// `/api/bots/{id}/history`: both boards, oldest first, each thinned evenly to the points
+/// asked (its first and newest kept), with how many snapshots it was thinned from.
 #[derive(Clone, Debug, Serialize)]
 pub struct History {
     pub bot: BotId,
     pub official: Vec<HistoryPoint>,
+    pub official_snapshots: u64,
     pub live: Vec<HistoryPoint>,
+    pub live_snapshots: u64,
 }
 
-pub async fn history(store: &Store, id: BotId) -> Result<Option<History>, StoreError> {
+pub async fn history(
+    store: &Store,
+    id: BotId,
+    at_most: u32,
+) -> Result<Option<History>, StoreError> {
     if store.bot(id).await?.is_none() {
         return Ok(None);
     }
-    let points = |rows: Vec<(i64, RatingRow)>| {
-        rows.iter().map(|(t, r)| HistoryPoint { taken_at: *t, rating: Rated::of(r) }).collect()
+    let points = |(rows, total): (Vec<(i64, RatingRow)>, u64)| -> (Vec<HistoryPoint>, u64) {
+        let points =
+            rows.iter().map(|(t, r)| HistoryPoint { taken_at: *t, rating: Rated::of(r) }).collect();
+        (points, total)
     };
-    Ok(Some(History {
-        bot: id,
-        official: points(store.rating_history(id, BoardKind::Official).await?),
-        live: points(store.rating_history(id, BoardKind::Live).await?),
-    }))
+    let (official, official_snapshots) =
+        points(store.rating_history(id, BoardKind::Official, at_most).await?);
+    let (live, live_snapshots) = points(store.rating_history(id, BoardKind::Live, at_most).await?);
+    Ok(Some(History { bot: id, official, official_snapshots, live, live_snapshots }))
 }
 
 /// A table in play: who plays and how far they are, never a card (the deal's other tables

@@ -292,8 +292,19 @@ async fn api_bot(State(app): State<Arc<App>>, Path(id): Path<i64>) -> Response {
     found(data::bot_page(&app.store, id, crate::serve::now()).await, "no such bot")
 }
 
-async fn api_history(State(app): State<Arc<App>>, Path(id): Path<i64>) -> Response {
-    found(data::history(&app.store, id).await, "no such bot")
+/// `?points=N`: at most N points of each board's history (2 to 1000, default 200).
+#[derive(Debug, Deserialize)]
+struct Points {
+    points: Option<u32>,
+}
+
+async fn api_history(
+    State(app): State<Arc<App>>,
+    Path(id): Path<i64>,
+    Query(points): Query<Points>,
+) -> Response {
+    let at_most = points.points.unwrap_or(data::HISTORY_POINTS).clamp(2, 1000);
+    found(data::history(&app.store, id, at_most).await, "no such bot")
 }
 
 async fn api_games(State(app): State<Arc<App>>, Query(limit): Query<Limit>) -> Response {

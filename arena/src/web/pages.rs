@@ -220,9 +220,13 @@ pub(super) fn render_bot(b: &data::BotPage, history: &data::History) -> String {
         .collect();
     let _ = writeln!(
         s,
-        "<section><h2>Official rating history</h2><p class=\"note\">{} snapshots, oldest at the left; \
+        "<section><h2>Official rating history</h2><p class=\"note\">{}, oldest at the left; \
          the band is the 95% interval.</p>{}</section>",
-        pts.len(),
+        if pts.len() as u64 == history.official_snapshots {
+            format!("{} snapshots", pts.len())
+        } else {
+            format!("{} of {} snapshots, evenly spaced", pts.len(), history.official_snapshots)
+        },
         history_svg(&pts)
     );
     s.push_str(&best_worst("Partners", &b.partners, "partners"));
@@ -300,7 +304,7 @@ pub(super) async fn bot(State(app): State<Arc<App>>, Path(id): Path<i64>) -> Res
         let Some(b) = data::bot_page(&app.store, id, crate::serve::now()).await? else {
             return Ok(None);
         };
-        let h = data::history(&app.store, id).await?;
+        let h = data::history(&app.store, id, data::HISTORY_POINTS).await?;
         Ok(h.map(|h| (b, h)))
     };
     match got.await {
