@@ -401,8 +401,9 @@ impl Server {
 
     /// Pauses those of `bots` whose fault rate is over the limit, and tells their connections.
     async fn pause_faulty(&mut self, bots: &[BotId]) -> Result<(), String> {
-        let activity =
-            timed(&mut self.db, self.store.activity(now())).await.map_err(|e| e.to_string())?;
+        let activity = timed(&mut self.db, self.store.activity_of(bots, now()))
+            .await
+            .map_err(|e| e.to_string())?;
         for id in bots.iter().filter(|id| !self.house.contains_key(id)) {
             let Some(a) = activity.get(id) else { continue };
             let Some(reason) = crate::pairing::fault_pause(

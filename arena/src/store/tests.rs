@@ -206,6 +206,11 @@ async fn a_deal_is_scored_once_and_its_seed_published_then() {
         }
     );
     assert_eq!(activity[&ids[0]].clean_since_fault, 1);
+    // A few bots' rows are theirs alone, as in the whole table.
+    let some = store.activity_of(&[ids[1], ids[0]], 215).await.unwrap();
+    assert_eq!(some.keys().copied().collect::<Vec<_>>(), [ids[0], ids[1]]);
+    assert!(some.iter().all(|(id, a)| activity[id] == *a));
+    assert!(store.activity_of(&[], 215).await.unwrap().is_empty());
     let four = [ids[0], ids[1], ids[2], ids[3]];
     let other = [ids[0], ids[1], ids[2], ids[4]];
     let splits = store.split_counts(&[four, other]).await.unwrap();
