@@ -28,9 +28,15 @@ enum Command {
 struct Serve {
     #[command(flatten)]
     db: Db,
-    /// Where game records go, one file per game.
+    /// Where game records go, one file per game (with --record-store, where they are written
+    /// while their games play).
     #[arg(long, default_value = "arena-records")]
     records: PathBuf,
+    /// Keep finished records in this object store instead: s3://BUCKET/PREFIX (set up by the
+    /// usual AWS_* variables; AWS_ENDPOINT and AWS_ALLOW_HTTP=true for an S3-compatible server)
+    /// or file:///ABSOLUTE/PATH.
+    #[arg(long, value_name = "URL")]
+    record_store: Option<String>,
     /// Where bots connect: HOST:PORT (port 0 picks a free one).
     #[arg(long, default_value = "127.0.0.1:7878")]
     listen: String,
@@ -243,6 +249,7 @@ async fn serve(s: Serve) -> Result<(), String> {
         db: s.db.db,
         records: s.records,
         listen: s.listen,
+        record_store: s.record_store,
         answer_ms: s.answer_ms,
         bank_ms: s.bank_ms,
         handshake_ms: s.handshake_ms,

@@ -78,6 +78,9 @@ fn bad_input_is_one_line_and_a_failure() {
         vec!["admin", "pause", "--db", path, "--name", "nobody", "--reason", "r"],
         vec!["admin", "pause", "--db", path, "--name", "x", "--reason", " "],
         vec!["admin", "unpause", "--db", path, "--name", "x", "--version", "9"],
+        // A record store this build cannot reach: refused before anything listens.
+        vec!["serve", "--db", path, "--listen", "127.0.0.1:0", "--record-store", "ftp://h/x"],
+        vec!["serve", "--db", path, "--listen", "127.0.0.1:0", "--record-store", "not a url"],
     ] {
         let out = arena(&args);
         assert!(!out.status.success(), "{args:?} succeeded");

@@ -9,7 +9,7 @@
 mod web_common;
 
 use aluette_arena::serve::live::{Live, LiveTable};
-use aluette_arena::store::Store;
+use aluette_arena::store::{GameStatus, Store};
 use aluette_arena::web::{Options, limit::Rate};
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -286,4 +286,35 @@ async fn a_request_naming_another_host_is_refused() {
     let head = "POST /admin/bots HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded";
     let refused = request_to(web, &format!("evil.example.com:{port}"), head, &form).await;
     assert_eq!(refused.status, 421);
+}
+
+/// Records kept in an object store (issue 28), through object_store's own local store (the
+/// same code as S3's but for the client): each finished game's record is put whole under the
+/// store's prefix, its spool removed, the database holds the object's URL, and the viewer
+/// reads it back from the store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_kept_in_an_object_store_are_watched_from_it() {
+    let dir = Scratch::new("web-objects");
+    let bucket = dir.join("bucket");
+    std::fs::create_dir_all(&bucket).unwrap();
+    let url = format!("file://{}/records", bucket.display());
+    let arena = start_keeping(&dir, Some(url.clone())).await;
+    let web = arena.web;
+    let watchable = a_viewable_game(web).await;
+    let view = get(web, &format!("/games/{watchable}/view")).await;
+    assert_eq!(view.status, 200, "{}", view.body);
+    assert!(view.body.contains("<html"), "the viewer's page");
+    arena.finish().await;
+    let store = Store::open(&dir.join("arena.db")).await.unwrap();
+    let games = store.recent_games(u32::MAX).await.unwrap();
+    let done: Vec<_> = games.iter().filter(|g| g.status == GameStatus::Done).collect();
+    assert!(!done.is_empty());
+    for g in done {
+        let at = g.record_path.as_deref().unwrap();
+        assert_eq!(at, format!("{url}/game-{}.jsonl", g.id), "game {}", g.id);
+        let kept = bucket.join(format!("records/game-{}.jsonl", g.id));
+        aluette_referee::check_record(&kept).unwrap();
+        assert!(!dir.join(&format!("records/game-{}.jsonl", g.id)).exists(), "spool removed");
+    }
+    store.close().await;
 }

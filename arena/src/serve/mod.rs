@@ -11,6 +11,7 @@ pub mod seats;
 use crate::BotId;
 use crate::pairing::Params;
 use crate::rating::batch;
+use crate::records::Records;
 use crate::store::{GameEnd, NewGame, Store};
 use aluette_referee::protocol::record::Penalty;
 use aluette_referee::rules::{MatchLength, Rules};
@@ -26,8 +27,12 @@ use tokio::sync::mpsc;
 pub struct Settings {
     /// The database file.
     pub db: PathBuf,
-    /// Where game records go (one file per game).
+    /// Where game records go (one file per game); with `record_store`, where they are written
+    /// while their games play.
     pub records: PathBuf,
+    /// The object store finished records are kept in (`s3://...`, `file:///...`); `None`: the
+    /// `records` folder keeps them.
+    pub record_store: Option<String>,
     /// Where bots connect (`HOST:PORT`).
     pub listen: String,
     /// Time for each answer, in milliseconds.
@@ -64,6 +69,7 @@ impl Default for Settings {
         Settings {
             db: PathBuf::from("arena.db"),
             records: PathBuf::from("arena-records"),
+            record_store: None,
             listen: "127.0.0.1:7878".into(),
             answer_ms: 1_000,
             bank_ms: 5_000,
@@ -93,7 +99,6 @@ struct Finished {
     game: i64,
     seats: [BotId; 4],
     outcome: Result<Outcome, String>,
-    record: PathBuf,
     /// The seats' connections, `None` for the house's.
     conns: Vec<Option<Connection>>,
 }
@@ -104,6 +109,7 @@ struct Server {
     store: Store,
     config: Config,
     house: BTreeMap<BotId, house::Kind>,
+    records: Records,
     index: Index,
     pool: Pool,
     /// Tables still playing, per deal in play.
@@ -134,11 +140,15 @@ pub async fn run(
     stop: Stop,
     ready: Option<tokio::sync::oneshot::Sender<std::net::SocketAddr>>,
 ) -> Result<(), String> {
+    // Where records go is checked before the database is touched.
+    let records = match &settings.record_store {
+        Some(url) => Records::object_store(&settings.records, url)?,
+        None => Records::folder(&settings.records),
+    };
+    records.prepare()?;
     let store = Store::open(&settings.db)
         .await
         .map_err(|e| format!("cannot open the database {}: {e}", settings.db.display()))?;
-    std::fs::create_dir_all(&settings.records)
-        .map_err(|e| format!("cannot create {}: {e}", settings.records.display()))?;
     let voided = store.void_in_flight(now()).await.map_err(|e| e.to_string())?;
     if voided > 0 {
         tracing::warn!("{voided} games in flight when the server last stopped are void");
@@ -175,6 +185,7 @@ pub async fn run(
         Some(listen) => Some({
             let mut options = settings.web_options.clone();
             options.bots = Some(door.clone());
+            options.records = Some(records.clone());
             crate::web::start(listen, &options, store.clone(), live.clone()).await?
         }),
         None => None,
@@ -185,6 +196,7 @@ pub async fn run(
         store,
         config,
         house,
+        records,
         index,
         pool: Pool::default(),
         in_play: BTreeMap::new(),
@@ -268,7 +280,7 @@ impl Server {
                 let game = timed(&mut self.db, self.store.add_game(&new))
                     .await
                     .map_err(|e| e.to_string())?;
-                let record = self.settings.records.join(format!("game-{game}.jsonl"));
+                let record = self.records.spool(game);
                 let shown = record.display().to_string();
                 timed(&mut self.db, self.store.start_game(game, Some(&shown), t))
                     .await
@@ -290,22 +302,14 @@ impl Server {
                     .number(game as u64)
                     .first_dealer(first_dealer)
                     .record_to(&record);
-                self.spawn_table(deal, game, table.seats, seats, g, record);
+                self.spawn_table(deal, game, table.seats, seats, g);
             }
             tracing::info!("deal {deal} started at {} tables", plan.tables.len());
         }
         Ok(())
     }
 
-    fn spawn_table(
-        &self,
-        deal: i64,
-        game: i64,
-        ids: [BotId; 4],
-        seats: [Seat; 4],
-        g: Game,
-        record: PathBuf,
-    ) {
+    fn spawn_table(&self, deal: i64, game: i64, ids: [BotId; 4], seats: [Seat; 4], g: Game) {
         let config = self.config.clone();
         let stop = self.stop.clone();
         let tx = self.done_tx.clone();
@@ -320,7 +324,7 @@ impl Server {
                 .zip(house)
                 .map(|(c, is_house)| (!is_house).then_some(c))
                 .collect();
-            let _ = tx.send(Finished { deal, game, seats: ids, outcome, record, conns });
+            let _ = tx.send(Finished { deal, game, seats: ids, outcome, conns });
         });
     }
 
@@ -331,7 +335,18 @@ impl Server {
         let t = now();
         let started = std::time::Instant::now();
         let store = &self.store;
+        let kept = match &done.outcome {
+            Ok(o) if o.summary.status == Status::Complete => self.records.keep(done.game).await,
+            _ => Err(String::new()),
+        };
         match &done.outcome {
+            // A result whose record could not be kept could not be checked by anyone: void.
+            Ok(outcome) if outcome.summary.status == Status::Complete && kept.is_err() => {
+                let e = kept.as_ref().err().map_or("", String::as_str);
+                tracing::error!("game {}: its record could not be kept: {e}", done.game);
+                let reason = format!("its record could not be kept: {e}");
+                store.void_game(done.game, &reason, t).await.map_err(|e| e.to_string())?
+            }
             Ok(outcome) if outcome.summary.status == Status::Complete => {
                 let s = &outcome.summary;
                 let mut fault_seats = 0u8;
@@ -345,7 +360,7 @@ impl Server {
                     points02: i32::from(s.score[0]),
                     points13: i32::from(s.score[1]),
                     fault_seats,
-                    record_path: Some(done.record.display().to_string()),
+                    record_path: kept.ok(),
                 };
                 store.end_game(done.game, &end, t).await.map_err(|e| e.to_string())?;
             }

@@ -65,6 +65,8 @@ pub struct Options {
     /// Names the server is published under, accepted in a request's `Host` with any port,
     /// besides loopback's and the listen address's.
     pub public_hosts: Vec<String>,
+    /// Where records are kept; `None`: the database's record locations are files.
+    pub records: Option<crate::records::Records>,
 }
 
 impl fmt::Debug for Options {
@@ -107,6 +109,7 @@ impl fmt::Debug for Announce {
 #[derive(Debug)]
 struct App {
     store: Store,
+    records: crate::records::Records,
     live: Live,
     bots: Option<Arc<aluette_referee::Door>>,
     admin_hash: Option<[u8; 32]>,
@@ -147,6 +150,11 @@ pub async fn start(
     let addr = listener.local_addr().map_err(|e| format!("web pages: {e}"))?;
     let app = Arc::new(App {
         store,
+        // A location that is a file path needs no store to be read.
+        records: options
+            .records
+            .clone()
+            .unwrap_or_else(|| crate::records::Records::folder(std::path::Path::new(""))),
         bots: options.bots.clone(),
         live,
         admin_hash: options.admin_token.as_deref().map(crate::token::hash_token),

@@ -385,10 +385,12 @@ pub(super) async fn viewer(State(app): State<Arc<App>>, Path(id): Path<i64>) -> 
     let Some(path) = path else {
         return refuse(StatusCode::NOT_FOUND, "this game has no record");
     };
-    let made = tokio::task::spawn_blocking(move || {
-        aluette_referee::viewer_page(std::path::Path::new(&path))
-    })
-    .await;
+    let local = match app.records.local(&path).await {
+        Ok(local) => local,
+        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, &format!("its record: {e}")),
+    };
+    let made =
+        tokio::task::spawn_blocking(move || aluette_referee::viewer_page(local.path())).await;
     match made {
         Ok(Ok(body)) => {
             let mut res = html_response(body);

@@ -216,10 +216,16 @@ pub struct Arena {
 }
 
 pub async fn start(dir: &Scratch) -> Arena {
+    start_keeping(dir, None).await
+}
+
+/// [`start`], with the records kept in the object store at `record_store`.
+pub async fn start_keeping(dir: &Scratch, record_store: Option<String>) -> Arena {
     let (announce, web) = Announce::channel();
     let settings = Settings {
         db: dir.join("arena.db"),
         records: dir.join("records"),
+        record_store,
         listen: "127.0.0.1:0".into(),
         answer_ms: 40,
         bank_ms: 400,
@@ -234,6 +240,7 @@ pub async fn start(dir: &Scratch) -> Arena {
             // The server gives its web pages its door itself.
             bots: None,
             public_hosts: Vec::new(),
+            records: None,
         },
         ..Settings::default()
     };
