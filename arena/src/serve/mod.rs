@@ -93,6 +93,14 @@ pub fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
+/// How long the boards wait between refits: `every`, or twenty times the last refit's length
+/// if that is longer. A refit reads and fits every comparison ever stored, so on a long-lived
+/// arena it grows without end; this keeps it to a twentieth of the server's time, however many
+/// comparisons there are, at the cost of a staler official board.
+fn refit_period(every: Duration, last_took: Duration) -> Duration {
+    every.max(last_took.saturating_mul(20))
+}
+
 /// One table's game, back from its task.
 struct Finished {
     deal: i64,
@@ -115,7 +123,8 @@ struct Server {
     /// Tables still playing, per deal in play.
     in_play: BTreeMap<i64, usize>,
     done_tx: mpsc::UnboundedSender<Finished>,
-    last_refit: Option<std::time::Instant>,
+    /// When the boards were last refitted, and how long that took.
+    last_refit: Option<(std::time::Instant, Duration)>,
     stop: Stop,
     live: live::Live,
     /// Time spent waiting on the database, games finished and the answers they took: the
@@ -404,12 +413,15 @@ impl Server {
 
     /// Refits both boards when the last refit is old enough (or `now`).
     async fn refit(&mut self, now_: bool) -> Result<(), String> {
-        let due = self.last_refit.is_none_or(|at| at.elapsed() >= self.settings.refit_every);
+        let due = self
+            .last_refit
+            .is_none_or(|(at, took)| at.elapsed() >= refit_period(self.settings.refit_every, took));
         if now_ || due {
             let config = batch::Config::default();
+            let started = std::time::Instant::now();
             let refit = self.store.refresh_boards(&config, now());
             timed(&mut self.db, refit).await.map_err(|e| e.to_string())?;
-            self.last_refit = Some(std::time::Instant::now());
+            self.last_refit = Some((std::time::Instant::now(), started.elapsed()));
         }
         Ok(())
     }
@@ -437,5 +449,24 @@ impl Server {
             tracing::warn!("bot {id} {reason}");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refit_period;
+    use std::time::Duration;
+
+    #[test]
+    fn a_slow_refit_waits_longer_before_the_next() {
+        let every = Duration::from_secs(5);
+        assert_eq!(refit_period(every, Duration::from_millis(10)), every);
+        assert_eq!(refit_period(every, Duration::from_millis(250)), every);
+        assert_eq!(refit_period(every, Duration::from_secs(1)), Duration::from_secs(20));
+        assert_eq!(
+            refit_period(Duration::ZERO, Duration::from_millis(3)),
+            Duration::from_millis(60)
+        );
+        assert_eq!(refit_period(every, Duration::MAX), Duration::MAX);
     }
 }
