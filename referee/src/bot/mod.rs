@@ -2,22 +2,19 @@
 //! asking one question against a deadline with every way it can fail classified as a fault.
 
 pub(crate) mod ask;
-pub(crate) mod builtin;
-pub(crate) mod conn;
 mod hello;
-pub(crate) mod player;
-pub(crate) mod preflight;
+pub(crate) mod link;
+pub(crate) mod lobby;
+pub(crate) mod players;
 pub(crate) mod process;
-pub(crate) mod resumable;
+pub(crate) mod relay;
 pub(crate) mod seat;
-pub(crate) mod shell;
 mod spec;
-pub(crate) mod tcp;
 
 use crate::bot::ask::{Heard, IgnoredLines, Limit, Peer};
-use crate::bot::conn::LineConn;
+use crate::bot::link::LineConn;
 use crate::bot::process::{BotProcess, SpawnSpec};
-use crate::bot::resumable::Resumable;
+use crate::bot::relay::Resumable;
 use crate::fault::Fault;
 pub(crate) use hello::{check_hello, offered_features, taken_up};
 use protocol::PROTOCOL_VERSION;
@@ -161,8 +158,8 @@ impl Bot {
     /// performs the handshake.
     pub(crate) async fn attach(
         spec: BotSpec,
-        reader: conn::Reader,
-        writer: conn::Writer,
+        reader: link::Reader,
+        writer: link::Writer,
         cfg: &ConnectConfig,
     ) -> Bot {
         Bot::attach_at(spec, reader, writer, cfg, 1, true).await
@@ -172,8 +169,8 @@ impl Bot {
     /// handshake: replay uses it to resume a persistent connection exactly where a game began.
     pub(crate) async fn attach_at(
         spec: BotSpec,
-        reader: conn::Reader,
-        writer: conn::Writer,
+        reader: link::Reader,
+        writer: link::Writer,
         cfg: &ConnectConfig,
         first_id: u64,
         handshake: bool,
@@ -206,14 +203,14 @@ impl Bot {
     /// handshake: from there on it is a bot like any other, judged and timed the same way.
     pub(crate) async fn in_process(
         name: String,
-        player: Box<dyn player::Player>,
+        player: Box<dyn players::Player>,
         cfg: &ConnectConfig,
     ) -> Bot {
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         let (r, w) = tokio::io::split(ours);
         let spec = BotSpec::InProcess { name };
         let mut bot = Bot::attach_at(spec, Box::new(r), Box::new(w), cfg, 1, false).await;
-        bot.builtin = Some(tokio::spawn(player::serve(player, theirs, cfg.max_line)));
+        bot.builtin = Some(tokio::spawn(players::serve(player, theirs, cfg.max_line)));
         if let Err(detail) = bot.handshake(cfg).await {
             bot.refuse(detail).await;
         }
@@ -280,9 +277,10 @@ impl Bot {
                 let (ours, theirs) = tokio::io::duplex(64 * 1024);
                 let (r, w) = tokio::io::split(ours);
                 self.conn = Some(LineConn::new(Box::new(r), Box::new(w), cfg.max_line));
-                self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, cfg.max_line)));
+                self.builtin =
+                    Some(tokio::spawn(players::builtin::run(*kind, theirs, cfg.max_line)));
             }
-            BotSpec::TcpConnect(addr) => match tcp::connect(addr, cfg.handshake).await {
+            BotSpec::TcpConnect(addr) => match link::connect(addr, cfg.handshake).await {
                 Ok((r, w, fd)) => {
                     let mut conn = LineConn::new(r, w, cfg.max_line);
                     conn.watch_socket(fd);
@@ -381,7 +379,7 @@ impl Bot {
     }
 
     /// Lets [`Bot::drop_if_closed`] look at the TCP socket under the connection.
-    pub(crate) fn watch_socket(&mut self, socket: conn::Socket) {
+    pub(crate) fn watch_socket(&mut self, socket: link::Socket) {
         if let Some(conn) = self.conn.as_mut() {
             conn.watch_socket(socket);
         }
@@ -533,15 +531,15 @@ impl Bot {
         self.retire(Duration::ZERO);
     }
 
-    /// Puts `reader` and `writer` (a relay's end, `bot::resumable`) in place of this bot's
+    /// Puts `reader` and `writer` (a relay's end, `bot::relay`) in place of this bot's
     /// connection, keeping what its handshake learned; the connection's halves are returned for
     /// the relay to carry. None for a bot without a connection.
     pub(crate) fn relay_through(
         &mut self,
-        reader: conn::Reader,
-        writer: conn::Writer,
+        reader: link::Reader,
+        writer: link::Writer,
         relay: Arc<Resumable>,
-    ) -> Option<(conn::Reader, conn::Writer)> {
+    ) -> Option<(link::Reader, link::Writer)> {
         let max_line = self.conn.as_ref()?.max_line();
         let old = self.conn.replace(LineConn::new(reader, writer, max_line))?;
         self.relay = Some(relay);
@@ -559,7 +557,7 @@ impl Bot {
 
     /// The connection's halves, taken from a bot that is not going to play (a connection taking
     /// a seat back, whose own handshake only told its token).
-    pub(crate) fn into_connection(mut self) -> Option<(conn::Reader, conn::Writer)> {
+    pub(crate) fn into_connection(mut self) -> Option<(link::Reader, link::Writer)> {
         self.conn.take().map(LineConn::into_parts)
     }
 

@@ -3,10 +3,11 @@
 mod json;
 
 use crate::api::{Config, Game, Outcome, Table};
+use crate::bot::lobby::Lobby;
+use crate::bot::lobby::NetConfig;
+use crate::bot::seat::preflight;
 use crate::bot::seat::{self, Place};
-use crate::bot::tcp::Lobby;
-use crate::bot::tcp::NetConfig;
-use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig, preflight};
+use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig};
 use crate::game_runner::{GameConfig, GameSummary, Status};
 use crate::record_io;
 use crate::shutdown::{self, Stage};

@@ -3,7 +3,9 @@
 //! What a seat's bot is dead of, and which faults the next game must record, stay inside
 //! [`Bot`]; this module and the game runner only use its methods.
 
-use crate::bot::tcp::Lobby;
+pub(crate) mod preflight;
+
+use crate::bot::lobby::Lobby;
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use crate::fault::Fault;
 use crate::shutdown::Shutdown;
@@ -90,7 +92,7 @@ pub(crate) async fn revive(bot: &mut Bot, place: &Place<'_>, stem: &str, cpu: Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bot::builtin::Builtin;
+    use crate::bot::players::builtin::Builtin;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     fn connect_config() -> ConnectConfig {

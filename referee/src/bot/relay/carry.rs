@@ -1,9 +1,9 @@
 //! A resumable seat's TCP connection (feature `resume`, spec/protocol.md section 9.2): the
 //! seat's lines go out on the socket, the bot's come back through the framer to the seat, until
-//! either end closes. The seat itself, which outlives the connection, is `bot::resumable`.
+//! either end closes. The seat itself, which outlives the connection, is `bot::relay`.
 
-use crate::bot::conn::{Reader, Writer};
-use crate::bot::resumable::{Attached, Resumable};
+use crate::bot::link::{Reader, Writer};
+use crate::bot::relay::{Attached, Resumable};
 use protocol::codec::{Frame, LineFramer};
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// grace begins). A line over `max_line` ends the connection, as over a page's WebSocket; so
 /// does a write the connection does not take within `write_limit` (a bot that stops reading),
 /// as it would end a bot's connection held by the match.
-pub(super) async fn carry(
+pub(crate) async fn carry(
     seat: Arc<Resumable>,
     mut held: Attached,
     mut reader: Reader,
