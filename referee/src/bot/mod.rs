@@ -3,6 +3,7 @@
 
 pub(crate) mod ask;
 mod hello;
+pub(crate) mod life;
 pub(crate) mod link;
 pub(crate) mod lobby;
 pub(crate) mod players;
@@ -12,6 +13,7 @@ pub(crate) mod seat;
 mod spec;
 
 use crate::bot::ask::{Heard, IgnoredLines, Limit, Peer};
+use crate::bot::life::{Event, Life, Step};
 use crate::bot::link::LineConn;
 use crate::bot::process::{BotProcess, SpawnSpec};
 use crate::bot::relay::Resumable;
@@ -75,8 +77,6 @@ pub(crate) enum Reply {
     Fault(Fault),
 }
 
-/// How long a stopped bot may take to read its `bye` and exit before it is killed.
-const STOP_GRACE: Duration = Duration::from_millis(500);
 /// Grace a bot gets to exit after `bye` before its process group is killed, when a match or a
 /// tournament table closes it (`Bot::close`).
 pub(crate) const BYE_GRACE: Duration = Duration::from_secs(1);
@@ -92,8 +92,8 @@ pub(crate) struct Bot {
     process: Option<BotProcess>,
     builtin: Option<JoinHandle<()>>,
     next_id: u64,
-    /// Why the bot can no longer play, once it cannot.
-    dead: Option<Fault>,
+    /// Where it is in its life; only [`Bot::step`] moves it.
+    life: Life,
     /// Processes that ended and are being reaped (their stderr logs completed).
     retired: Vec<JoinHandle<()>>,
     /// Faults met while connecting, recorded by the next game.
@@ -132,26 +132,56 @@ impl Bot {
         stderr_stem: &str,
         cpu: Option<usize>,
     ) -> Bot {
-        let mut bot = Bot {
+        let mut bot = Bot::idle(spec, None, 1, 0);
+        bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
+        bot
+    }
+
+    /// A bot not yet started, or (with `conn`) whose connection is open but not yet announced
+    /// to its lifecycle ([`Event::Connected`]).
+    fn idle(spec: BotSpec, conn: Option<LineConn>, first_id: u64, starts: u32) -> Bot {
+        Bot {
             identity: Identity { name: spec.short_name(), ..Identity::default() },
             spec,
             stderr_log: None,
-            conn: None,
+            conn,
             process: None,
             builtin: None,
-            next_id: 1,
-            dead: None,
+            next_id: first_id,
+            life: Life::Idle,
             retired: Vec::new(),
             pending_faults: Vec::new(),
-            starts: 0,
+            starts,
             hello_raw: None,
             on_death: None,
             relay: None,
             recorded_cpu: None,
             clock: None,
-        };
-        bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
-        bot
+        }
+    }
+
+    /// Moves the bot along its lifecycle ([`life`]) and does what the move says: the one place
+    /// its state changes. A move the table refuses is a bug of the referee's, not of the bot's:
+    /// it leaves the bot as it was.
+    fn step(&mut self, event: Event) {
+        match self.life.on(event) {
+            Ok(Step { to, retire }) => {
+                if let Some(grace) = retire {
+                    self.retire(grace);
+                }
+                self.life = to;
+                debug_assert!(!self.life.is_alive() || self.conn.is_some(), "alive, unconnected");
+            }
+            Err(refused) => debug_assert!(false, "{refused}"),
+        }
+    }
+
+    /// The handshake, then the bot is ready, or refused and stopped.
+    async fn greet(&mut self, cfg: &ConnectConfig) {
+        match self.handshake(cfg).await {
+            Ok(()) => self.step(Event::Greeted),
+            Err(detail) => self.refuse(detail).await,
+        }
     }
 
     /// Adopts an already open byte stream (a TCP connection, an in-memory pipe in tests) and
@@ -175,26 +205,13 @@ impl Bot {
         first_id: u64,
         handshake: bool,
     ) -> Bot {
-        let mut bot = Bot {
-            identity: Identity { name: spec.short_name(), ..Identity::default() },
-            spec,
-            stderr_log: None,
-            conn: Some(LineConn::new(reader, writer, cfg.max_line)),
-            process: None,
-            builtin: None,
-            next_id: first_id,
-            dead: None,
-            retired: Vec::new(),
-            pending_faults: Vec::new(),
-            starts: 1,
-            hello_raw: None,
-            on_death: None,
-            relay: None,
-            recorded_cpu: None,
-            clock: None,
-        };
-        if handshake && let Err(detail) = bot.handshake(cfg).await {
-            bot.refuse(detail).await;
+        let conn = LineConn::new(reader, writer, cfg.max_line);
+        let mut bot = Bot::idle(spec, Some(conn), first_id, 1);
+        bot.step(Event::Connected);
+        if handshake {
+            bot.greet(cfg).await;
+        } else {
+            bot.step(Event::Greeted);
         }
         bot
     }
@@ -208,12 +225,11 @@ impl Bot {
     ) -> Bot {
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         let (r, w) = tokio::io::split(ours);
-        let spec = BotSpec::InProcess { name };
-        let mut bot = Bot::attach_at(spec, Box::new(r), Box::new(w), cfg, 1, false).await;
+        let conn = LineConn::new(Box::new(r), Box::new(w), cfg.max_line);
+        let mut bot = Bot::idle(BotSpec::InProcess { name }, Some(conn), 1, 1);
         bot.builtin = Some(tokio::spawn(players::serve(player, theirs, cfg.max_line)));
-        if let Err(detail) = bot.handshake(cfg).await {
-            bot.refuse(detail).await;
-        }
+        bot.step(Event::Connected);
+        bot.greet(cfg).await;
         bot
     }
 
@@ -225,8 +241,7 @@ impl Bot {
         stderr_stem: &str,
         cpu: Option<usize>,
     ) {
-        self.retire(Duration::ZERO);
-        self.dead = None;
+        self.step(Event::Restart);
         self.next_id = 1;
         self.hello_raw = None;
         self.starts += 1;
@@ -310,9 +325,8 @@ impl Bot {
                 return;
             }
         }
-        if let Err(detail) = self.handshake(cfg).await {
-            self.refuse(detail).await;
-        }
+        self.step(Event::Connected);
+        self.greet(cfg).await;
     }
 
     /// A failed handshake: the bot is told why (when it can still hear), and stopped.
@@ -322,7 +336,7 @@ impl Bot {
         }
         let fault = Fault::new(FaultKind::HandshakeRefused, detail);
         self.pending_faults.push(fault.clone());
-        self.kill(fault).await;
+        self.step(Event::Refused(fault));
     }
 
     async fn handshake(&mut self, cfg: &ConnectConfig) -> Result<(), String> {
@@ -391,7 +405,7 @@ impl Bot {
     pub(crate) async fn drop_if_closed(&mut self) -> bool {
         if self.is_alive() && self.conn.as_ref().is_some_and(LineConn::peer_closed) {
             let why = Fault::new(FaultKind::Disconnected, "the connection closed between games");
-            self.kill(why).await;
+            self.step(Event::Gone(why));
             return true;
         }
         false
@@ -399,7 +413,7 @@ impl Bot {
 
     /// Why the bot can no longer play, once it cannot.
     pub(crate) fn dead(&self) -> Option<&Fault> {
-        self.dead.as_ref()
+        self.life.dead()
     }
 
     /// Marks the bot unable to play because of `fault`, met outside any game (a seat nobody
@@ -408,7 +422,7 @@ impl Bot {
         if record {
             self.pending_faults.push(fault.clone());
         }
-        self.dead = Some(fault);
+        self.step(Event::Unavailable(fault));
     }
 
     /// The faults met while connecting since the last game, for its record; taking them marks
@@ -419,12 +433,12 @@ impl Bot {
 
     /// True while the bot can be asked questions.
     pub(crate) fn is_alive(&self) -> bool {
-        self.dead.is_none() && self.conn.is_some()
+        self.life.is_alive()
     }
 
     /// Queues a notice; it leaves with the next question or [`Bot::flush`].
     pub(crate) fn notify(&mut self, msg: &ToBot) {
-        if self.dead.is_none()
+        if self.life.dead().is_none()
             && let Some(conn) = self.conn.as_mut()
         {
             conn.queue(msg);
@@ -433,7 +447,7 @@ impl Bot {
 
     /// Queues a notice already encoded as a line.
     pub(crate) fn notify_encoded(&mut self, line: &[u8]) {
-        if self.dead.is_none()
+        if self.life.dead().is_none()
             && let Some(conn) = self.conn.as_mut()
         {
             conn.queue_bytes(line);
@@ -443,12 +457,12 @@ impl Bot {
     /// Writes queued notices. A bot that does not read them within `limit` is dead.
     pub(crate) async fn flush(&mut self, limit: Duration) {
         let Some(conn) = self.conn.as_mut() else { return };
-        if conn.queued() == 0 || self.dead.is_some() {
+        if conn.queued() == 0 || self.life.dead().is_some() {
             return;
         }
         if let Err(e) = conn.flush(Instant::now() + limit).await {
             let fault = ask::write_failed(self.process.as_mut(), self.spec.is_tcp(), e).await;
-            self.kill(fault).await;
+            self.step(Event::Gone(fault));
         }
     }
 
@@ -467,7 +481,7 @@ impl Bot {
             Limit::Cpu { cpu, .. } if !self.cpu_measured() => Limit::Wall(cpu),
             limit => limit,
         };
-        if let Some(fault) = &self.dead {
+        if let Some(fault) = self.life.dead() {
             return Reply::Fault(fault.clone());
         }
         let Some(conn) = self.conn.as_mut() else {
@@ -483,7 +497,7 @@ impl Bot {
             Heard::Fault(fault) => Reply::Fault(fault),
             Heard::Gone(fault) => {
                 let fault = self.through_relay(fault);
-                self.kill(fault.clone()).await;
+                self.step(Event::Gone(fault.clone()));
                 Reply::Fault(fault)
             }
         }
@@ -525,12 +539,6 @@ impl Bot {
         }
     }
 
-    /// Marks the bot dead and kills its process group; it can be started again for another game.
-    async fn kill(&mut self, why: Fault) {
-        self.dead = Some(why);
-        self.retire(Duration::ZERO);
-    }
-
     /// Puts `reader` and `writer` (a relay's end, `bot::relay`) in place of this bot's
     /// connection, keeping what its handshake learned; the connection's halves are returned for
     /// the relay to carry. None for a bot without a connection.
@@ -541,6 +549,7 @@ impl Bot {
         relay: Arc<Resumable>,
     ) -> Option<(link::Reader, link::Writer)> {
         let max_line = self.conn.as_ref()?.max_line();
+        self.life = self.life.on(Event::Relayed).ok()?.to;
         let old = self.conn.replace(LineConn::new(reader, writer, max_line))?;
         self.relay = Some(relay);
         Some(old.into_parts())
@@ -568,7 +577,7 @@ impl Bot {
 
     /// Hands the connection of `other` (a freshly connected bot for the same seat) to this one.
     pub(crate) fn replace_with(&mut self, other: Bot) {
-        self.retire(Duration::ZERO);
+        self.step(Event::Replaced(Box::new(other.life.clone())));
         let spec = self.spec.clone();
         let retired = std::mem::take(&mut self.retired);
         *self = other;
@@ -576,7 +585,7 @@ impl Bot {
         self.retired.extend(retired);
     }
 
-    /// Drops the connection; the process gets `grace` to exit on its own (it may be reading a
+    /// Drops the connection (a step's retirement, [`Bot::step`]); the process gets `grace` to exit on its own (it may be reading a
     /// `bye`), then its group is killed, in the background so the game does not wait.
     fn retire(&mut self, grace: Duration) {
         self.conn = None;
@@ -611,8 +620,10 @@ impl Bot {
             // What the next game finds is a seat without a bot: a program is gone (it is
             // started again), a TCP bot's connection is closed (it may connect again).
             let kind = if self.spec.is_tcp() { FaultKind::Disconnected } else { FaultKind::Exited };
-            self.dead = Some(Fault::new(kind, format!("stopped by the referee: {reason}")));
-            self.retire(STOP_GRACE);
+            self.step(Event::Stopped(Fault::new(
+                kind,
+                format!("stopped by the referee: {reason}"),
+            )));
         }
     }
 
@@ -625,6 +636,8 @@ impl Bot {
                 conn.shutdown().await;
             }
         }
+        // The process is ended here, awaited, rather than retired in the background.
+        self.step(Event::Close);
         self.conn = None;
         if let Some(p) = self.process.take() {
             p.finish(grace).await;

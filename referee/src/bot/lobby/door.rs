@@ -450,7 +450,7 @@ async fn serve(
         bot.watch_socket(socket);
     }
     if !bot.is_alive() {
-        tracing::debug!("{peer}: handshake failed: {:?}", bot.dead);
+        tracing::debug!("{peer}: handshake failed: {:?}", bot.dead());
         shared.refused(Refusal::Handshake, from);
         return;
     }
