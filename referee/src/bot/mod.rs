@@ -164,13 +164,16 @@ impl Bot {
     /// its state changes. A move the table refuses is a bug of the referee's, not of the bot's:
     /// it leaves the bot as it was.
     fn step(&mut self, event: Event) {
+        // A replacement's connection is the other bot's, moved in after the step.
+        let replaced = matches!(event, Event::Replaced(_));
         match self.life.on(event) {
             Ok(Step { to, retire }) => {
                 if let Some(grace) = retire {
                     self.retire(grace);
                 }
                 self.life = to;
-                debug_assert!(!self.life.is_alive() || self.conn.is_some(), "alive, unconnected");
+                let connected = self.conn.is_some() || replaced;
+                debug_assert!(!self.life.is_alive() || connected, "alive, unconnected");
             }
             Err(refused) => debug_assert!(false, "{refused}"),
         }
