@@ -251,8 +251,8 @@ pub(crate) fn run(args: TournamentConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// Starts each entrant's program once before any game (bot/seat/preflight.rs): one that cannot play
-/// stops the tournament, naming the entrant. Only entrants with games left are checked.
+/// Starts each entrant's program once before any game (bot/seat/preflight.rs): one that cannot
+/// play stops the tournament, naming the entrant. Only entrants with games left are checked.
 fn check_programs(
     cfg: &Config,
     out: &Path,
