@@ -1,6 +1,7 @@
 //! The bench's command line: its usage text, and the flags read into a [`Config`] with the run
 //! sizes each defaults to.
 
+use crate::Config;
 use std::path::PathBuf;
 
 pub(crate) const USAGE: &str =
@@ -29,25 +30,6 @@ pub(crate) const USAGE: &str =
   --arena-only       only the arena's section
   --instant-bot      be the instant bot (stdin/stdout, or TCP with --connect and --token;
                      --burn-us US spends US of CPU time before each answer)";
-
-/// Everything the command line sets.
-#[derive(Debug)]
-pub(crate) struct Config {
-    pub(crate) quick: bool,
-    pub(crate) json: Option<PathBuf>,
-    pub(crate) games: u64,
-    pub(crate) python_games: u64,
-    pub(crate) seed: u64,
-    pub(crate) referee_bin: PathBuf,
-    pub(crate) bot_bin: PathBuf,
-    pub(crate) arena_bin: PathBuf,
-    pub(crate) python: Option<String>,
-    pub(crate) python_bot: PathBuf,
-    pub(crate) engine_bin: Option<PathBuf>,
-    pub(crate) repeat: usize,
-    pub(crate) web_only: bool,
-    pub(crate) arena_only: bool,
-}
 
 pub(crate) fn parse_args(args: &[String]) -> Result<Config, String> {
     // The binaries sit side by side in target/release, wherever the bench is started from.

@@ -23,10 +23,30 @@ mod tcp;
 mod tools;
 mod web;
 
-use config::{Config, USAGE, parse_args};
+use config::{USAGE, parse_args};
 use report::Report;
 use sections::Bench;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// Everything the command line sets.
+#[derive(Debug)]
+struct Config {
+    quick: bool,
+    json: Option<PathBuf>,
+    games: u64,
+    python_games: u64,
+    seed: u64,
+    referee_bin: PathBuf,
+    bot_bin: PathBuf,
+    arena_bin: PathBuf,
+    python: Option<String>,
+    python_bot: PathBuf,
+    engine_bin: Option<PathBuf>,
+    repeat: usize,
+    web_only: bool,
+    arena_only: bool,
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

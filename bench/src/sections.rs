@@ -2,13 +2,12 @@
 //! and sample Rust bots, the Python bots, the headline's repeated runs and the CPU clock under
 //! load. `main.rs` composes them; `scale.rs` has the sections after them.
 
-use crate::config::Config;
 use crate::floor::{self, Floor, Placement, Transport};
 use crate::referee::{self, Launch, Outcome};
 use crate::report::Report;
 use crate::rows::*;
 use crate::tools::{resolve_python, shell_word};
-use crate::{Res, sys};
+use crate::{Config, Res, sys};
 
 /// What every section after the floors shares: the command line, the CPUs, and how a table is
 /// launched.
