@@ -1,5 +1,9 @@
 //! Bots as the referee sees them: how one is reached (a program, a built-in), the handshake, and
 //! asking one question against a deadline with every way it can fail classified as a fault.
+//! The rooms, each a concern (ARCHITECTURE.md layers them): `process` (spawning, process
+//! groups), `link` (the one way a connection is held), `players` (in-process bots), `relay`
+//! (a seat that outlives its connection), `lobby` (bots that connect), `seat` (a seat's bot
+//! across games); this file and those beside it are the bot itself, its lifecycle in `life`.
 
 pub(crate) mod ask;
 mod hello;
@@ -219,7 +223,7 @@ impl Bot {
         bot
     }
 
-    /// Serves an in-process [`player::Player`] over an in-memory pipe and performs the
+    /// Serves an in-process [`players::Player`] over an in-memory pipe and performs the
     /// handshake: from there on it is a bot like any other, judged and timed the same way.
     pub(crate) async fn in_process(
         name: String,
