@@ -298,7 +298,7 @@ pub(crate) fn sections(
 ) -> Res<()> {
     let mut runs = Vec::new();
     for n in SPECTATORS {
-        crate::progress(&format!("referee --watch, {n} spectators, {games} games"));
+        crate::rows::progress(&format!("referee --watch, {n} spectators, {games} games"));
         let run = spectators(referee, bot, games, seed, cpu, other, n)
             .map_err(|e| format!("{n} spectators: {e}"))?;
         runs.push((n, run));
@@ -329,7 +329,7 @@ pub(crate) fn sections(
             }
         }
     }
-    crate::progress(&format!(
+    crate::rows::progress(&format!(
         "referee --watch while {FLOOD_TRIES} half-open connections are tried"
     ));
     let f = flood(referee, bot, 10 * games, seed, cpu, other, FLOOD_TRIES)

@@ -9,8 +9,8 @@
 //! records what they receive, all on tokio's paused clock, so think times are zero and two runs
 //! of the same game produce the same bytes.
 
-use crate::bot::builtin::{self, Builtin};
-use crate::bot::conn::{Reader, Writer};
+use crate::bot::link::{Reader, Writer};
+use crate::bot::players::builtin::{self, Builtin};
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use crate::game_runner::*;
 use crate::judge::MAX_SIGNALS;

@@ -123,7 +123,7 @@ pub fn cli_main() -> ExitCode {
         .with_ansi(ansi)
         .init();
     // Whatever a bot starts and abandons outside its process group comes back to the referee,
-    // which kills it (bot/process.rs); the commands that start no bot are unaffected.
+    // which kills it (bot/process/); the commands that start no bot are unaffected.
     bot::process::become_subreaper();
     let result = cli.command.into_run().and_then(run);
     // No bot is left; anything they abandoned and that is still dying is cleared now.

@@ -4,7 +4,7 @@
 //! its seats opened by the caller's admission instead of fixed when it binds.
 
 use super::{Config, Connection};
-use crate::bot::tcp::{Lobby, PendingLimits};
+use crate::bot::lobby::{Lobby, PendingLimits};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;

@@ -6,13 +6,13 @@
 mod door;
 mod seat;
 
-pub use crate::bot::player::Player;
+pub use crate::bot::players::Player;
 pub use crate::game_runner::{DealLine, GameSummary, Status};
 pub use door::Door;
 pub use seat::{Connection, Seat};
 
+use crate::bot::lobby::Lobby;
 use crate::bot::seat::{Place, revive};
-use crate::bot::tcp::Lobby;
 use crate::bot::{BYE_GRACE, Bot, ConnectConfig};
 use crate::game_runner::{GameConfig, GameSetup, draw_deck, first_dealer_draw, game_seed};
 use crate::policy::Policy;

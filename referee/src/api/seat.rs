@@ -4,7 +4,8 @@
 //! caller reads before it chooses a table for it.
 
 use super::{Config, Player};
-use crate::bot::{Bot, BotSpec, ConnectConfig, conn};
+use crate::bot::link;
+use crate::bot::{Bot, BotSpec, ConnectConfig};
 use std::path::Path;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
@@ -18,7 +19,7 @@ enum Kind {
     Spec(BotSpec),
     Player(String, Box<dyn Player>),
     /// A byte stream to greet: a TCP connection or whatever the caller adapts.
-    Stream(conn::Reader, conn::Writer, Option<conn::Socket>),
+    Stream(link::Reader, link::Writer, Option<link::Socket>),
     /// A bot already started and greeted.
     Ready(Box<Bot>),
 }
@@ -68,7 +69,7 @@ impl Seat {
 
     /// A TCP connection the caller accepted: greeted when the table opens.
     pub fn tcp(stream: TcpStream) -> Seat {
-        let (r, w, socket) = crate::bot::tcp::split(stream);
+        let (r, w, socket) = crate::bot::link::split(stream);
         Seat(Kind::Stream(r, w, Some(socket)))
     }
 
@@ -106,9 +107,9 @@ impl From<Connection> for Seat {
 /// A network seat the caller accepted: a connection that ends is `disconnected`; the token it
 /// names is a credential, which records never show.
 async fn greet(
-    r: conn::Reader,
-    w: conn::Writer,
-    socket: Option<conn::Socket>,
+    r: link::Reader,
+    w: link::Writer,
+    socket: Option<link::Socket>,
     cfg: &ConnectConfig,
 ) -> Bot {
     let spec = BotSpec::Accepted;

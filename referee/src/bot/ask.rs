@@ -3,7 +3,7 @@
 //! came. A match ([`Bot::ask`](super::Bot::ask)), `check-bot` and `replay --bot` all ask
 //! through it, so a bot is heard the same way wherever it is asked.
 
-use crate::bot::conn::{Incoming, LineConn};
+use crate::bot::link::{Incoming, LineConn};
 use crate::bot::process::{self, BotProcess};
 use crate::fault::Fault;
 use crate::text;

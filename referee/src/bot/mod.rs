@@ -1,23 +1,26 @@
 //! Bots as the referee sees them: how one is reached (a program, a built-in), the handshake, and
 //! asking one question against a deadline with every way it can fail classified as a fault.
+//! The rooms, each a concern (ARCHITECTURE.md layers them): `process` (spawning, process
+//! groups), `link` (the one way a connection is held), `players` (in-process bots), `relay`
+//! (a seat that outlives its connection), `lobby` (bots that connect), `seat` (a seat's bot
+//! across games); this file and those beside it are the bot itself, its lifecycle in `life`.
 
 pub(crate) mod ask;
-pub(crate) mod builtin;
-pub(crate) mod conn;
 mod hello;
-pub(crate) mod player;
-pub(crate) mod preflight;
+pub(crate) mod life;
+pub(crate) mod link;
+pub(crate) mod lobby;
+pub(crate) mod players;
 pub(crate) mod process;
-pub(crate) mod resumable;
+pub(crate) mod relay;
 pub(crate) mod seat;
-pub(crate) mod shell;
 mod spec;
-pub(crate) mod tcp;
 
 use crate::bot::ask::{Heard, IgnoredLines, Limit, Peer};
-use crate::bot::conn::LineConn;
+use crate::bot::life::{Event, Life, Step};
+use crate::bot::link::LineConn;
 use crate::bot::process::{BotProcess, SpawnSpec};
-use crate::bot::resumable::Resumable;
+use crate::bot::relay::Resumable;
 use crate::fault::Fault;
 pub(crate) use hello::{check_hello, offered_features, taken_up};
 use protocol::PROTOCOL_VERSION;
@@ -78,8 +81,6 @@ pub(crate) enum Reply {
     Fault(Fault),
 }
 
-/// How long a stopped bot may take to read its `bye` and exit before it is killed.
-const STOP_GRACE: Duration = Duration::from_millis(500);
 /// Grace a bot gets to exit after `bye` before its process group is killed, when a match or a
 /// tournament table closes it (`Bot::close`).
 pub(crate) const BYE_GRACE: Duration = Duration::from_secs(1);
@@ -95,8 +96,8 @@ pub(crate) struct Bot {
     process: Option<BotProcess>,
     builtin: Option<JoinHandle<()>>,
     next_id: u64,
-    /// Why the bot can no longer play, once it cannot.
-    dead: Option<Fault>,
+    /// Where it is in its life; only [`Bot::step`] moves it.
+    life: Life,
     /// Processes that ended and are being reaped (their stderr logs completed).
     retired: Vec<JoinHandle<()>>,
     /// Faults met while connecting, recorded by the next game.
@@ -135,34 +136,67 @@ impl Bot {
         stderr_stem: &str,
         cpu: Option<usize>,
     ) -> Bot {
-        let mut bot = Bot {
+        let mut bot = Bot::idle(spec, None, 1, 0);
+        bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
+        bot
+    }
+
+    /// A bot not yet started, or (with `conn`) whose connection is open but not yet announced
+    /// to its lifecycle ([`Event::Connected`]).
+    fn idle(spec: BotSpec, conn: Option<LineConn>, first_id: u64, starts: u32) -> Bot {
+        Bot {
             identity: Identity { name: spec.short_name(), ..Identity::default() },
             spec,
             stderr_log: None,
-            conn: None,
+            conn,
             process: None,
             builtin: None,
-            next_id: 1,
-            dead: None,
+            next_id: first_id,
+            life: Life::Idle,
             retired: Vec::new(),
             pending_faults: Vec::new(),
-            starts: 0,
+            starts,
             hello_raw: None,
             on_death: None,
             relay: None,
             recorded_cpu: None,
             clock: None,
-        };
-        bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
-        bot
+        }
+    }
+
+    /// Moves the bot along its lifecycle ([`life`]) and does what the move says: the one place
+    /// its state changes. A move the table refuses is a bug of the referee's, not of the bot's:
+    /// it leaves the bot as it was.
+    fn step(&mut self, event: Event) {
+        // A replacement's connection is the other bot's, moved in after the step.
+        let replaced = matches!(event, Event::Replaced(_));
+        match self.life.on(event) {
+            Ok(Step { to, retire }) => {
+                if let Some(grace) = retire {
+                    self.retire(grace);
+                }
+                self.life = to;
+                let connected = self.conn.is_some() || replaced;
+                debug_assert!(!self.life.is_alive() || connected, "alive, unconnected");
+            }
+            Err(refused) => debug_assert!(false, "{refused}"),
+        }
+    }
+
+    /// The handshake, then the bot is ready, or refused and stopped.
+    async fn greet(&mut self, cfg: &ConnectConfig) {
+        match self.handshake(cfg).await {
+            Ok(()) => self.step(Event::Greeted),
+            Err(detail) => self.refuse(detail).await,
+        }
     }
 
     /// Adopts an already open byte stream (a TCP connection, an in-memory pipe in tests) and
     /// performs the handshake.
     pub(crate) async fn attach(
         spec: BotSpec,
-        reader: conn::Reader,
-        writer: conn::Writer,
+        reader: link::Reader,
+        writer: link::Writer,
         cfg: &ConnectConfig,
     ) -> Bot {
         Bot::attach_at(spec, reader, writer, cfg, 1, true).await
@@ -172,51 +206,37 @@ impl Bot {
     /// handshake: replay uses it to resume a persistent connection exactly where a game began.
     pub(crate) async fn attach_at(
         spec: BotSpec,
-        reader: conn::Reader,
-        writer: conn::Writer,
+        reader: link::Reader,
+        writer: link::Writer,
         cfg: &ConnectConfig,
         first_id: u64,
         handshake: bool,
     ) -> Bot {
-        let mut bot = Bot {
-            identity: Identity { name: spec.short_name(), ..Identity::default() },
-            spec,
-            stderr_log: None,
-            conn: Some(LineConn::new(reader, writer, cfg.max_line)),
-            process: None,
-            builtin: None,
-            next_id: first_id,
-            dead: None,
-            retired: Vec::new(),
-            pending_faults: Vec::new(),
-            starts: 1,
-            hello_raw: None,
-            on_death: None,
-            relay: None,
-            recorded_cpu: None,
-            clock: None,
-        };
-        if handshake && let Err(detail) = bot.handshake(cfg).await {
-            bot.refuse(detail).await;
+        let conn = LineConn::new(reader, writer, cfg.max_line);
+        let mut bot = Bot::idle(spec, Some(conn), first_id, 1);
+        bot.step(Event::Connected);
+        if handshake {
+            bot.greet(cfg).await;
+        } else {
+            bot.step(Event::Greeted);
         }
         bot
     }
 
-    /// Serves an in-process [`player::Player`] over an in-memory pipe and performs the
+    /// Serves an in-process [`players::Player`] over an in-memory pipe and performs the
     /// handshake: from there on it is a bot like any other, judged and timed the same way.
     pub(crate) async fn in_process(
         name: String,
-        player: Box<dyn player::Player>,
+        player: Box<dyn players::Player>,
         cfg: &ConnectConfig,
     ) -> Bot {
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         let (r, w) = tokio::io::split(ours);
-        let spec = BotSpec::InProcess { name };
-        let mut bot = Bot::attach_at(spec, Box::new(r), Box::new(w), cfg, 1, false).await;
-        bot.builtin = Some(tokio::spawn(player::serve(player, theirs, cfg.max_line)));
-        if let Err(detail) = bot.handshake(cfg).await {
-            bot.refuse(detail).await;
-        }
+        let conn = LineConn::new(Box::new(r), Box::new(w), cfg.max_line);
+        let mut bot = Bot::idle(BotSpec::InProcess { name }, Some(conn), 1, 1);
+        bot.builtin = Some(tokio::spawn(players::serve(player, theirs, cfg.max_line)));
+        bot.step(Event::Connected);
+        bot.greet(cfg).await;
         bot
     }
 
@@ -228,8 +248,7 @@ impl Bot {
         stderr_stem: &str,
         cpu: Option<usize>,
     ) {
-        self.retire(Duration::ZERO);
-        self.dead = None;
+        self.step(Event::Restart);
         self.next_id = 1;
         self.hello_raw = None;
         self.starts += 1;
@@ -280,9 +299,10 @@ impl Bot {
                 let (ours, theirs) = tokio::io::duplex(64 * 1024);
                 let (r, w) = tokio::io::split(ours);
                 self.conn = Some(LineConn::new(Box::new(r), Box::new(w), cfg.max_line));
-                self.builtin = Some(tokio::spawn(builtin::run(*kind, theirs, cfg.max_line)));
+                self.builtin =
+                    Some(tokio::spawn(players::builtin::run(*kind, theirs, cfg.max_line)));
             }
-            BotSpec::TcpConnect(addr) => match tcp::connect(addr, cfg.handshake).await {
+            BotSpec::TcpConnect(addr) => match link::connect(addr, cfg.handshake).await {
                 Ok((r, w, fd)) => {
                     let mut conn = LineConn::new(r, w, cfg.max_line);
                     conn.watch_socket(fd);
@@ -312,9 +332,8 @@ impl Bot {
                 return;
             }
         }
-        if let Err(detail) = self.handshake(cfg).await {
-            self.refuse(detail).await;
-        }
+        self.step(Event::Connected);
+        self.greet(cfg).await;
     }
 
     /// A failed handshake: the bot is told why (when it can still hear), and stopped.
@@ -324,7 +343,7 @@ impl Bot {
         }
         let fault = Fault::new(FaultKind::HandshakeRefused, detail);
         self.pending_faults.push(fault.clone());
-        self.kill(fault).await;
+        self.step(Event::Refused(fault));
     }
 
     async fn handshake(&mut self, cfg: &ConnectConfig) -> Result<(), String> {
@@ -381,7 +400,7 @@ impl Bot {
     }
 
     /// Lets [`Bot::drop_if_closed`] look at the TCP socket under the connection.
-    pub(crate) fn watch_socket(&mut self, socket: conn::Socket) {
+    pub(crate) fn watch_socket(&mut self, socket: link::Socket) {
         if let Some(conn) = self.conn.as_mut() {
             conn.watch_socket(socket);
         }
@@ -393,7 +412,7 @@ impl Bot {
     pub(crate) async fn drop_if_closed(&mut self) -> bool {
         if self.is_alive() && self.conn.as_ref().is_some_and(LineConn::peer_closed) {
             let why = Fault::new(FaultKind::Disconnected, "the connection closed between games");
-            self.kill(why).await;
+            self.step(Event::Gone(why));
             return true;
         }
         false
@@ -401,7 +420,7 @@ impl Bot {
 
     /// Why the bot can no longer play, once it cannot.
     pub(crate) fn dead(&self) -> Option<&Fault> {
-        self.dead.as_ref()
+        self.life.dead()
     }
 
     /// Marks the bot unable to play because of `fault`, met outside any game (a seat nobody
@@ -410,7 +429,7 @@ impl Bot {
         if record {
             self.pending_faults.push(fault.clone());
         }
-        self.dead = Some(fault);
+        self.step(Event::Unavailable(fault));
     }
 
     /// The faults met while connecting since the last game, for its record; taking them marks
@@ -421,12 +440,12 @@ impl Bot {
 
     /// True while the bot can be asked questions.
     pub(crate) fn is_alive(&self) -> bool {
-        self.dead.is_none() && self.conn.is_some()
+        self.life.is_alive()
     }
 
     /// Queues a notice; it leaves with the next question or [`Bot::flush`].
     pub(crate) fn notify(&mut self, msg: &ToBot) {
-        if self.dead.is_none()
+        if self.life.dead().is_none()
             && let Some(conn) = self.conn.as_mut()
         {
             conn.queue(msg);
@@ -435,7 +454,7 @@ impl Bot {
 
     /// Queues a notice already encoded as a line.
     pub(crate) fn notify_encoded(&mut self, line: &[u8]) {
-        if self.dead.is_none()
+        if self.life.dead().is_none()
             && let Some(conn) = self.conn.as_mut()
         {
             conn.queue_bytes(line);
@@ -445,12 +464,12 @@ impl Bot {
     /// Writes queued notices. A bot that does not read them within `limit` is dead.
     pub(crate) async fn flush(&mut self, limit: Duration) {
         let Some(conn) = self.conn.as_mut() else { return };
-        if conn.queued() == 0 || self.dead.is_some() {
+        if conn.queued() == 0 || self.life.dead().is_some() {
             return;
         }
         if let Err(e) = conn.flush(Instant::now() + limit).await {
             let fault = ask::write_failed(self.process.as_mut(), self.spec.is_tcp(), e).await;
-            self.kill(fault).await;
+            self.step(Event::Gone(fault));
         }
     }
 
@@ -469,7 +488,7 @@ impl Bot {
             Limit::Cpu { cpu, .. } if !self.cpu_measured() => Limit::Wall(cpu),
             limit => limit,
         };
-        if let Some(fault) = &self.dead {
+        if let Some(fault) = self.life.dead() {
             return Reply::Fault(fault.clone());
         }
         let Some(conn) = self.conn.as_mut() else {
@@ -485,7 +504,7 @@ impl Bot {
             Heard::Fault(fault) => Reply::Fault(fault),
             Heard::Gone(fault) => {
                 let fault = self.through_relay(fault);
-                self.kill(fault.clone()).await;
+                self.step(Event::Gone(fault.clone()));
                 Reply::Fault(fault)
             }
         }
@@ -527,22 +546,17 @@ impl Bot {
         }
     }
 
-    /// Marks the bot dead and kills its process group; it can be started again for another game.
-    async fn kill(&mut self, why: Fault) {
-        self.dead = Some(why);
-        self.retire(Duration::ZERO);
-    }
-
-    /// Puts `reader` and `writer` (a relay's end, `bot::resumable`) in place of this bot's
+    /// Puts `reader` and `writer` (a relay's end, `bot::relay`) in place of this bot's
     /// connection, keeping what its handshake learned; the connection's halves are returned for
     /// the relay to carry. None for a bot without a connection.
     pub(crate) fn relay_through(
         &mut self,
-        reader: conn::Reader,
-        writer: conn::Writer,
+        reader: link::Reader,
+        writer: link::Writer,
         relay: Arc<Resumable>,
-    ) -> Option<(conn::Reader, conn::Writer)> {
+    ) -> Option<(link::Reader, link::Writer)> {
         let max_line = self.conn.as_ref()?.max_line();
+        self.life = self.life.on(Event::Relayed).ok()?.to;
         let old = self.conn.replace(LineConn::new(reader, writer, max_line))?;
         self.relay = Some(relay);
         Some(old.into_parts())
@@ -559,7 +573,7 @@ impl Bot {
 
     /// The connection's halves, taken from a bot that is not going to play (a connection taking
     /// a seat back, whose own handshake only told its token).
-    pub(crate) fn into_connection(mut self) -> Option<(conn::Reader, conn::Writer)> {
+    pub(crate) fn into_connection(mut self) -> Option<(link::Reader, link::Writer)> {
         self.conn.take().map(LineConn::into_parts)
     }
 
@@ -570,7 +584,7 @@ impl Bot {
 
     /// Hands the connection of `other` (a freshly connected bot for the same seat) to this one.
     pub(crate) fn replace_with(&mut self, other: Bot) {
-        self.retire(Duration::ZERO);
+        self.step(Event::Replaced(Box::new(other.life.clone())));
         let spec = self.spec.clone();
         let retired = std::mem::take(&mut self.retired);
         *self = other;
@@ -578,7 +592,7 @@ impl Bot {
         self.retired.extend(retired);
     }
 
-    /// Drops the connection; the process gets `grace` to exit on its own (it may be reading a
+    /// Drops the connection (a step's retirement, [`Bot::step`]); the process gets `grace` to exit on its own (it may be reading a
     /// `bye`), then its group is killed, in the background so the game does not wait.
     fn retire(&mut self, grace: Duration) {
         self.conn = None;
@@ -613,8 +627,10 @@ impl Bot {
             // What the next game finds is a seat without a bot: a program is gone (it is
             // started again), a TCP bot's connection is closed (it may connect again).
             let kind = if self.spec.is_tcp() { FaultKind::Disconnected } else { FaultKind::Exited };
-            self.dead = Some(Fault::new(kind, format!("stopped by the referee: {reason}")));
-            self.retire(STOP_GRACE);
+            self.step(Event::Stopped(Fault::new(
+                kind,
+                format!("stopped by the referee: {reason}"),
+            )));
         }
     }
 
@@ -627,6 +643,8 @@ impl Bot {
                 conn.shutdown().await;
             }
         }
+        // The process is ended here, awaited, rather than retired in the background.
+        self.step(Event::Close);
         self.conn = None;
         if let Some(p) = self.process.take() {
             p.finish(grace).await;

@@ -2,8 +2,8 @@
 //! person's page, parsed from the command line or a tournament config, and what the record and
 //! the lobby call it.
 
-use super::builtin::Builtin;
-use super::shell;
+use super::players::builtin::Builtin;
+use super::process::shell;
 
 /// How a seat's bot is reached, as given on the command line or in a tournament config.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 use super::answers::shorten;
 use super::{Checker, Got, with_extra};
 use crate::bot::ask::{self, Heard, IgnoredLines, Peer};
-use crate::bot::builtin::{self, Builtin};
-use crate::bot::conn::LineConn;
+use crate::bot::link::LineConn;
+use crate::bot::players::builtin::{self, Builtin};
 use crate::bot::process::{self, Limits, SpawnSpec};
 use crate::bot::{Bot, BotSpec};
 use crate::fault::Fault;

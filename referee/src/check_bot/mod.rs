@@ -25,7 +25,7 @@ mod scripted;
 #[cfg(test)]
 mod tests;
 
-use crate::bot::conn::LineConn;
+use crate::bot::link::LineConn;
 use crate::bot::process::{BotProcess, Limits};
 use crate::bot::{Bot, BotSpec, ConnectConfig, Identity};
 use crate::fault::Fault;

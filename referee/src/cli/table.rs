@@ -6,8 +6,8 @@
 
 use super::values::{MAX_MIB, MAX_MS, line_limit, probability, whole, word};
 use crate::bot::ConnectConfig;
+use crate::bot::lobby::{NetConfig, PendingLimits};
 use crate::bot::process::Limits;
-use crate::bot::tcp::{NetConfig, PendingLimits};
 use crate::game_runner::GameConfig;
 use crate::policy::Policy;
 use crate::web::WebConfig;

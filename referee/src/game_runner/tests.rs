@@ -2,8 +2,8 @@
 //! exact, instant and deterministic, which real processes can never be.
 
 use super::*;
-use crate::bot::builtin::Builtin;
-use crate::bot::conn::{Reader, Writer};
+use crate::bot::link::{Reader, Writer};
+use crate::bot::players::builtin::Builtin;
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use crate::policy::OnFault;
 use protocol::codec::{LineFramer, decode_line, encode_line};

@@ -6,7 +6,7 @@ use super::script::Move;
 use super::tape::question;
 use super::{Conversation, Dir, MARGIN, Recorded};
 use crate::bot::ask::{self, Heard, IgnoredLines, Peer};
-use crate::bot::conn::LineConn;
+use crate::bot::link::LineConn;
 use crate::bot::process::{self, Limits, SpawnSpec};
 use crate::fault::Fault;
 use protocol::codec::decode_line;
@@ -64,7 +64,8 @@ impl Until {
 /// The `--bot` program to re-drive, as its argv: a program, since only a program can be
 /// started again with the seat's conversation.
 pub(crate) fn bot_command(text: &str) -> Result<Vec<String>, String> {
-    let argv = crate::bot::shell::split(text).map_err(|e| format!("--bot {text:?}: {e}"))?;
+    let argv =
+        crate::bot::process::shell::split(text).map_err(|e| format!("--bot {text:?}: {e}"))?;
     if argv.len() == 1 && (argv[0].starts_with("builtin:") || argv[0].starts_with("tcp")) {
         return Err(format!("--bot {text:?}: replay re-drives a bot program; give its command"));
     }

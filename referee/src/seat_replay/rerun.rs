@@ -7,7 +7,7 @@ use super::tape::Dir;
 use super::tape::{Event, Shared, Tape};
 use super::{End, PIPE_BYTES, Recorded};
 use crate::api::{Game, play_seated};
-use crate::bot::conn::Writer;
+use crate::bot::link::Writer;
 use crate::bot::process::Limits;
 use crate::bot::{Bot, BotSpec, ConnectConfig, CpuCharges, Identity};
 use crate::fault::Fault;

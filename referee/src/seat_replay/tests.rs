@@ -99,7 +99,7 @@ fn a_game_on_the_cpu_clock_followed_line_by_line_is_the_rederived_conversation()
 
 /// A game of built-in bots (seed 7), as its record's text.
 fn builtin_game() -> String {
-    use crate::bot::builtin::Builtin;
+    use crate::bot::players::builtin::Builtin;
     use crate::bot::{Bot, BotSpec, ConnectConfig};
     use crate::game_runner::{GameConfig, GameSetup, game_seed, run_game};
     use crate::record_io::{Recorder, Tap};

@@ -2,7 +2,7 @@
 //! is read by the command line layer, `cli/tournament_file.rs`): the entrants, the format, what
 //! shapes each table, and when an entrant is disqualified.
 
-use crate::bot::tcp::NetConfig;
+use crate::bot::lobby::NetConfig;
 use crate::bot::{BotSpec, ConnectConfig};
 use crate::game_runner::GameConfig;
 use crate::tournament::stats::SprtParams;

@@ -19,8 +19,9 @@ mod standings;
 mod stats;
 mod table;
 
-use crate::bot::tcp::Lobby;
-use crate::bot::{BotSpec, preflight};
+use crate::bot::BotSpec;
+use crate::bot::lobby::Lobby;
+use crate::bot::seat::preflight;
 use crate::game_runner::{GameSummary, Status};
 use crate::pin;
 use crate::record_io;
@@ -250,8 +251,8 @@ pub(crate) fn run(args: TournamentConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// Starts each entrant's program once before any game (bot/preflight.rs): one that cannot play
-/// stops the tournament, naming the entrant. Only entrants with games left are checked.
+/// Starts each entrant's program once before any game (bot/seat/preflight.rs): one that cannot
+/// play stops the tournament, naming the entrant. Only entrants with games left are checked.
 fn check_programs(
     cfg: &Config,
     out: &Path,

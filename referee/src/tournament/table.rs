@@ -9,8 +9,8 @@
 //! closed when the table needs room for others.
 
 use crate::api::{Game, play_seated};
+use crate::bot::lobby::Lobby;
 use crate::bot::seat::{self, Place};
-use crate::bot::tcp::Lobby;
 use crate::bot::{BYE_GRACE, Bot, BotSpec, ConnectConfig};
 use crate::game_runner::{GameConfig, GameSetup, GameSummary, first_dealer_draw};
 use crate::pin;

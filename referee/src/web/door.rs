@@ -9,11 +9,11 @@
 //! connection of the address holding most (its own, when that is the heaviest). A page's request
 //! is sent the moment it connects and served in microseconds, so a flood of idle connections
 //! from the page's own address cannot keep the page out; and memory and descriptors stay bounded
-//! whatever is tried. The lobby refuses the newcomer instead (`bot::tcp::gate`): a bot retries,
+//! whatever is tried. The lobby refuses the newcomer instead (`bot::lobby::gate`): a bot retries,
 //! a person's browser gives up. A connection upgraded to a WebSocket leaves the places for a
 //! session slot: it has shown its token.
 
-use crate::bot::tcp::gate::Origin;
+use crate::bot::lobby::gate::Origin;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};

@@ -1,10 +1,10 @@
 //! A person's seat over its page's WebSocket: the seat's lines go to the page as text messages
 //! and the page's messages come back as lines. The seat itself, which outlives the page's
-//! connection (feature `resume`), is `bot::resumable`; this file is only the WebSocket's end,
+//! connection (feature `resume`), is `bot::relay`; this file is only the WebSocket's end,
 //! and the one place that tells the page, with each question, what the rules allow its answer
 //! (spec/protocol.md section 9.1): the page states no rule of its own.
 
-use crate::bot::resumable::Resumable;
+use crate::bot::relay::Resumable;
 use axum::extract::ws::{Message, WebSocket};
 use protocol::ToBot;
 use rules::{CardSet, DISCARD_COUNT, DiscardChoice, DiscardRule, Rules, allowed_signals};

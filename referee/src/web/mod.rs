@@ -9,7 +9,7 @@
 //!
 //! The rooms: `door.rs` connections, their caps and deadlines; `routes.rs` the answers and
 //! checks (`Host`, `Origin`, tokens); `human.rs` a person's seat carried over its page's
-//! WebSocket (the seat itself, which outlives the page's connection, is `bot::resumable`);
+//! WebSocket (the seat itself, which outlives the page's connection, is `bot::relay`);
 //! `watch.rs` the record lines as they are added, for spectators; `seat_view.rs` each seat's
 //! view, derived once for all its spectators; this file the server's start and its addresses.
 
@@ -22,10 +22,10 @@ mod seat_view;
 mod watch;
 
 use crate::bot::ConnectConfig;
-use crate::bot::conn::{Reader, Writer};
-use crate::bot::resumable::Resumable;
-use crate::bot::tcp::PendingLimits;
-use crate::bot::tcp::gate::Gate;
+use crate::bot::link::{Reader, Writer};
+use crate::bot::lobby::PendingLimits;
+use crate::bot::lobby::gate::Gate;
+use crate::bot::relay::Resumable;
 use crate::record_io::Tap;
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -2,7 +2,7 @@
 //! DNS-rebinding page names its own site, and is refused), every WebSocket must come from one
 //! of this server's pages (`Origin`) and name a token that opens exactly one thing (a human seat,
 //! the organiser's view, or one seat's view), and wrong tokens slow their address down as they
-//! do at the TCP lobby (`bot::tcp::gate::Gate::strike`). Every socket's buffers are bounded by
+//! do at the TCP lobby (`bot::lobby::gate::Gate::strike`). Every socket's buffers are bounded by
 //! the line limit.
 
 use super::door::Conn;

@@ -4,6 +4,8 @@
 //! subreaper, so they become its children when their parent dies, and `sweep_orphans` kills and
 //! reaps every child of the referee that it did not start itself.
 
+pub(crate) mod shell;
+
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use std::collections::BTreeSet;

@@ -222,7 +222,7 @@ fn mordienne_hand(hand: CardSet) -> bool {
 
 /// Runs a built-in bot on its end of an in-memory pipe until the referee closes it.
 pub(crate) async fn run(kind: Builtin, stream: DuplexStream, max_line: usize) {
-    super::player::serve(state(kind), stream, max_line).await;
+    super::serve(state(kind), stream, max_line).await;
 }
 
 /// A built-in bot before its first message.
@@ -234,7 +234,7 @@ fn state(kind: Builtin) -> State {
     State { kind, search, rng: SplitMix64::new(0), seat: 0, rules, surrender: false }
 }
 
-impl super::player::Player for State {
+impl super::Player for State {
     fn answer(&mut self, msg: ToBot, asked: Instant) -> Option<FromBot> {
         State::answer(self, msg, asked)
     }

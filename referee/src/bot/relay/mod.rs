@@ -1,7 +1,7 @@
 //! A seat that outlives its bot's connection (feature `resume`, spec/protocol.md section 9.2),
 //! whatever carries it: the referee's end is a byte stream like any bot's (`Bot::attach`); the
 //! other end is handed, line by line, to whichever connection holds the seat now (a page's
-//! WebSocket in `web/human.rs`, a TCP connection in `bot/tcp/lobby.rs`). A bot that listed
+//! WebSocket in `web/human.rs`, a TCP connection in `bot/relay/carry.rs`). A bot that listed
 //! `resume` may connect again within a grace (`--resume-grace-ms`, a minute by default) and is
 //! sent the current game again, while the referee only sees a bot that is slow to answer.
 //!
@@ -10,6 +10,8 @@
 //! down to TCP's flow control); the lines for a connection wait in a bounded queue, and one that
 //! does not keep up is let go (its grace begins) rather than buffered; resumes are rate-limited
 //! per seat, and a seat resumed too often in one game is given up for that game.
+
+pub(crate) mod carry;
 
 use protocol::msg::{FromBot, ToBot};
 use std::collections::VecDeque;

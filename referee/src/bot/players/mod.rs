@@ -2,6 +2,8 @@
 //! the [`Player`] trait it implements, and the loop that serves it over an in-memory pipe, so
 //! the referee talks to it through the same framing, clock and fault handling as to a program.
 
+pub(crate) mod builtin;
+
 use protocol::codec::{Frame, LineFramer, decode_line, encode_line};
 use protocol::msg::{FromBot, ToBot};
 use std::time::Instant;

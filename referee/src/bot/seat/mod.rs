@@ -1,9 +1,12 @@
 //! A seat's bot across the games of a match or a tournament: filling the seat before its first
-//! game and bringing its bot back between games, written once for `match` and `tournament`.
+//! game (one seat, or a match's four at once) and bringing its bot back between games, written
+//! once for `match` and `tournament`; a seat a connecting bot or a page fills takes it here too.
 //! What a seat's bot is dead of, and which faults the next game must record, stay inside
 //! [`Bot`]; this module and the game runner only use its methods.
 
-use crate::bot::tcp::Lobby;
+pub(crate) mod preflight;
+
+use crate::bot::lobby::Lobby;
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use crate::fault::Fault;
 use crate::shutdown::Shutdown;
@@ -51,19 +54,55 @@ pub(crate) async fn fill(
     bot
 }
 
+/// Fills a match's four seats at once (the programs' handshakes overlap, TCP seats wait for
+/// their bots); `stem` names each player's stderr log.
+pub(crate) async fn fill_all(
+    players: &[BotSpec; 4],
+    place: &Place<'_>,
+    stem: impl Fn(usize) -> String,
+) -> Vec<Bot> {
+    let tokens: Vec<String> =
+        players.iter().filter_map(BotSpec::lobby_token).map(str::to_string).collect();
+    // TCP seats are taken from the lobby only once all of them are filled (or the wait is
+    // over), just before the game: until then a bot that drops and reconnects keeps its seat.
+    let ready = async {
+        if let Some(lobby) = place.lobby {
+            lobby.wait_ready(&tokens, place.connect_wait).await;
+        }
+    };
+    let [a, b, c, d] = players.clone();
+    let stem = &stem;
+    let connect = |spec: BotSpec, p: usize| async move {
+        Bot::connect(spec, place.connect, place.stderr_dir, &stem(p), None).await
+    };
+    let (a, b, c, d, ()) =
+        tokio::join!(connect(a, 0), connect(b, 1), connect(c, 2), connect(d, 3), ready);
+    let mut bots = vec![a, b, c, d];
+    for bot in bots.iter_mut() {
+        take_from_lobby(bot, place, Duration::ZERO).await;
+    }
+    bots
+}
+
 /// A TCP seat takes the bot that connected with its token, waiting at most `wait`; a seat still
 /// empty then is recorded by its first game as not started. Other seats are left as they are.
 pub(crate) async fn take_from_lobby(bot: &mut Bot, place: &Place<'_>, wait: Duration) {
     let (BotSpec::TcpSeat { token }, Some(lobby)) = (&bot.spec, place.lobby) else { return };
     let token = token.clone();
-    match place.unless_stopped(lobby.take(&token, wait)).await.flatten() {
+    let arrived = place.unless_stopped(lobby.take(&token, wait)).await.flatten();
+    // The token is a credential: records never name it.
+    let ms = place.connect_wait.as_millis();
+    seat_arrival(bot, arrived, || {
+        format!("no bot connected with this seat's token within {ms} ms")
+    });
+}
+
+/// A seat that waited for its bot to come (a TCP bot from the lobby, a person's page) takes the
+/// one that `arrived`; without one, its first game records it as not started, `why_not`.
+pub(crate) fn seat_arrival(bot: &mut Bot, arrived: Option<Bot>, why_not: impl FnOnce() -> String) {
+    match arrived {
         Some(arrived) => bot.replace_with(arrived),
-        None => {
-            // The token is a credential: records never name it.
-            let ms = place.connect_wait.as_millis();
-            let detail = format!("no bot connected with this seat's token within {ms} ms");
-            bot.set_unavailable(Fault::new(FaultKind::NoStart, detail), true);
-        }
+        None => bot.set_unavailable(Fault::new(FaultKind::NoStart, why_not()), true),
     }
 }
 
@@ -90,7 +129,7 @@ pub(crate) async fn revive(bot: &mut Bot, place: &Place<'_>, stem: &str, cpu: Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bot::builtin::Builtin;
+    use crate::bot::players::builtin::Builtin;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     fn connect_config() -> ConnectConfig {

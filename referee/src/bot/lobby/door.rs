@@ -1,11 +1,12 @@
 //! The lobby: the listener, each connection from its place among the pending ones to its
 //! seat or its refusal, and the seats bots claim with their token.
 
+use super::PendingLimits;
 use super::gate::{Admission, Gate, Origin};
 use super::refusals::{Refusal, SUMMARY_EVERY};
-use super::{PendingLimits, resumed, split};
-use crate::bot::conn::{Reader, Writer};
-use crate::bot::resumable::{Refused, Resumable};
+use crate::bot::link::{self, Reader, Writer};
+use crate::bot::relay::carry::carry;
+use crate::bot::relay::{Refused, Resumable};
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use protocol::msg::ToBot;
 use std::collections::HashMap;
@@ -48,7 +49,7 @@ enum Slot {
 }
 
 /// The seat a bot that listed `resume` plays through, which a later connection of its token
-/// may take back (`bot::resumable`); None for a bot that did not list it.
+/// may take back (`bot::relay`); None for a bot that did not list it.
 type Relay = Option<Arc<Resumable>>;
 
 /// Which seat a hello's token names, for a lobby whose seats are not known when it opens (the
@@ -424,7 +425,7 @@ async fn serve(
     };
     let (r, w, socket) = match stream {
         Arrival::Tcp(stream) => {
-            let (r, w, socket) = split(stream);
+            let (r, w, socket) = link::split(stream);
             (r, w, Some(socket))
         }
         Arrival::Stream(r, w) => (r, w, None),
@@ -449,7 +450,7 @@ async fn serve(
         bot.watch_socket(socket);
     }
     if !bot.is_alive() {
-        tracing::debug!("{peer}: handshake failed: {:?}", bot.dead);
+        tracing::debug!("{peer}: handshake failed: {:?}", bot.dead());
         shared.refused(Refusal::Handshake, from);
         return;
     }
@@ -476,7 +477,7 @@ async fn serve(
             Ok(held) => {
                 tracing::info!("{peer} took back the seat of token {token}");
                 if let Some((r, w)) = bot.into_connection() {
-                    let carry = resumed::carry(seat, held, r, w, cfg.max_line, cfg.handshake);
+                    let carry = carry(seat, held, r, w, cfg.max_line, cfg.handshake);
                     tokio::spawn(carry);
                 }
                 return;
@@ -543,13 +544,13 @@ async fn serve(
 type Earlier = (Box<Bot>, Origin, Relay);
 
 /// Puts a resumable seat between `bot` and its connection: the match talks to the seat, and
-/// the connection is carried to it until it ends (`resumed::carry`).
+/// the connection is carried to it until it ends (`carry`).
 async fn relay(bot: &mut Bot, cfg: &ConnectConfig) -> Relay {
     let seat = Resumable::new(true, cfg.resume_grace);
     let held = seat.attach().ok()?;
     let (r, w) = tokio::io::split(seat.take(Duration::ZERO).await?);
     let (tcp_r, tcp_w) = bot.relay_through(Box::new(r), Box::new(w), seat.clone())?;
-    let carry = resumed::carry(seat.clone(), held, tcp_r, tcp_w, cfg.max_line, cfg.handshake);
+    let carry = carry(seat.clone(), held, tcp_r, tcp_w, cfg.max_line, cfg.handshake);
     tokio::spawn(carry);
     Some(seat)
 }

@@ -1,6 +1,10 @@
 //! A bounded line connection to one bot, generic over the byte stream (pipes, TCP, in-memory), so
 //! framing, deadlines and fault classification are written once.
 
+mod tcp;
+
+pub(crate) use tcp::{connect, split};
+
 use protocol::ToBot;
 use protocol::codec::{Frame, LineFramer};
 use std::io;
