@@ -76,6 +76,10 @@ struct Serve {
     /// address are (a defence against DNS rebinding).
     #[arg(long, value_name = "NAME", requires = "web")]
     public_host: Vec<String>,
+    /// A reverse proxy in front of the web server (an IP address), whose X-Forwarded-For names
+    /// the client the rate limit counts; repeatable.
+    #[arg(long, value_name = "IP", requires = "web")]
+    trusted_proxy: Vec<std::net::IpAddr>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -295,6 +299,7 @@ async fn serve(s: Serve) -> Result<(), String> {
             admin_token: Some(admin_token),
             announce,
             public_hosts: s.public_host,
+            trusted_proxies: s.trusted_proxy,
             ..aluette_arena::web::Options::default()
         };
     }

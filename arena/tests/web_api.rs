@@ -218,8 +218,17 @@ async fn live_tables_show_progress_only_and_the_rate_limit_answers_429() {
         started_at: 100,
         lines: lines.iter().map(|l| l.to_string()).collect(),
     });
-    let options = Options { rate: Rate { burst: 10.0, per_second: 0.0 }, ..Options::default() };
-    let w = aluette_arena::web::start("127.0.0.1:0", &options, store, live).await.unwrap();
+    // Loopback is the proxy in front of this server; the second server trusts nobody.
+    let options = Options {
+        rate: Rate { burst: 10.0, per_second: 0.0 },
+        trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
+        ..Options::default()
+    };
+    let untrusting = Options { trusted_proxies: Vec::new(), ..options.clone() };
+    let w = aluette_arena::web::start("127.0.0.1:0", &options, store.clone(), live.clone())
+        .await
+        .unwrap();
+    let w2 = aluette_arena::web::start("127.0.0.1:0", &untrusting, store, live).await.unwrap();
     let web = w.addr();
     let game = before.unpublished_game;
     let list = valid("live", &get(web, "/api/live").await);
@@ -247,6 +256,17 @@ async fn live_tables_show_progress_only_and_the_rate_limit_answers_429() {
     assert_eq!(refused.status, 429);
     assert_eq!(refused.header("retry-after"), Some("86400"));
     assert!(refused.header("content-security-policy").is_some());
+    // Behind the proxy, each client it names has a bucket of its own; the proxy's is empty.
+    let from = |ip: &str| format!("X-Forwarded-For: 198.51.100.7, {ip}");
+    assert_eq!(get_with(web, "/api/live", &from("203.0.113.5")).await.status, 200);
+    assert_eq!(get_with(web, "/api/live", &from("203.0.113.6")).await.status, 200);
+    let only_proxies = "X-Forwarded-For: 127.0.0.1";
+    assert_eq!(get_with(web, "/api/live", only_proxies).await.status, 429);
+    // A server that trusts no proxy counts the peer, whatever the header says.
+    for _ in 0..10 {
+        assert_eq!(get_with(w2.addr(), "/api/live", &from("203.0.113.5")).await.status, 200);
+    }
+    assert_eq!(get_with(w2.addr(), "/api/live", &from("203.0.113.9")).await.status, 429);
 }
 
 /// DNS rebinding: a page of another site, resolved to this machine, still names that site in

@@ -75,10 +75,50 @@ fn refilled(b: &Bucket, rate: Rate, now: Instant) -> f64 {
     (b.tokens + gained).min(rate.burst)
 }
 
+/// The address a request is counted against: its peer's, or, when the peer is a proxy the
+/// server was told to trust, the client that proxy names: the rightmost address of
+/// `X-Forwarded-For` that is not itself a trusted proxy (the ones left of it were written by
+/// the client and prove nothing). A header a trusted proxy garbled counts against the proxy.
+pub fn client(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpAddr]) -> IpAddr {
+    if !trusted.contains(&peer) {
+        return peer;
+    }
+    let Some(list) = forwarded_for else { return peer };
+    for hop in list.rsplit(',') {
+        match hop.trim().parse::<IpAddr>() {
+            Ok(ip) if trusted.contains(&ip) => continue,
+            Ok(ip) => return ip,
+            Err(_) => return peer,
+        }
+    }
+    peer
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::net::Ipv4Addr;
+
+    #[test]
+    fn only_a_trusted_proxy_names_the_client() {
+        let proxy: IpAddr = "10.0.0.9".parse().unwrap();
+        let inner: IpAddr = "10.0.0.8".parse().unwrap();
+        let client_ip: IpAddr = "203.0.113.5".parse().unwrap();
+        let trusted = [proxy, inner];
+        // Anyone else's header is ignored: it would let a script pick its own bucket.
+        assert_eq!(client(client_ip, Some("198.51.100.1"), &trusted), client_ip);
+        assert_eq!(client(proxy, None, &trusted), proxy);
+        assert_eq!(client(proxy, Some("203.0.113.5"), &trusted), client_ip);
+        // What the client wrote itself is left of what the proxies added.
+        assert_eq!(client(proxy, Some("1.2.3.4, 203.0.113.5, 10.0.0.8"), &trusted), client_ip);
+        assert_eq!(client(proxy, Some("10.0.0.8"), &trusted), proxy);
+        assert_eq!(client(proxy, Some("1.2.3.4, garbage"), &trusted), proxy);
+        assert_eq!(
+            client(proxy, Some("2001:db8::1"), &trusted),
+            "2001:db8::1".parse::<IpAddr>().unwrap()
+        );
+        assert_eq!(client(proxy, Some("1.2.3.4"), &[]), proxy);
+    }
 
     const A: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
     const B: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));

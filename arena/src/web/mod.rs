@@ -67,6 +67,9 @@ pub struct Options {
     pub public_hosts: Vec<String>,
     /// Where records are kept; `None`: the database's record locations are files.
     pub records: Option<crate::records::Records>,
+    /// Proxies whose `X-Forwarded-For` names the client the rate limit counts (`limit::client`);
+    /// behind one, every request would otherwise count against the proxy.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl fmt::Debug for Options {
@@ -76,6 +79,7 @@ impl fmt::Debug for Options {
             .field("admin_token", &self.admin_token.as_ref().map(|_| ".."))
             .field("rate", &self.rate)
             .field("public_hosts", &self.public_hosts)
+            .field("trusted_proxies", &self.trusted_proxies)
             .finish_non_exhaustive()
     }
 }
@@ -114,6 +118,7 @@ struct App {
     bots: Option<Arc<aluette_referee::Door>>,
     admin_hash: Option<[u8; 32]>,
     buckets: Mutex<limit::Buckets>,
+    trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 /// The running web server; dropping it stops it.
@@ -159,6 +164,7 @@ pub async fn start(
         live,
         admin_hash: options.admin_token.as_deref().map(crate::token::hash_token),
         buckets: Mutex::new(limit::Buckets::new(options.rate)),
+        trusted_proxies: options.trusted_proxies.clone(),
     });
     // The referee's own web door: a deadline for each request's head, connections capped in
     // all and per address within the descriptors the process may open, and each request told
@@ -226,11 +232,13 @@ async fn rate_limit(
     req: Request,
     next: Next,
 ) -> Response {
+    let forwarded = req.headers().get("x-forwarded-for").and_then(|v| v.to_str().ok());
+    let who = limit::client(peer.ip(), forwarded, &app.trusted_proxies);
     let taken = app
         .buckets
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .take(peer.ip(), std::time::Instant::now());
+        .take(who, std::time::Instant::now());
     match taken {
         Ok(()) => next.run(req).await,
         Err(wait) => too_many(wait, "too many requests from this address: wait and ask again"),

@@ -241,6 +241,7 @@ pub async fn start_keeping(dir: &Scratch, record_store: Option<String>) -> Arena
             bots: None,
             public_hosts: Vec::new(),
             records: None,
+            trusted_proxies: Vec::new(),
         },
         ..Settings::default()
     };
