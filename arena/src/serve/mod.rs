@@ -57,6 +57,9 @@ pub struct Settings {
     pub web: Option<String>,
     /// The web server's admin token, rate limit and address announcement.
     pub web_options: crate::web::Options,
+    /// Queue the deals of house and hosted entrants for workers (`--work`); `None`: the house
+    /// plays in the server and hosted entrants are never seated.
+    pub work: Option<crate::work::WorkSettings>,
 }
 
 impl Default for Settings {
@@ -78,6 +81,7 @@ impl Default for Settings {
             refit_every: Duration::from_secs(5),
             web: None,
             web_options: crate::web::Options::default(),
+            work: None,
         }
     }
 }
@@ -112,6 +116,8 @@ struct Server {
     last_refit: Option<std::time::Instant>,
     stop: Stop,
     live: live::Live,
+    /// The work queue (idle without `--work`) and the counters of `/metrics`.
+    hub: crate::work::Hub,
     /// Time spent waiting on the database, games finished and the answers they took: the
     /// figures `arena serve` prints when it ends (the benchmark reads them).
     db: Duration,
@@ -159,6 +165,14 @@ pub async fn run(
         .answer_ms(settings.answer_ms)
         .bank_ms(settings.bank_ms)
         .handshake_ms(settings.handshake_ms);
+    let hub = crate::work::Hub::new(
+        store.clone(),
+        settings.work.clone(),
+        settings.records.clone(),
+        &config,
+        house.clone(),
+    );
+    hub.recover().await.map_err(|e| e.to_string())?;
     let index = Index::default();
     index.reload(&store).await.map_err(|e| e.to_string())?;
     let admit = {
@@ -175,6 +189,7 @@ pub async fn run(
         Some(listen) => Some({
             let mut options = settings.web_options.clone();
             options.bots = Some(door.clone());
+            options.work = Some(hub.clone());
             crate::web::start(listen, &options, store.clone(), live.clone()).await?
         }),
         None => None,
@@ -192,11 +207,13 @@ pub async fn run(
         last_refit: None,
         stop: stop.clone(),
         live,
+        hub,
         db: Duration::ZERO,
         games: 0,
         answers: 0,
     };
     let mut reload = tokio::time::interval(Duration::from_secs(2));
+    let mut work_tick = tokio::time::interval(Duration::from_millis(250));
     loop {
         let stopping = server.stopping();
         if stopping && server.in_play.is_empty() {
@@ -210,8 +227,10 @@ pub async fn run(
             Some(done) = done_rx.recv() => server.finish(done).await?,
             () = door.changed(Duration::from_millis(250)) => {}
             _ = reload.tick() => server.index.reload(&server.store).await.map_err(|e| e.to_string())?,
+            _ = work_tick.tick() => server.work_turn().await?,
         }
     }
+    server.hub.close().await.map_err(|e| e.to_string())?;
     server.refit(true).await?;
     eprintln!(
         "arena: served {} games ({} answers); database time {} us",
@@ -243,6 +262,11 @@ impl Server {
                 self.store.plan_deal(&offered, self.settings.qualifying_games, &params, t);
             let plan = timed(&mut self.db, planned).await.map_err(|e| e.to_string())?;
             let Some(plan) = plan else { return Ok(()) };
+            // With workers, a deal of the house alone is theirs (see `work_turn`).
+            let house_only = plan.tables.iter().flat_map(|t| t.seats).all(|id| self.house.contains_key(&id));
+            if self.hub.enabled() && house_only {
+                return Ok(());
+            }
             // A planned external seat whose connection is gone since the pool was counted:
             // the deal waits for the next turn.
             let all_there = plan
@@ -276,7 +300,7 @@ impl Server {
                 let mut seats = Vec::with_capacity(4);
                 for (s, &id) in table.seats.iter().enumerate() {
                     seats.push(match self.house.get(&id) {
-                        Some(kind) => kind.seat(seed.wrapping_add(game as u64 * 4 + s as u64)),
+                        Some(kind) => kind.seat(house::Kind::seat_seed(seed, game, s)),
                         // Each bot sits once per deal, and an idle connection of each was
                         // checked above, in this same turn of the loop.
                         None => Seat::from(self.pool.take(id).expect("an idle connection")),
@@ -348,6 +372,7 @@ impl Server {
                     record_path: Some(done.record.display().to_string()),
                 };
                 store.end_game(done.game, &end, t).await.map_err(|e| e.to_string())?;
+                self.hub.metrics().game_ended(crate::work::Where::Server);
             }
             Ok(_) => store
                 .void_game(done.game, "the server stopped", t)
@@ -385,6 +410,25 @@ impl Server {
             self.refit(false).await?;
         }
         self.pause_faulty(&done.seats).await
+    }
+
+    /// The work queue's turn (`--work`): stale leases expired, the queue filled, the boards
+    /// refitted after deals the workers finished, their bots' fault rates checked.
+    async fn work_turn(&mut self) -> Result<(), String> {
+        if !self.hub.enabled() {
+            return Ok(());
+        }
+        self.hub.expire_stale().await.map_err(|e| e.to_string())?;
+        if !self.stopping() {
+            let params = Params { tables: self.settings.tables_per_deal, ..Params::default() };
+            let fill = self.hub.fill(self.settings.qualifying_games, &params);
+            timed(&mut self.db, fill).await.map_err(|e| e.to_string())?;
+        }
+        if self.hub.take_scored() > 0 {
+            self.refit(false).await?;
+        }
+        let ended = self.hub.take_ended();
+        self.pause_faulty(&ended).await
     }
 
     /// Refits both boards when the last refit is old enough (or `now`).

@@ -62,6 +62,8 @@ pub struct Options {
     pub announce: Announce,
     /// The door bots join through: given, `/ws/bot` carries a bot's WebSocket to it.
     pub bots: Option<Arc<aluette_referee::Door>>,
+    /// The work queue: given, the work API and `/metrics` are served (spec/arena.md 10).
+    pub work: Option<crate::work::Hub>,
 }
 
 impl fmt::Debug for Options {
@@ -151,7 +153,12 @@ pub async fn start(
     // The referee's own web door: a deadline for each request's head, connections capped in
     // all and per address within the descriptors the process may open, and each request told
     // its peer's address (`ConnectInfo`), which the rate limit reads.
-    let task = tokio::spawn(aluette_referee::serve_http(listener, router(app)));
+    let mut routes = router(app);
+    // The work API and the metrics go beside the pages, outside their per-address rate limit.
+    if let Some(hub) = options.work.clone() {
+        routes = routes.merge(crate::work::routes(hub));
+    }
+    let task = tokio::spawn(aluette_referee::serve_http(listener, routes));
     options.announce.send(addr);
     Ok(Web { addr, task })
 }

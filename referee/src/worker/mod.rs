@@ -14,3 +14,14 @@ pub use house::House;
 pub(crate) use run::run;
 pub use run::WorkerConfig;
 pub use verify::{Expected, Verdict, check_result};
+
+/// The rules and clock a lease gives its games: those `config` plays under.
+pub fn table_config(config: &crate::api::Config) -> wire::TableConfig {
+    let g = &config.game;
+    wire::TableConfig {
+        rules: convert::rules_wire(&g.rules, g.seating),
+        answer_ms: g.clock.answer_ms,
+        bank_ms: g.clock.bank_ms,
+        handshake_ms: g.clock.handshake_ms,
+    }
+}
