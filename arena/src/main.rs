@@ -130,7 +130,7 @@ struct AddBot {
     games_per_day: u32,
     /// A bot the organiser runs on the workers (`referee worker --bot NAME=PROGRAM`): it joins
     /// with no token and plays only where `arena serve --work` queues its deals.
-    #[arg(long, conflicts_with_all = ["house", "count"])]
+    #[arg(long, conflicts_with = "house")]
     hosted: bool,
     /// Create this many bots at once, `NAME-1` by `AUTHOR-1` to `NAME-N` by `AUTHOR-N` (a ladder
     /// seeded for a test or a benchmark), one `token` line each.
@@ -211,16 +211,14 @@ async fn run(command: Command) -> Result<(), String> {
                 Some(n) => (1..=n).map(Some).collect(),
                 None => vec![None],
             };
-            if a.hosted {
-                // Workers name a hosted entrant by its name alone.
-                let hosted = store.hosted_bots().await.map_err(|e| e.to_string())?;
-                let bots = store.bots().await.map_err(|e| e.to_string())?;
-                if bots.iter().any(|b| b.name == a.name && hosted.contains(&b.id)) {
-                    return Err(format!("a hosted entrant is named {} already", a.name));
-                }
-            }
+            // Workers name a hosted entrant by its name alone.
+            let hosted = store.hosted_bots().await.map_err(|e| e.to_string())?;
+            let bots = store.bots().await.map_err(|e| e.to_string())?;
             for k in each {
                 let (author, name) = named(k);
+                if a.hosted && bots.iter().any(|b| b.name == name && hosted.contains(&b.id)) {
+                    return Err(format!("a hosted entrant is named {name} already"));
+                }
                 let new = NewBot {
                     author,
                     name,

@@ -128,7 +128,11 @@ fn open_lease(store: &Store, w: i64) -> i64 {
     let mut found = None;
     until(Duration::from_secs(60), "an open lease of the worker", || {
         let leases = rt().block_on(store.leases()).unwrap();
-        found = leases.iter().rev().find(|l| l.worker == w && l.state == LeaseState::Open).map(|l| l.id);
+        found = leases
+            .iter()
+            .rev()
+            .find(|l| l.worker == w && l.state == LeaseState::Open)
+            .map(|l| l.id);
         found.is_some()
     });
     found.unwrap()
@@ -155,7 +159,17 @@ fn three_workers_one_killed_one_stopped_play_every_game_once() {
         (1..=3).map(|k| token_of(&admin(&["add-worker", "--db", db, &format!("w{k}")]))).collect();
     admin(&["add-bot", "--db", db, "--author", "organiser", "--name", "rust-sample", "--hosted"]);
     let dup = Command::new(arena_bin())
-        .args(["admin", "add-bot", "--db", db, "--author", "x", "--name", "rust-sample", "--hosted"])
+        .args([
+            "admin",
+            "add-bot",
+            "--db",
+            db,
+            "--author",
+            "x",
+            "--name",
+            "rust-sample",
+            "--hosted",
+        ])
         .args(["--version", "2"])
         .output()
         .unwrap();
@@ -259,12 +273,16 @@ fn three_workers_one_killed_one_stopped_play_every_game_once() {
         // Its foursomes were dealt again: a later deal seats the same tables.
         let seated: Vec<_> = held.iter().map(|g| (g.seats, g.orientation)).collect();
         let deal = held[0].deal;
-        let again = all.iter().filter(|g| g.deal > deal).any(|g| seated.contains(&(g.seats, g.orientation)));
+        let again = all
+            .iter()
+            .filter(|g| g.deal > deal)
+            .any(|g| seated.contains(&(g.seats, g.orientation)));
         assert!(again, "lease {lease}'s foursomes were dealt again");
     }
     let hosted = rt().block_on(store.hosted_bots()).unwrap();
     assert!(
-        all.iter().any(|g| g.status == GameStatus::Done && g.seats.iter().any(|b| hosted.contains(b))),
+        all.iter()
+            .any(|g| g.status == GameStatus::Done && g.seats.iter().any(|b| hosted.contains(b))),
         "the hosted entrant played"
     );
     for g in all.iter().filter(|g| g.status == GameStatus::Done) {

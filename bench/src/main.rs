@@ -19,6 +19,7 @@ mod tables;
 mod tcp;
 mod tools;
 mod web;
+mod workers;
 
 use referee::Launch;
 use report::Report;
@@ -51,6 +52,7 @@ const USAGE: &str =
                      --quick)
   --web-only         only the web server's sections (spectators, web flood)
   --arena-only       only the arena's section
+  --workers-only     only the workers' section (arena serve --work, referee worker)
   --instant-bot      be the instant bot (stdin/stdout, or TCP with --connect and --token;
                      --burn-us US spends US of CPU time before each answer)";
 
@@ -71,6 +73,7 @@ struct Config {
     repeat: usize,
     web_only: bool,
     arena_only: bool,
+    workers_only: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -95,6 +98,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
         repeat: 0,
         web_only: false,
         arena_only: false,
+        workers_only: false,
     };
     let (mut games, mut python_games, mut repeat) = (None, None, None);
     let mut it = args.iter();
@@ -124,6 +128,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
             "--no-python" => cfg.python = None,
             "--web-only" => cfg.web_only = true,
             "--arena-only" => cfg.arena_only = true,
+            "--workers-only" => cfg.workers_only = true,
             "--repeat" => {
                 let v = value()?;
                 let n = v.parse::<usize>().ok().filter(|&n| (1..=100).contains(&n));
@@ -215,6 +220,10 @@ fn run(cfg: &Config) -> Res<()> {
         rows: Vec::new(),
     };
 
+    if cfg.workers_only {
+        workers::rows(&mut report, &cfg.referee_bin, &cfg.arena_bin, cfg.quick);
+        return finish(report, cfg);
+    }
     if cfg.arena_only {
         arena::rows(&mut report, &cfg.arena_bin, &std::env::current_exe()?, cfg.quick);
         return finish(report, cfg);
@@ -635,6 +644,7 @@ fn run(cfg: &Config) -> Res<()> {
     // 7b. The arena: many tables in one server, and idle connected bots.
     let me = std::env::current_exe()?;
     arena::rows(&mut report, &cfg.arena_bin, &me, cfg.quick);
+    workers::rows(&mut report, &cfg.referee_bin, &cfg.arena_bin, cfg.quick);
 
     // 8. The engine alone, when a built benchmark is given.
     match &cfg.engine_bin {

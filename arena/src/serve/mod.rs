@@ -189,8 +189,8 @@ pub async fn run(
         Some(listen) => Some({
             let mut options = settings.web_options.clone();
             options.bots = Some(door.clone());
-            options.work = Some(hub.clone());
-            crate::web::start(listen, &options, store.clone(), live.clone()).await?
+            let work = Some(crate::work::routes(hub.clone()));
+            crate::web::start_with(listen, &options, store.clone(), live.clone(), work).await?
         }),
         None => None,
     };
@@ -263,7 +263,8 @@ impl Server {
             let plan = timed(&mut self.db, planned).await.map_err(|e| e.to_string())?;
             let Some(plan) = plan else { return Ok(()) };
             // With workers, a deal of the house alone is theirs (see `work_turn`).
-            let house_only = plan.tables.iter().flat_map(|t| t.seats).all(|id| self.house.contains_key(&id));
+            let house_only =
+                plan.tables.iter().flat_map(|t| t.seats).all(|id| self.house.contains_key(&id));
             if self.hub.enabled() && house_only {
                 return Ok(());
             }

@@ -70,7 +70,9 @@ pub struct QueuedDeal {
 
 type LeaseTuple = (i64, i64, i64, i64, i64, String);
 
-fn lease_row((id, worker, created_ms, heartbeat_ms, ttl_ms, state): LeaseTuple) -> Result<LeaseRow> {
+fn lease_row(
+    (id, worker, created_ms, heartbeat_ms, ttl_ms, state): LeaseTuple,
+) -> Result<LeaseRow> {
     Ok(LeaseRow { id, worker, created_ms, heartbeat_ms, ttl_ms, state: LeaseState::parse(&state)? })
 }
 
@@ -113,8 +115,9 @@ impl Store {
 
     /// Every worker, by id.
     pub async fn workers(&self) -> Result<Vec<Worker>> {
-        let rows: Vec<(i64, String)> =
-            sqlx::query_as("SELECT id, name FROM workers ORDER BY id").fetch_all(&self.pool).await?;
+        let rows: Vec<(i64, String)> = sqlx::query_as("SELECT id, name FROM workers ORDER BY id")
+            .fetch_all(&self.pool)
+            .await?;
         Ok(rows.into_iter().map(|(id, name)| Worker { id, name }).collect())
     }
 
@@ -207,12 +210,13 @@ impl Store {
         .await?;
         let mut got = Vec::new();
         for &deal in deals {
-            let claimed =
-                sqlx::query("UPDATE work SET lease_id = $1 WHERE deal_id = $2 AND lease_id IS NULL")
-                    .bind(lease)
-                    .bind(deal)
-                    .execute(&mut *tx)
-                    .await?;
+            let claimed = sqlx::query(
+                "UPDATE work SET lease_id = $1 WHERE deal_id = $2 AND lease_id IS NULL",
+            )
+            .bind(lease)
+            .bind(deal)
+            .execute(&mut *tx)
+            .await?;
             if claimed.rows_affected() != 1 {
                 continue;
             }
@@ -255,9 +259,8 @@ impl Store {
 
     /// Every lease, by id.
     pub async fn leases(&self) -> Result<Vec<LeaseRow>> {
-        let rows: Vec<LeaseTuple> = sqlx::query_as(select_lease!(" ORDER BY id"))
-            .fetch_all(&self.pool)
-            .await?;
+        let rows: Vec<LeaseTuple> =
+            sqlx::query_as(select_lease!(" ORDER BY id")).fetch_all(&self.pool).await?;
         rows.into_iter().map(lease_row).collect()
     }
 

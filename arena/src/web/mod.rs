@@ -62,8 +62,6 @@ pub struct Options {
     pub announce: Announce,
     /// The door bots join through: given, `/ws/bot` carries a bot's WebSocket to it.
     pub bots: Option<Arc<aluette_referee::Door>>,
-    /// The work queue: given, the work API and `/metrics` are served (spec/arena.md 10).
-    pub work: Option<crate::work::Hub>,
 }
 
 impl fmt::Debug for Options {
@@ -139,6 +137,19 @@ pub async fn start(
     store: Store,
     live: Live,
 ) -> Result<Web, String> {
+    start_with(listen, options, store, live, None).await
+}
+
+/// [`start`], with `more` routes beside the pages, outside their per-address rate limit: the
+/// work API and `/metrics` (spec/arena.md section 10), which workers on one host would
+/// otherwise share a bucket for.
+pub async fn start_with(
+    listen: &str,
+    options: &Options,
+    store: Store,
+    live: Live,
+    more: Option<Router>,
+) -> Result<Web, String> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen for the web pages on {listen}: {e}"))?;
@@ -154,9 +165,8 @@ pub async fn start(
     // all and per address within the descriptors the process may open, and each request told
     // its peer's address (`ConnectInfo`), which the rate limit reads.
     let mut routes = router(app);
-    // The work API and the metrics go beside the pages, outside their per-address rate limit.
-    if let Some(hub) = options.work.clone() {
-        routes = routes.merge(crate::work::routes(hub));
+    if let Some(more) = more {
+        routes = routes.merge(more);
     }
     let task = tokio::spawn(aluette_referee::serve_http(listener, routes));
     options.announce.send(addr);

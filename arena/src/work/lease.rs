@@ -38,11 +38,7 @@ impl From<StoreError> for Refusal {
 /// The deals of `queued` (oldest first) a lease of `slots` tables takes: those whose every seat
 /// `runnable` accepts, in order, as long as their tables fit in `slots`; always the first
 /// runnable one, even if it has more tables than `slots` (a deal is never split).
-pub fn pick_deals(
-    queued: &[QueuedDeal],
-    runnable: impl Fn(BotId) -> bool,
-    slots: u32,
-) -> Vec<i64> {
+pub fn pick_deals(queued: &[QueuedDeal], runnable: impl Fn(BotId) -> bool, slots: u32) -> Vec<i64> {
     let mut picked = Vec::new();
     let mut tables = 0usize;
     for d in queued {
@@ -69,7 +65,11 @@ impl Hub {
     }
 
     /// A lease of whole deals for `worker`, or `None` when there is nothing it can play now.
-    pub async fn lease(&self, worker: &Worker, req: &LeaseRequest) -> Result<Option<Lease>, Refusal> {
+    pub async fn lease(
+        &self,
+        worker: &Worker,
+        req: &LeaseRequest,
+    ) -> Result<Option<Lease>, Refusal> {
         let settings = self.settings()?.clone();
         if req.slots == 0 {
             return Err(Refusal::new(400, "slots must be 1 or more"));
@@ -77,8 +77,20 @@ impl Hub {
         if self.0.stopping.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(Refusal::new(503, "the arena is stopping"));
         }
-        let store = &self.0.store;
         let _gate = self.0.gate.lock().await;
+        let started = std::time::Instant::now();
+        let leased = self.grant(worker, req, &settings).await;
+        self.0.metrics.db_time(started.elapsed());
+        leased
+    }
+
+    async fn grant(
+        &self,
+        worker: &Worker,
+        req: &LeaseRequest,
+        settings: &super::WorkSettings,
+    ) -> Result<Option<Lease>, Refusal> {
+        let store = &self.0.store;
         let hosted = store.hosted_bots().await?;
         let names: BTreeMap<BotId, String> =
             store.bots().await?.into_iter().map(|b| (b.id, b.name)).collect();
@@ -95,7 +107,8 @@ impl Hub {
         }
         let ttl = settings.ttl_ms as i64;
         let path = |game: i64| self.record_path(game);
-        let Some((lease, got)) = store.grant_lease(worker.id, &picked, ttl, now_ms(), &path).await?
+        let Some((lease, got)) =
+            store.grant_lease(worker.id, &picked, ttl, now_ms(), &path).await?
         else {
             return Ok(None);
         };
@@ -128,14 +141,20 @@ impl Hub {
     pub async fn heartbeat(&self, worker: &Worker, lease: i64) -> Result<u64, Refusal> {
         let ttl = self.settings()?.ttl_ms;
         let store = &self.0.store;
-        let Some(row) = store.lease(lease).await? else {
+        let started = std::time::Instant::now();
+        let row = store.lease(lease).await;
+        self.0.metrics.db_time(started.elapsed());
+        let Some(row) = row? else {
             return Err(Refusal::new(404, format!("no lease {lease}")));
         };
         if row.worker != worker.id {
             self.0.metrics.error("lease_not_held");
             return Err(Refusal::new(403, format!("lease {lease} is not this worker's")));
         }
-        if !store.heartbeat(lease, worker.id, now_ms()).await? {
+        let started = std::time::Instant::now();
+        let extended = store.heartbeat(lease, worker.id, now_ms()).await;
+        self.0.metrics.db_time(started.elapsed());
+        if !extended? {
             self.0.metrics.error("lease_gone");
             let state = if row.state == LeaseState::Done { "done" } else { "expired" };
             return Err(Refusal::new(409, format!("lease {lease} is {state}")));
@@ -145,16 +164,42 @@ impl Hub {
 
     /// Takes a game's result: only for a game the worker's lease holds, only as its record
     /// proves it, and once (a second post of a counted game is answered "already counted").
-    pub async fn result(&self, worker: &Worker, post: &ResultPost) -> Result<ResultAnswer, Refusal> {
+    pub async fn result(
+        &self,
+        worker: &Worker,
+        post: &ResultPost,
+    ) -> Result<ResultAnswer, Refusal> {
         self.settings()?;
-        let outcome = self.take_result(worker, post).await;
+        let started = std::time::Instant::now();
+        let (outcome, checking) = self.take_result(worker, post).await;
+        self.0.metrics.db_time(started.elapsed().saturating_sub(checking));
         if let Err(r) = &outcome {
-            self.0.metrics.error(if r.status == 422 { "record_rejected" } else { "result_refused" });
+            self.0.metrics.error(if r.status == 422 {
+                "record_rejected"
+            } else {
+                "result_refused"
+            });
         }
         outcome
     }
 
-    async fn take_result(&self, worker: &Worker, post: &ResultPost) -> Result<ResultAnswer, Refusal> {
+    /// The result, and the time spent replaying and writing the record (not the database's).
+    async fn take_result(
+        &self,
+        worker: &Worker,
+        post: &ResultPost,
+    ) -> (Result<ResultAnswer, Refusal>, std::time::Duration) {
+        let mut checking = std::time::Duration::ZERO;
+        let r = self.take_result_timed(worker, post, &mut checking).await;
+        (r, checking)
+    }
+
+    async fn take_result_timed(
+        &self,
+        worker: &Worker,
+        post: &ResultPost,
+        checking: &mut std::time::Duration,
+    ) -> Result<ResultAnswer, Refusal> {
         let store = &self.0.store;
         let _gate = self.0.gate.lock().await;
         let (lease, game) = (post.lease, post.game);
@@ -179,21 +224,35 @@ impl Hub {
             GameStatus::Void => {
                 return Err(Refusal::new(
                     409,
-                    format!("game {game} is void ({}): not counted", g.void_reason.unwrap_or_default()),
+                    format!(
+                        "game {game} is void ({}): not counted",
+                        g.void_reason.unwrap_or_default()
+                    ),
                 ));
             }
-            GameStatus::Queued => return Err(Refusal::new(409, format!("game {game} has not started"))),
+            GameStatus::Queued => {
+                return Err(Refusal::new(409, format!("game {game} has not started")));
+            }
             GameStatus::Running if row.state != LeaseState::Open => {
                 return Err(Refusal::new(409, format!("lease {lease} is no longer open")));
             }
             GameStatus::Running => {}
         }
         let seed = store.deal_seed(deal).await?.unwrap_or_default();
-        let expected =
-            Expected { game, seed, first_dealer: first_dealer(g.orientation), config: self.0.config.clone() };
-        let verdict = check_result(&post.record, &expected).map_err(|e| Refusal::new(422, e))?;
+        let expected = Expected {
+            game,
+            seed,
+            first_dealer: first_dealer(g.orientation),
+            config: self.0.config.clone(),
+        };
         let path = g.record_path.clone().unwrap_or_else(|| self.record_path(game));
-        write_record(&path, &post.record).map_err(|e| Refusal::new(500, e))?;
+        let check_started = std::time::Instant::now();
+        let checked =
+            check_result(&post.record, &expected).map_err(|e| Refusal::new(422, e)).and_then(|v| {
+                write_record(&path, &post.record).map(|()| v).map_err(|e| Refusal::new(500, e))
+            });
+        *checking = check_started.elapsed();
+        let verdict = checked?;
         let end = GameEnd {
             points02: i32::from(verdict.points[0]),
             points13: i32::from(verdict.points[1]),
@@ -237,6 +296,7 @@ impl Hub {
         }
         let store = &self.0.store;
         let _gate = self.0.gate.lock().await;
+        let started = std::time::Instant::now();
         let mut expired = Vec::new();
         for lease in store.stale_leases(now_ms()).await? {
             if !store.expire_lease(lease, now_ms()).await? {
@@ -253,6 +313,7 @@ impl Hub {
             }
             expired.push(lease);
         }
+        self.0.metrics.db_time(started.elapsed());
         Ok(expired)
     }
 

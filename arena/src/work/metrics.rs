@@ -26,6 +26,8 @@ pub struct Metrics {
     server_games: AtomicU64,
     worker_games: AtomicU64,
     leases_expired: AtomicU64,
+    /// Microseconds the work queue spent on the database.
+    db_us: AtomicU64,
     errors: Mutex<BTreeMap<&'static str, u64>>,
     /// When each game of the last minute ended.
     recent: Mutex<VecDeque<Instant>>,
@@ -44,6 +46,8 @@ pub struct Scrape {
     pub worker_games: u64,
     /// Leases expired.
     pub leases_expired: u64,
+    /// Seconds the work queue spent on the database.
+    pub db_seconds: f64,
     /// Errors by kind.
     pub errors: BTreeMap<String, u64>,
     /// Games ended per second over the last minute.
@@ -62,6 +66,11 @@ impl Metrics {
         let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
         recent.push_back(now);
         prune(&mut recent, now);
+    }
+
+    /// The work queue spent `spent` on the database.
+    pub fn db_time(&self, spent: Duration) {
+        self.db_us.fetch_add(spent.as_micros() as u64, Ordering::Relaxed);
     }
 
     /// A lease expired.
@@ -85,6 +94,7 @@ impl Metrics {
             server_games: self.server_games.load(Ordering::Relaxed),
             worker_games: self.worker_games.load(Ordering::Relaxed),
             leases_expired: self.leases_expired.load(Ordering::Relaxed),
+            db_seconds: self.db_us.load(Ordering::Relaxed) as f64 / 1e6,
             errors: self
                 .errors
                 .lock()
@@ -114,7 +124,12 @@ pub fn render(s: &Scrape) -> String {
         }
     };
     let one = |v: String| vec![(String::new(), v)];
-    metric("aluette_arena_queue_depth", "gauge", "Games waiting in the work queue.", &one(s.queue_depth.to_string()));
+    metric(
+        "aluette_arena_queue_depth",
+        "gauge",
+        "Games waiting in the work queue.",
+        &one(s.queue_depth.to_string()),
+    );
     metric(
         "aluette_arena_lease_oldest_age_seconds",
         "gauge",
@@ -141,6 +156,12 @@ pub fn render(s: &Scrape) -> String {
         "counter",
         "Leases expired since the server started.",
         &one(s.leases_expired.to_string()),
+    );
+    metric(
+        "aluette_arena_database_seconds_total",
+        "counter",
+        "Time the work queue spent on the database (leases, heartbeats, results, expiry, planning).",
+        &one(format!("{:.6}", s.db_seconds)),
     );
     let errors: Vec<(String, String)> =
         s.errors.iter().map(|(k, v)| (format!("{{kind=\"{k}\"}}"), v.to_string())).collect();

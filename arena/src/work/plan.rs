@@ -36,6 +36,7 @@ impl Hub {
         for id in store.hosted_bots().await? {
             offered.insert(id, u32::MAX);
         }
+        let started = std::time::Instant::now();
         let mut queued = 0;
         while store.work_in_flight().await? < settings.deals {
             let t = crate::serve::now();
@@ -45,6 +46,7 @@ impl Hub {
             self.queue_tables(&tables).await?;
             queued += 1;
         }
+        self.0.metrics.db_time(started.elapsed());
         Ok(queued)
     }
 

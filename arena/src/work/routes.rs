@@ -84,8 +84,9 @@ async fn worker(hub: &Hub, headers: &HeaderMap) -> Result<Worker, Response> {
     }
 }
 
-fn body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Response> {
-    serde_json::from_slice(bytes).map_err(|e| text(400, &format!("bad request body: {e}")))
+/// The request's body, strictly decoded, or why not in one line.
+fn body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, String> {
+    serde_json::from_slice(bytes).map_err(|e| format!("bad request body: {e}"))
 }
 
 async fn lease(State(hub): State<Hub>, headers: HeaderMap, bytes: Bytes) -> Response {
@@ -95,7 +96,7 @@ async fn lease(State(hub): State<Hub>, headers: HeaderMap, bytes: Bytes) -> Resp
     };
     let req: wire::LeaseRequest = match body(&bytes) {
         Ok(r) => r,
-        Err(res) => return res,
+        Err(why) => return text(400, &why),
     };
     match hub.lease(&w, &req).await {
         Ok(Some(lease)) => json(&lease),
@@ -115,7 +116,7 @@ async fn heartbeat(State(hub): State<Hub>, headers: HeaderMap, bytes: Bytes) -> 
     };
     let beat: wire::Heartbeat = match body(&bytes) {
         Ok(b) => b,
-        Err(res) => return res,
+        Err(why) => return text(400, &why),
     };
     match hub.heartbeat(&w, beat.lease).await {
         Ok(ttl_ms) => json(&HeartbeatAnswer { lease: beat.lease, ttl_ms }),
@@ -130,7 +131,7 @@ async fn result(State(hub): State<Hub>, headers: HeaderMap, bytes: Bytes) -> Res
     };
     let post: wire::ResultPost = match body(&bytes) {
         Ok(p) => p,
-        Err(res) => return res,
+        Err(why) => return text(400, &why),
     };
     match hub.result(&w, &post).await {
         Ok(answer) => json(&answer),

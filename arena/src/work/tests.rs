@@ -7,7 +7,9 @@
 use super::*;
 use crate::store::{GameStatus, LeaseState, NewBot, QueuedDeal, Worker};
 use aluette_referee::rules::{MatchLength, Rules};
-use aluette_referee::worker::wire::{Lease, LeaseRequest, LeasedDeal, LeasedGame, ResultPost, ResultStatus};
+use aluette_referee::worker::wire::{
+    Lease, LeaseRequest, LeasedDeal, LeasedGame, ResultPost, ResultStatus,
+};
 use aluette_referee::{Config, Game, Seat, Table};
 use std::path::PathBuf;
 
@@ -29,7 +31,9 @@ impl Drop for Scratch {
 }
 
 fn config() -> Config {
-    Config::default().rules(Rules { length: MatchLength::Deals(1), ..Rules::default() }).answer_ms(200)
+    Config::default()
+        .rules(Rules { length: MatchLength::Deals(1), ..Rules::default() })
+        .answer_ms(200)
 }
 
 /// A store with eight random-playing house entrants, and two workers.
@@ -177,7 +181,9 @@ async fn an_expired_lease_is_void_refused_late_and_dealt_again() {
     // The foursomes are dealt again with a fresh seed, in the queue.
     let queued: Vec<QueuedDeal> = store.queued_deals(100).await.unwrap();
     let again = queued.last().expect("a deal dealt again");
-    let seats = |gs: &[crate::store::GameRow]| -> Vec<_> { gs.iter().map(|g| (g.seats, g.orientation)).collect() };
+    let seats = |gs: &[crate::store::GameRow]| -> Vec<_> {
+        gs.iter().map(|g| (g.seats, g.orientation)).collect()
+    };
     assert_eq!(seats(&again.games), seats(&games));
     assert_ne!(again.seed, deal.seed);
     assert_eq!(hub.metrics().scrape(0, 0.0).leases_expired, 1);
@@ -209,10 +215,18 @@ fn a_lease_takes_whole_runnable_deals_oldest_first_within_its_slots() {
     let hosted = [1, 2, 3, 9];
     let q = [queued(1, 2, hosted), queued(2, 2, house), queued(3, 3, house), queued(4, 2, house)];
     let runnable = |id: BotId| id != 9;
-    assert_eq!(pick_deals(&q, runnable, 1), vec![2], "a deal is never split: one slot takes two tables");
+    assert_eq!(
+        pick_deals(&q, runnable, 1),
+        vec![2],
+        "a deal is never split: one slot takes two tables"
+    );
     assert_eq!(pick_deals(&q, runnable, 4), vec![2], "the next deal's three tables do not fit");
     assert_eq!(pick_deals(&q, runnable, 5), vec![2, 3]);
     assert_eq!(pick_deals(&q, runnable, 100), vec![2, 3, 4]);
-    assert_eq!(pick_deals(&q, |_| true, 2), vec![1], "with its program, the hosted deal comes first");
+    assert_eq!(
+        pick_deals(&q, |_| true, 2),
+        vec![1],
+        "with its program, the hosted deal comes first"
+    );
     assert!(pick_deals(&q, |id| id > 4, 8).is_empty());
 }

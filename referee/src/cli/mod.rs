@@ -297,7 +297,12 @@ impl Command {
                     }
                 }
                 let server = a.server;
-                Run::Worker(crate::worker::WorkerConfig { server, token: a.token, slots: a.slots, bots })
+                Run::Worker(crate::worker::WorkerConfig {
+                    server,
+                    token: a.token,
+                    slots: a.slots,
+                    bots,
+                })
             }
             Command::CheckBot(a) => {
                 let spec = BotSpec::parse(&a.command)?;

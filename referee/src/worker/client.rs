@@ -58,7 +58,9 @@ pub fn parse_server(url: &str) -> Result<(String, String), String> {
     };
     let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
     if authority.is_empty() || authority.contains('@') {
-        return Err(format!("{url:?}: no host (or a user name, which is not taken) in the address"));
+        return Err(format!(
+            "{url:?}: no host (or a user name, which is not taken) in the address"
+        ));
     }
     let authority =
         if authority.rsplit_once(':').is_some_and(|(_, port)| port.parse::<u16>().is_ok()) {
@@ -119,8 +121,9 @@ impl Client {
         let at = |e: &dyn std::fmt::Display| format!("{}{path}: {e}", self.authority);
         let stream = TcpStream::connect(&self.authority).await.map_err(|e| at(&e))?;
         let _ = stream.set_nodelay(true);
-        let (mut sender, conn) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| at(&e))?;
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| at(&e))?;
         // The connection is driven beside the request and dropped with it.
         let driver = tokio::spawn(conn);
         let mut req = Request::builder()

@@ -11,8 +11,8 @@ mod verify;
 pub mod wire;
 
 pub use house::House;
-pub(crate) use run::run;
 pub use run::WorkerConfig;
+pub(crate) use run::run;
 pub use verify::{Expected, Verdict, check_result};
 
 /// The rules and clock a lease gives its games: those `config` plays under.

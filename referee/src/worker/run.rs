@@ -127,7 +127,8 @@ impl Ctx {
 /// Ctrl-C or SIGTERM: the first drains, the second aborts.
 fn signals(ctx: Arc<Ctx>, draining: Arc<Notify>, flag: Arc<AtomicBool>) {
     tokio::spawn(async move {
-        let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         else {
             return;
         };
@@ -137,7 +138,9 @@ fn signals(ctx: Arc<Ctx>, draining: Arc<Notify>, flag: Arc<AtomicBool>) {
                 _ = term.recv() => {}
             }
             if round == 0 {
-                eprintln!("referee worker: stopping: no new leases; games in hand finish (again to abort them)");
+                eprintln!(
+                    "referee worker: stopping: no new leases; games in hand finish (again to abort them)"
+                );
                 flag.store(true, Ordering::SeqCst);
                 draining.notify_waiters();
                 draining.notify_one();
@@ -180,7 +183,8 @@ async fn play_lease(ctx: Arc<Ctx>, lease: Lease) {
         stop.abort();
     }
     let gone = Arc::new(AtomicBool::new(false));
-    let beat = tokio::spawn(heartbeat(ctx.clone(), lease.lease, lease.ttl_ms, stop.clone(), gone.clone()));
+    let beat =
+        tokio::spawn(heartbeat(ctx.clone(), lease.lease, lease.ttl_ms, stop.clone(), gone.clone()));
     let config = table_config(&lease.config);
     let mut games = tokio::task::JoinSet::new();
     for deal in &lease.deals {
@@ -227,7 +231,9 @@ fn table_config(c: &TableConfig) -> Config {
     let rules = match convert::rules_from_wire(&c.rules) {
         Ok((rules, _)) => rules,
         Err(e) => {
-            tracing::warn!("the lease's rules: {e}; the defaults are used (the result will be refused)");
+            tracing::warn!(
+                "the lease's rules: {e}; the defaults are used (the result will be refused)"
+            );
             rules::Rules::default()
         }
     };
@@ -239,7 +245,14 @@ fn table_config(c: &TableConfig) -> Config {
 }
 
 /// The seat a leased seat names: a house kind, or the program given for a hosted entrant.
-fn seat(ctx: &Ctx, seed: u64, game: i64, s: usize, kind: SeatKind, entrant: &str) -> Result<Seat, String> {
+fn seat(
+    ctx: &Ctx,
+    seed: u64,
+    game: i64,
+    s: usize,
+    kind: SeatKind,
+    entrant: &str,
+) -> Result<Seat, String> {
     match House::of_kind(kind) {
         Some(house) => Ok(house.seat(House::seat_seed(seed, game, s))),
         None => {
@@ -252,7 +265,14 @@ fn seat(ctx: &Ctx, seed: u64, game: i64, s: usize, kind: SeatKind, entrant: &str
     }
 }
 
-async fn play_and_post(ctx: &Ctx, lease: i64, seed: u64, g: &LeasedGame, config: &Config, stop: &Stop) {
+async fn play_and_post(
+    ctx: &Ctx,
+    lease: i64,
+    seed: u64,
+    g: &LeasedGame,
+    config: &Config,
+    stop: &Stop,
+) {
     let mut seats = Vec::with_capacity(4);
     for (s, leased) in g.seats.iter().enumerate() {
         match seat(ctx, seed, g.game, s, leased.kind, &leased.entrant) {
@@ -269,7 +289,8 @@ async fn play_and_post(ctx: &Ctx, lease: i64, seed: u64, g: &LeasedGame, config:
     };
     let mut table = Table::open(config, seats).await;
     table.stop_with(stop);
-    let game = Game::new(seed).number(g.game as u64).first_dealer(g.first_dealer).record_in_memory();
+    let game =
+        Game::new(seed).number(g.game as u64).first_dealer(g.first_dealer).record_in_memory();
     let outcome = table.play(game).await;
     table.close("the game is over").await;
     let record = match outcome {
@@ -294,7 +315,12 @@ async fn play_and_post(ctx: &Ctx, lease: i64, seed: u64, g: &LeasedGame, config:
             }
             Ok(a) if (400..500).contains(&a.status) && a.status != 429 => {
                 ctx.refused.fetch_add(1, Ordering::SeqCst);
-                tracing::warn!("game {}: the result is refused: HTTP {}: {}", g.game, a.status, a.text());
+                tracing::warn!(
+                    "game {}: the result is refused: HTTP {}: {}",
+                    g.game,
+                    a.status,
+                    a.text()
+                );
                 return;
             }
             Ok(a) => {

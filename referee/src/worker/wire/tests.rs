@@ -64,7 +64,8 @@ fn every_example_of_the_spec_decodes_strictly_and_matches_its_schema() {
     assert_eq!(lease.deals[0].games.len(), 2);
     assert!(lease.deals[0].games.iter().flat_map(|g| &g.seats).any(|s| s.kind == SeatKind::Hosted));
     let _: Heartbeat = round_trip("work-heartbeat", &examples["work-heartbeat"]);
-    let _: HeartbeatAnswer = round_trip("work-heartbeat-answer", &examples["work-heartbeat-answer"]);
+    let _: HeartbeatAnswer =
+        round_trip("work-heartbeat-answer", &examples["work-heartbeat-answer"]);
     let _: ResultPost = round_trip("work-result", &examples["work-result"]);
     let answer: ResultAnswer = round_trip("work-result-answer", &examples["work-result-answer"]);
     assert_eq!(answer.status, ResultStatus::AlreadyCounted);
@@ -78,8 +79,12 @@ fn unknown_fields_kinds_and_missing_fields_are_refused() {
     assert!(bad(r#"{"slots":-1,"can_run":[]}"#).contains("invalid value"));
     let seat = serde_json::from_str::<LeasedSeat>(r#"{"entrant":"x","kind":"oracle"}"#);
     assert!(seat.unwrap_err().to_string().contains("unknown variant"));
-    let post = serde_json::from_str::<ResultPost>(r#"{"lease":1,"game":2,"record":"","points":[9,0]}"#);
-    assert!(post.unwrap_err().to_string().contains("unknown field"), "a worker's own score is no field");
+    let post =
+        serde_json::from_str::<ResultPost>(r#"{"lease":1,"game":2,"record":"","points":[9,0]}"#);
+    assert!(
+        post.unwrap_err().to_string().contains("unknown field"),
+        "a worker's own score is no field"
+    );
     let three = r#"{"game":1,"first_dealer":0,"seats":[{"entrant":"a","kind":"random"},{"entrant":"b","kind":"random"},{"entrant":"c","kind":"random"}]}"#;
     assert!(serde_json::from_str::<LeasedGame>(three).is_err(), "a table has four seats");
 }
