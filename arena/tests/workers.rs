@@ -138,6 +138,22 @@ fn open_lease(store: &Store, w: i64) -> i64 {
     found.unwrap()
 }
 
+/// The lease worker `w` holds open now, if any.
+fn holding(store: &Store, w: i64) -> Option<i64> {
+    let leases = rt().block_on(store.leases()).unwrap();
+    leases.iter().rev().find(|l| l.worker == w && l.state == LeaseState::Open).map(|l| l.id)
+}
+
+/// Sends `signal` to the worker `w` runs as at a moment it holds an open lease, and returns that
+/// lease; `None` if its lease ended in the instant between the look and the signal.
+fn catch_holding(store: &Store, w: i64, worker: &Proc, signal: i32) -> Option<i64> {
+    open_lease(store, w);
+    worker.signal(signal);
+    // A result already on the wire may still land.
+    std::thread::sleep(Duration::from_millis(300));
+    holding(store, w)
+}
+
 fn lease_state(store: &Store, lease: i64) -> LeaseState {
     rt().block_on(store.lease(lease)).unwrap().unwrap().state
 }
@@ -186,14 +202,29 @@ fn three_workers_one_killed_one_stopped_play_every_game_once() {
     let ids: Vec<i64> = rt().block_on(store.workers()).unwrap().iter().map(|w| w.id).collect();
     until(Duration::from_secs(120), "twelve games done", || done(&store) >= 12);
 
-    // Worker 2 is killed holding a lease.
-    let killed = open_lease(&store, ids[1]);
-    workers[1].as_ref().unwrap().signal(9);
-    workers[1].take();
+    // Worker 2 is killed holding a lease (started again if it let go of it in that instant).
+    let mut killed = None;
+    for attempt in 0..5 {
+        killed = catch_holding(&store, ids[1], workers[1].as_ref().unwrap(), 9);
+        workers[1].take();
+        if killed.is_some() {
+            break;
+        }
+        let log = dir.join(&format!("w2-{attempt}.log"));
+        workers[1] = Some(worker(&web, &tokens[1], &log, &bot));
+    }
+    let killed = killed.expect("worker 2 was killed holding a lease");
     // Worker 3 is stopped holding a lease, past its ttl.
-    let stopped = open_lease(&store, ids[2]);
     let w3 = workers[2].as_ref().unwrap();
-    w3.signal(19);
+    let mut stopped = None;
+    for _ in 0..5 {
+        stopped = catch_holding(&store, ids[2], w3, 19);
+        if stopped.is_some() {
+            break;
+        }
+        w3.signal(18);
+    }
+    let stopped = stopped.expect("worker 3 was stopped holding a lease");
     until(Duration::from_secs(30), "the stopped worker's lease expiring", || {
         lease_state(&store, stopped) == LeaseState::Expired
     });
@@ -259,6 +290,10 @@ fn three_workers_one_killed_one_stopped_play_every_game_once() {
         w.signal(2);
         assert!(w.wait_for(Duration::from_secs(90)).success(), "a worker ends cleanly on SIGINT");
     }
+    // Draining, they finished and posted every game in hand: none of their leases is open.
+    let leases = rt().block_on(store.leases()).unwrap();
+    let open: Vec<_> = leases.iter().filter(|l| l.state == LeaseState::Open).collect();
+    assert!(open.is_empty(), "leases left open by workers that drained: {open:?}");
     server.signal(2);
     assert!(server.wait_for(Duration::from_secs(60)).success());
 
