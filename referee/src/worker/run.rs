@@ -306,6 +306,10 @@ async fn play_and_post(
     let Ok(body) = serde_json::to_vec(&body) else { return };
     let mut backoff = Backoff::default();
     for _ in 0..8 {
+        // The second Ctrl-C gives up what is still to post, as it aborts what is in play.
+        if ctx.aborted.load(Ordering::SeqCst) {
+            return;
+        }
         match ctx.client.post("/api/work/result", body.clone(), 64 << 10).await {
             Ok(a) if a.status == 200 => {
                 let status = serde_json::from_slice::<ResultAnswer>(&a.body).map(|r| r.status);
@@ -364,6 +368,8 @@ impl Backoff {
 
     /// The wait after a "busy, retry after `retry_after` seconds".
     pub(crate) fn after(&mut self, retry_after: Option<u64>) -> Duration {
+        // A busy answer is an answer: the errors' doubling starts again.
+        self.failures = 0;
         let floor = retry_after.unwrap_or(1).min(3_600).saturating_mul(1000);
         let ceiling = (floor << self.busy.min(2)).min(Self::MOST_MS.max(floor));
         self.busy += 1;
