@@ -216,7 +216,11 @@ pub async fn run(
     let mut work_tick = tokio::time::interval(Duration::from_millis(250));
     loop {
         let stopping = server.stopping();
-        if stopping && server.in_play.is_empty() {
+        // Leased games end too (or their leases expire) before the server does.
+        if stopping
+            && server.in_play.is_empty()
+            && server.hub.idle().await.map_err(|e| e.to_string())?
+        {
             break;
         }
         server.pool.gather(&door).await;

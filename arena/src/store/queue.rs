@@ -336,6 +336,14 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
+    /// How many leases are open.
+    pub async fn open_leases(&self) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM leases WHERE state = 'open'")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n as u64)
+    }
+
     /// When the oldest open lease was granted, in milliseconds since the epoch.
     pub async fn oldest_open_lease_ms(&self) -> Result<Option<i64>> {
         Ok(sqlx::query_scalar("SELECT MIN(created_ms) FROM leases WHERE state = 'open'")

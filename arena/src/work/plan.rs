@@ -22,6 +22,16 @@ impl Hub {
         Ok(())
     }
 
+    /// For a stopping server: no more leases are granted, and true once no lease is open (the
+    /// games leased before the stop have ended, or their leases expired).
+    pub async fn idle(&self) -> Result<bool, StoreError> {
+        if !self.enabled() {
+            return Ok(true);
+        }
+        self.stop_leasing();
+        Ok(self.0.store.open_leases().await? == 0)
+    }
+
     /// Plans deals of house and hosted entrants into the queue until it holds its size;
     /// returns how many were queued.
     pub async fn fill(&self, qualifying: u32, params: &Params) -> Result<u64, StoreError> {
