@@ -70,3 +70,66 @@ pub fn check_result(record: &str, expected: &Expected) -> Result<Verdict, String
     }
     Ok(Verdict { points: replay.score, fault_seats })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Config, Game, Seat, Table};
+    use rules::{MatchLength, Rules};
+
+    fn config() -> Config {
+        Config::default().rules(Rules { length: MatchLength::Deals(1), ..Rules::default() })
+    }
+
+    /// A real one-deal game of game number 12, seed 99, seat 3 dealing first; its record and
+    /// final score.
+    async fn played() -> (String, [u16; 2]) {
+        let seats = [(); 4].map(|()| Seat::builtin("random").unwrap());
+        let mut table = Table::open(&config(), seats).await;
+        let game = Game::new(99).number(12).first_dealer(3).record_in_memory();
+        let outcome = table.play(game).await.unwrap();
+        table.close("done").await;
+        (outcome.record.unwrap(), outcome.summary.score)
+    }
+
+    fn expected() -> Expected {
+        Expected {
+            game: 12,
+            seed: 99,
+            first_dealer: 3,
+            config: super::super::table_config(&config()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_record_proves_its_own_game_and_nothing_else() {
+        let (record, score) = played().await;
+        let verdict = check_result(&record, &expected()).unwrap();
+        assert_eq!(verdict.points, score);
+        let refused = |e: Expected| check_result(&record, &e).unwrap_err();
+        assert!(refused(Expected { game: 13, ..expected() }).contains("game 12, not game 13"));
+        assert!(refused(Expected { seed: 98, ..expected() }).contains("seed"));
+        assert!(refused(Expected { first_dealer: 0, ..expected() }).contains("first dealer"));
+        let mut slow = expected();
+        slow.config.answer_ms += 1;
+        assert!(refused(slow).contains("clock"));
+        let mut other = expected();
+        other.config.rules =
+            convert::rules_wire(&Rules::default(), protocol::options::Seating::Given);
+        assert!(refused(other).contains("rules"));
+    }
+
+    #[tokio::test]
+    async fn a_cut_or_doctored_record_proves_nothing() {
+        let (record, score) = played().await;
+        let lines: Vec<&str> = record.lines().collect();
+        let cut = lines[..lines.len() - 1].join("\n") + "\n";
+        assert!(check_result(&cut, &expected()).unwrap_err().contains("does not replay"));
+        // The footer claims the other team's score: the replay knows better.
+        let footer = lines[lines.len() - 1];
+        let mut v: serde_json::Value = serde_json::from_str(footer).unwrap();
+        v["score"] = serde_json::json!([score[1] + 1, score[0]]);
+        let doctored = lines[..lines.len() - 1].join("\n") + "\n" + &v.to_string() + "\n";
+        assert!(check_result(&doctored, &expected()).is_err(), "a footer that lies is refused");
+    }
+}
