@@ -63,11 +63,17 @@ fn serve(dir: &Scratch, extra: &[&str]) -> (Proc, String) {
     (proc_, web)
 }
 
+/// A worker with `token`; `@FILE` gives it as `--token-file FILE`.
 fn worker(web: &str, token: &str, log: &Path, bot: &Path) -> Proc {
     let err = std::fs::File::create(log).unwrap();
+    let auth = match token.strip_prefix('@') {
+        Some(file) => ["--token-file", file],
+        None => ["--token", token],
+    };
     Proc(
         Command::new(referee_bin())
-            .args(["worker", "--server", &format!("http://{web}"), "--token", token])
+            .args(["worker", "--server", &format!("http://{web}")])
+            .args(auth)
             .args(["--slots", "2", "--log", "info"])
             .args(["--bot", &format!("rust-sample={}", bot.display())])
             .stdin(Stdio::null())
@@ -193,7 +199,10 @@ fn three_workers_one_killed_one_stopped_play_every_game_once() {
     let flags = ["--work", "--answer-ms", "200", "--lease-ttl-ms", "2000", "--work-deals", "6"];
     let (mut server, web) = serve(&dir, &flags);
     let bot = bot_bin();
-    let mut workers: Vec<Option<Proc>> = tokens
+    // Worker 3 reads its token from a file.
+    std::fs::write(dir.join("w3.token"), format!("{}\n", tokens[2])).unwrap();
+    let w3_token = format!("@{}", dir.join("w3.token").display());
+    let mut workers: Vec<Option<Proc>> = [&tokens[0], &tokens[1], &w3_token]
         .iter()
         .enumerate()
         .map(|(k, t)| Some(worker(&web, t, &dir.join(&format!("w{}.log", k + 1)), &bot)))

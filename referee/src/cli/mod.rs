@@ -63,8 +63,11 @@ pub(crate) struct WorkerArgs {
     #[arg(long, value_name = "URL", value_parser = worker_server)]
     server: String,
     /// The worker's token, as `arena admin add-worker` printed it.
-    #[arg(long, value_name = "TOKEN")]
-    token: String,
+    #[arg(long, value_name = "TOKEN", required_unless_present = "token_file")]
+    token: Option<String>,
+    /// Read the token from this file instead (kept out of the process list).
+    #[arg(long, value_name = "FILE", conflicts_with = "token")]
+    token_file: Option<PathBuf>,
     /// Tables played at once.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u32>(1, 256))]
     slots: u32,
@@ -296,10 +299,16 @@ impl Command {
                         return Err(format!("--bot {name}=... is given twice"));
                     }
                 }
-                let server = a.server;
+                let token = match (a.token, a.token_file) {
+                    (Some(token), _) => token,
+                    (None, Some(file)) => std::fs::read_to_string(&file)
+                        .map_err(|e| format!("cannot read {}: {e}", file.display()))?,
+                    (None, None) => return Err("give --token or --token-file".into()),
+                };
+                let token = token.trim().to_string();
                 Run::Worker(crate::worker::WorkerConfig {
-                    server,
-                    token: a.token,
+                    server: a.server,
+                    token,
                     slots: a.slots,
                     bots,
                 })
