@@ -306,8 +306,9 @@ impl Hub {
             tracing::warn!("lease {lease} expired: its unfinished games are void");
             for deal in store.lease_deals(lease).await? {
                 let why = format!("lease {lease} expired");
-                self.void_deal(deal, &why).await?;
-                if !self.0.stopping.load(std::sync::atomic::Ordering::SeqCst) {
+                // A deal whose tables had all ended lost nothing, and is not dealt again.
+                let lost = self.void_deal(deal, &why).await?;
+                if lost && !self.0.stopping.load(std::sync::atomic::Ordering::SeqCst) {
                     self.deal_again(deal).await?;
                 }
             }
@@ -317,18 +318,24 @@ impl Hub {
         Ok(expired)
     }
 
-    /// Voids `deal`'s tables still in flight and scores it from those that finished.
-    async fn void_deal(&self, deal: i64, why: &str) -> Result<(), StoreError> {
+    /// Voids `deal`'s tables still in flight and scores it from those that finished; true if
+    /// a table was voided.
+    async fn void_deal(&self, deal: i64, why: &str) -> Result<bool, StoreError> {
         let store = &self.0.store;
+        let mut voided = false;
         for g in store.deal_games(deal).await? {
             if matches!(g.status, GameStatus::Queued | GameStatus::Running) {
                 match store.void_game(g.id, why, crate::serve::now()).await {
-                    Ok(()) | Err(StoreError::Conflict(_)) => {}
+                    Ok(()) => voided = true,
+                    Err(StoreError::Conflict(_)) => {}
                     Err(e) => return Err(e),
                 }
             }
         }
-        self.score_if_over(deal).await
+        if voided {
+            self.score_if_over(deal).await?;
+        }
+        Ok(voided)
     }
 
     /// The server stops: no more leases; every open lease is expired and every game of the

@@ -154,38 +154,44 @@ async fn a_lease_takes_results_only_for_its_games_as_proved_and_once() {
 async fn an_expired_lease_is_void_refused_late_and_dealt_again() {
     let dir = Scratch::new("expiry");
     let (store, house, a, _) = setup(&dir).await;
-    let hub = hub(&store, &dir, &house, 500);
+    let hub = hub(&store, &dir, &house, 1_000);
     hub.fill(0, &crate::pairing::Params::default()).await.unwrap();
-    let lease = hub.lease(&a, &request(2)).await.unwrap().expect("a lease");
-    let deal = &lease.deals[0];
-    let record = play(deal, &deal.games[0]).await;
-    hub.result(&a, &post(&lease, deal.games[0].game, &record)).await.unwrap();
+    let lease = hub.lease(&a, &request(4)).await.unwrap().expect("a lease");
     assert!(hub.expire_stale().await.unwrap().is_empty(), "a fresh lease lives");
+    assert_eq!(lease.deals.len(), 2, "four slots take two deals of two tables");
+    let (whole, cut) = (&lease.deals[0], &lease.deals[1]);
+    for (deal, g) in [(whole, &whole.games[0]), (whole, &whole.games[1]), (cut, &cut.games[0])] {
+        let record = play(deal, g).await;
+        hub.result(&a, &post(&lease, g.game, &record)).await.unwrap();
+    }
     // Past the lease's ttl with no heartbeat.
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
     assert_eq!(hub.expire_stale().await.unwrap(), vec![lease.lease]);
     assert_eq!(store.lease(lease.lease).await.unwrap().unwrap().state, LeaseState::Expired);
-    let games = store.deal_games(deal.deal).await.unwrap();
+    let games = store.deal_games(cut.deal).await.unwrap();
     assert_eq!(games[0].status, GameStatus::Done, "a game that finished stays done");
     assert_eq!(games[1].status, GameStatus::Void);
-    assert!(store.comparisons().await.unwrap().is_empty(), "one table compares nothing");
-    assert!(store.published_seed(deal.deal).await.unwrap().is_some(), "the deal is scored");
+    let compared = store.comparisons().await.unwrap();
+    assert!(compared.iter().all(|(_, c)| c.deal == whole.deal), "one table compares nothing");
+    assert_eq!(compared.len(), 2, "the whole deal is compared, once");
+    assert!(store.published_seed(cut.deal).await.unwrap().is_some(), "the cut deal is scored");
 
     // Late: the heartbeat and the unfinished game's result are refused.
     assert_eq!(hub.heartbeat(&a, lease.lease).await.unwrap_err().status, 409);
-    let late = play(deal, &deal.games[1]).await;
-    let refused = hub.result(&a, &post(&lease, deal.games[1].game, &late)).await.unwrap_err();
+    let late = play(cut, &cut.games[1]).await;
+    let refused = hub.result(&a, &post(&lease, cut.games[1].game, &late)).await.unwrap_err();
     assert_eq!(refused.status, 409, "{refused:?}");
-    assert_eq!(store.deal_games(deal.deal).await.unwrap()[1].status, GameStatus::Void);
+    assert_eq!(store.deal_games(cut.deal).await.unwrap()[1].status, GameStatus::Void);
 
-    // The foursomes are dealt again with a fresh seed, in the queue.
+    // The cut deal's foursomes, and only its, are dealt again with a fresh seed.
     let queued: Vec<QueuedDeal> = store.queued_deals(100).await.unwrap();
-    let again = queued.last().expect("a deal dealt again");
+    assert_eq!(queued.len(), 2, "the deal never leased, and the one dealt again");
+    let again = queued.last().unwrap();
     let seats = |gs: &[crate::store::GameRow]| -> Vec<_> {
         gs.iter().map(|g| (g.seats, g.orientation)).collect()
     };
     assert_eq!(seats(&again.games), seats(&games));
-    assert_ne!(again.seed, deal.seed);
+    assert_ne!(again.seed, cut.seed);
     assert_eq!(hub.metrics().scrape(0, 0.0).leases_expired, 1);
     assert!(hub.expire_stale().await.unwrap().is_empty(), "a lease expires once");
     store.close().await;
