@@ -170,8 +170,11 @@ impl Hub {
         post: &ResultPost,
     ) -> Result<ResultAnswer, Refusal> {
         self.settings()?;
+        let _gate = self.0.gate.lock().await;
+        // The database's time: the result's whole handling but the record's replay and write.
         let started = std::time::Instant::now();
-        let (outcome, checking) = self.take_result(worker, post).await;
+        let mut checking = std::time::Duration::ZERO;
+        let outcome = self.take_result(worker, post, &mut checking).await;
         self.0.metrics.db_time(started.elapsed().saturating_sub(checking));
         if let Err(r) = &outcome {
             self.0.metrics.error(if r.status == 422 {
@@ -183,25 +186,15 @@ impl Hub {
         outcome
     }
 
-    /// The result, and the time spent replaying and writing the record (not the database's).
+    /// [`Hub::result`] behind the gate; `checking` is told the time spent replaying and
+    /// writing the record.
     async fn take_result(
-        &self,
-        worker: &Worker,
-        post: &ResultPost,
-    ) -> (Result<ResultAnswer, Refusal>, std::time::Duration) {
-        let mut checking = std::time::Duration::ZERO;
-        let r = self.take_result_timed(worker, post, &mut checking).await;
-        (r, checking)
-    }
-
-    async fn take_result_timed(
         &self,
         worker: &Worker,
         post: &ResultPost,
         checking: &mut std::time::Duration,
     ) -> Result<ResultAnswer, Refusal> {
         let store = &self.0.store;
-        let _gate = self.0.gate.lock().await;
         let (lease, game) = (post.lease, post.game);
         let Some(row) = store.lease(lease).await? else {
             return Err(Refusal::new(404, format!("no lease {lease}")));
