@@ -244,13 +244,14 @@ async fn run(command: Command) -> Result<(), String> {
         Admin::List(db) => {
             let store = open(&db).await?;
             let bots = store.bots().await.map_err(|e| e.to_string())?;
+            let hosted = store.hosted_bots().await.map_err(|e| e.to_string())?;
             store.close().await;
             println!(
                 "{:>5}  {:<16} {:<20} {:<10} {:>6} {:>9}  status",
                 "id", "author", "name", "version", "tables", "games/day"
             );
             for b in &bots {
-                println!("{}", line(b));
+                println!("{}", line(b, hosted.contains(&b.id)));
             }
         }
         Admin::Pause(p) => set_paused(&p.which, Some(&p.reason)).await?,
@@ -368,11 +369,12 @@ async fn serve(s: Serve) -> Result<(), String> {
     run(settings, stop, Some(tx)).await
 }
 
-fn line(b: &Bot) -> String {
-    let status = match (&b.paused_reason, b.house) {
-        (Some(reason), _) => format!("paused: {reason}"),
-        (None, true) => "house".to_string(),
-        (None, false) => "active".to_string(),
+fn line(b: &Bot, hosted: bool) -> String {
+    let status = match (&b.paused_reason, b.house, hosted) {
+        (Some(reason), _, _) => format!("paused: {reason}"),
+        (None, true, _) => "house".to_string(),
+        (None, false, true) => "hosted".to_string(),
+        (None, false, false) => "active".to_string(),
     };
     format!(
         "{:>5}  {:<16} {:<20} {:<10} {:>6} {:>9}  {status}",

@@ -196,6 +196,8 @@ fn three_workers_one_killed_one_stopped_play_every_game_once() {
         .output()
         .unwrap();
     assert!(!dup.status.success(), "a second hosted entrant of one name is refused");
+    let listed = admin(&["list", "--db", db]);
+    assert!(listed.lines().any(|l| l.contains("rust-sample") && l.ends_with("hosted")), "{listed}");
     let flags = ["--work", "--answer-ms", "200", "--lease-ttl-ms", "2000", "--work-deals", "6"];
     let (mut server, web) = serve(&dir, &flags);
     let bot = bot_bin();

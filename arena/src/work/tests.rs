@@ -74,6 +74,17 @@ async fn play(deal: &LeasedDeal, g: &LeasedGame) -> String {
     outcome.record.unwrap()
 }
 
+/// `value` is valid against spec/schema/arena/`name`.
+fn valid(name: &str, value: &impl serde::Serialize) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec/schema/arena").join(name);
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let value = serde_json::to_value(value).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&value).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{name}: {errors:?}\n{value}");
+}
+
 fn post(lease: &Lease, game: i64, record: &str) -> ResultPost {
     ResultPost { lease: lease.lease, game, record: record.to_string() }
 }
@@ -91,6 +102,7 @@ async fn a_lease_takes_results_only_for_its_games_as_proved_and_once() {
     assert_eq!(store.queued_games().await.unwrap(), 6);
 
     let lease = hub.lease(&a, &request(2)).await.unwrap().expect("a lease");
+    valid("work-lease.json", &lease);
     assert_eq!(lease.deals.len(), 1, "two slots take one deal of two tables");
     let deal = &lease.deals[0];
     assert_eq!(deal.games.len(), 2);
@@ -121,7 +133,9 @@ async fn a_lease_takes_results_only_for_its_games_as_proved_and_once() {
     // Counted once, from the record; the second post changes nothing.
     let first = hub.result(&a, &post(&lease, g0.game, &record)).await.unwrap();
     assert_eq!(first.status, ResultStatus::Counted);
+    valid("work-result-answer.json", &first);
     let again = hub.result(&a, &post(&lease, g0.game, &record)).await.unwrap();
+    valid("work-result-answer.json", &again);
     assert_eq!((again.status, again.points), (ResultStatus::AlreadyCounted, first.points));
     let row = store.game(g0.game).await.unwrap().unwrap();
     assert_eq!(row.points, Some([i32::from(first.points[0]), i32::from(first.points[1])]));
