@@ -14,6 +14,7 @@ pub mod serve;
 pub mod store;
 pub mod token;
 pub mod web;
+pub mod work;
 
 /// A bot entrant's id (one name and version), as the database numbers it.
 pub type BotId = i64;

@@ -80,6 +80,16 @@ struct Serve {
     /// the client the rate limit counts; repeatable.
     #[arg(long, value_name = "IP", requires = "web")]
     trusted_proxy: Vec<std::net::IpAddr>,
+    /// Queue the deals of house and hosted entrants for `referee worker`s, which lease them
+    /// through the web server's work API (needs --web).
+    #[arg(long, requires = "web")]
+    work: bool,
+    /// A worker's lease expires when its last heartbeat is older than this, in milliseconds.
+    #[arg(long, default_value_t = 10_000, requires = "work", value_parser = clap::value_parser!(u64).range(500..=3_600_000))]
+    lease_ttl_ms: u64,
+    /// Deals queued for workers or leased, at most.
+    #[arg(long, default_value_t = 8, requires = "work", value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    work_deals: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -92,6 +102,16 @@ enum Admin {
     Pause(Pause),
     /// Let a paused bot play again.
     Unpause(Which),
+    /// Create a worker (`referee worker --token`) and print its token, the only time it is shown.
+    AddWorker(AddWorker),
+}
+
+#[derive(Args, Debug)]
+struct AddWorker {
+    #[command(flatten)]
+    db: Db,
+    /// The worker's name (unique).
+    name: String,
 }
 
 #[derive(Args, Debug)]
@@ -123,6 +143,10 @@ struct AddBot {
     /// Games it may start in a day.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..))]
     games_per_day: u32,
+    /// A bot the organiser runs on the workers (`referee worker --bot NAME=PROGRAM`): it joins
+    /// with no token and plays only where `arena serve --work` queues its deals.
+    #[arg(long, conflicts_with = "house")]
+    hosted: bool,
     /// Create this many bots at once, `NAME-1` by `AUTHOR-1` to `NAME-N` by `AUTHOR-N` (a ladder
     /// seeded for a test or a benchmark), one `token` line each.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -202,8 +226,14 @@ async fn run(command: Command) -> Result<(), String> {
                 Some(n) => (1..=n).map(Some).collect(),
                 None => vec![None],
             };
+            // Workers name a hosted entrant by its name alone.
+            let hosted = store.hosted_bots().await.map_err(|e| e.to_string())?;
+            let bots = store.bots().await.map_err(|e| e.to_string())?;
             for k in each {
                 let (author, name) = named(k);
+                if a.hosted && bots.iter().any(|b| b.name == name && hosted.contains(&b.id)) {
+                    return Err(format!("a hosted entrant is named {name} already"));
+                }
                 let new = NewBot {
                     author,
                     name,
@@ -213,6 +243,10 @@ async fn run(command: Command) -> Result<(), String> {
                     games_per_day: a.games_per_day,
                 };
                 let (bot, token) = store.add_bot(&new, now()).await.map_err(|e| e.to_string())?;
+                if a.hosted {
+                    store.set_hosted(bot.id).await.map_err(|e| e.to_string())?;
+                    println!("hosted: workers play it with --bot {}=PROGRAM", bot.name);
+                }
                 println!(
                     "bot {} ({} version {}, by {})",
                     bot.id, bot.name, bot.version, bot.author
@@ -225,17 +259,27 @@ async fn run(command: Command) -> Result<(), String> {
         Admin::List(db) => {
             let store = open(&db).await?;
             let bots = store.bots().await.map_err(|e| e.to_string())?;
+            let hosted = store.hosted_bots().await.map_err(|e| e.to_string())?;
             store.close().await;
             println!(
                 "{:>5}  {:<16} {:<20} {:<10} {:>6} {:>9}  status",
                 "id", "author", "name", "version", "tables", "games/day"
             );
             for b in &bots {
-                println!("{}", line(b));
+                println!("{}", line(b, hosted.contains(&b.id)));
             }
         }
         Admin::Pause(p) => set_paused(&p.which, Some(&p.reason)).await?,
         Admin::Unpause(w) => set_paused(&w, None).await?,
+        Admin::AddWorker(w) => {
+            let store = open(&w.db).await?;
+            let (worker, token) =
+                store.add_worker(&w.name, now()).await.map_err(|e| e.to_string())?;
+            store.close().await;
+            println!("worker {} ({})", worker.id, worker.name);
+            println!("token {}", token.as_str());
+            println!("keep the token: it is shown only now and stored only as a hash");
+        }
     }
     Ok(())
 }
@@ -262,6 +306,10 @@ async fn serve(s: Serve) -> Result<(), String> {
         qualifying_games: s.qualifying_games,
         house: !s.no_house,
         house_tables: s.house_tables,
+        work: s.work.then_some(aluette_arena::work::WorkSettings {
+            ttl_ms: s.lease_ttl_ms,
+            deals: s.work_deals,
+        }),
         ..Settings::default()
     };
     let mut settings = settings;
@@ -339,11 +387,12 @@ async fn serve(s: Serve) -> Result<(), String> {
     run(settings, stop, Some(tx)).await
 }
 
-fn line(b: &Bot) -> String {
-    let status = match (&b.paused_reason, b.house) {
-        (Some(reason), _) => format!("paused: {reason}"),
-        (None, true) => "house".to_string(),
-        (None, false) => "active".to_string(),
+fn line(b: &Bot, hosted: bool) -> String {
+    let status = match (&b.paused_reason, b.house, hosted) {
+        (Some(reason), _, _) => format!("paused: {reason}"),
+        (None, true, _) => "house".to_string(),
+        (None, false, true) => "hosted".to_string(),
+        (None, false, false) => "active".to_string(),
     };
     format!(
         "{:>5}  {:<16} {:<20} {:<10} {:>6} {:>9}  {status}",

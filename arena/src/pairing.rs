@@ -230,5 +230,13 @@ fn fill<'a>(
     (chosen.len() == 4).then(|| [chosen[0], chosen[1], chosen[2], chosen[3]])
 }
 
+/// The first dealer of a table dealt in `orientation`: the bot in seat s holds the deal's hand
+/// s + orientation, and the first dealer turns the deal by the same amount (the dealer always
+/// holds hand 0), so the deal is the same at every table, turned. The server's tables and the
+/// workers' are dealt by it.
+pub fn first_dealer(orientation: u8) -> u8 {
+    (4 - orientation % 4) % 4
+}
+
 #[cfg(test)]
 mod tests;

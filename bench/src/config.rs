@@ -28,6 +28,7 @@ pub(crate) const USAGE: &str =
                      --quick)
   --web-only         only the web server's sections (spectators, web flood)
   --arena-only       only the arena's section
+  --workers-only     only the workers' section (arena serve --work, referee worker)
   --instant-bot      be the instant bot (stdin/stdout, or TCP with --connect and --token;
                      --burn-us US spends US of CPU time before each answer)";
 
@@ -53,6 +54,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Config, String> {
         repeat: 0,
         web_only: false,
         arena_only: false,
+        workers_only: false,
     };
     let (mut games, mut python_games, mut repeat) = (None, None, None);
     let mut it = args.iter();
@@ -82,6 +84,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--no-python" => cfg.python = None,
             "--web-only" => cfg.web_only = true,
             "--arena-only" => cfg.arena_only = true,
+            "--workers-only" => cfg.workers_only = true,
             "--repeat" => {
                 let v = value()?;
                 let n = v.parse::<usize>().ok().filter(|&n| (1..=100).contains(&n));

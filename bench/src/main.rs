@@ -4,7 +4,8 @@
 //! The figures: the round trip of one line over a pipe (the floor) with the CPU each side spends,
 //! the referee with four instant bots (pinned, unpinned, one table per CPU, over TCP), with four
 //! sample Rust bots and with four Python bots, the referee's peak memory (one table, 1, 16 and 64
-//! tables in a tournament, 1,000 idle TCP connections), and optionally the engine alone. See
+//! tables in a tournament, 1,000 idle TCP connections), the arena and its workers, and optionally
+//! the engine alone. See
 //! bench/README.md. `--echo` and `--instant-bot` turn the binary into the floor's echo child and
 //! into the instant bot.
 
@@ -22,6 +23,7 @@ mod tables;
 mod tcp;
 mod tools;
 mod web;
+mod workers;
 
 use config::{USAGE, parse_args};
 use report::Report;
@@ -46,6 +48,7 @@ struct Config {
     repeat: usize,
     web_only: bool,
     arena_only: bool,
+    workers_only: bool,
 }
 
 fn main() -> ExitCode {
@@ -120,6 +123,10 @@ fn run(cfg: &Config) -> Res<()> {
         arena::rows(&mut report, &cfg.arena_bin, &std::env::current_exe()?, cfg.quick);
         return finish(report, cfg);
     }
+    if cfg.workers_only {
+        workers::rows(&mut report, &cfg.referee_bin, &cfg.arena_bin, cfg.quick);
+        return finish(report, cfg);
+    }
     if cfg.web_only {
         let bot = sections::instant_bot()?;
         web::sections(&mut report, &cfg.referee_bin, &bot, cfg.games, cfg.seed, pin, other)?;
@@ -142,6 +149,8 @@ fn run(cfg: &Config) -> Res<()> {
     scale::memory(&mut report, &bench, &instant, python.as_ref(), &many, &idle);
     // 7b. The arena: many tables in one server, and idle connected bots.
     arena::rows(&mut report, &cfg.arena_bin, &std::env::current_exe()?, cfg.quick);
+    // 7c. Workers that lease games from the arena over HTTP (issue 28).
+    workers::rows(&mut report, &cfg.referee_bin, &cfg.arena_bin, cfg.quick);
     scale::engine_alone(&mut report, &bench, &instant)?;
     finish(report, cfg)
 }

@@ -85,6 +85,7 @@ mod shutdown;
 mod text;
 mod tournament;
 mod web;
+pub mod worker;
 
 pub use api::{Config, Connection, Door, Game, Outcome, Player, Seat, Status, Stop, Table};
 /// The wire protocol's types, at the version the referee speaks.
@@ -164,6 +165,11 @@ fn run(command: cli::Run) -> Result<(), String> {
             }
             runtime(tokio::runtime::Builder::new_current_thread())
                 .and_then(|rt| rt.block_on(match_cmd::run(*cfg)))
+        }
+        cli::Run::Worker(cfg) => {
+            bot::process::raise_fd_limit();
+            runtime(tokio::runtime::Builder::new_multi_thread())
+                .and_then(|rt| rt.block_on(worker::run(cfg)))
         }
         cli::Run::CheckBot(cfg) => runtime(tokio::runtime::Builder::new_multi_thread())
             .and_then(|rt| rt.block_on(check_bot::run(cfg))),

@@ -1,80 +1,14 @@
 //! The house players: the server's own bots, always there, so that a fresh arena plays from its
 //! first minute and every newcomer has tablemates to qualify against. Each kind sits in two
-//! chairs (two entrants), so two disjoint tables can be formed from the house alone.
+//! chairs (two entrants), so two disjoint tables can be formed from the house alone. What each
+//! kind plays is the referee library's ([`Kind`]), shared with `referee worker`.
 
 use crate::BotId;
 use crate::store::{NewBot, Store, StoreError};
-use aluette_referee::protocol::msg::{FromBot, ToBot};
-use aluette_referee::{Player, Seat};
-use std::time::Instant;
 
-/// The strategies of the house.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// Random legal moves.
-    Random,
-    /// The referee's heuristic bot.
-    Heuristic,
-    /// The search bot at its default share of the clock.
-    Search,
-    /// The search bot at four times that share.
-    SlowSearch,
-}
-
-impl Kind {
-    /// Every kind, weakest first.
-    pub const ALL: [Kind; 4] = [Kind::Random, Kind::Heuristic, Kind::Search, Kind::SlowSearch];
-
-    /// The entrant's name stem.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Random => "house-random",
-            Kind::Heuristic => "house-heuristic",
-            Kind::Search => "house-search",
-            Kind::SlowSearch => "house-search-slow",
-        }
-    }
-
-    /// A fresh bot of this kind for one table; `seed` varies the search's sampling.
-    pub fn seat(self, seed: u64) -> Seat {
-        let search = |think: f64| {
-            let settings = search::Settings { seed, samples: None, think };
-            Seat::player(self.name(), Search(self.name(), search::Player::new(settings)))
-        };
-        match self {
-            Kind::Random => Seat::builtin("random").expect("a built-in bot"),
-            Kind::Heuristic => Seat::builtin("heuristic").expect("a built-in bot"),
-            Kind::Search => search(search::DEFAULT_THINK),
-            Kind::SlowSearch => search(4.0 * search::DEFAULT_THINK),
-        }
-    }
-}
-
-/// The search crate's player as an in-process seat; the hello is answered here, as the
-/// referee's own search bot answers it (the search crate only notes what was offered).
-struct Search(&'static str, search::Player);
-
-impl Player for Search {
-    fn answer(&mut self, msg: ToBot, asked: Instant) -> Option<FromBot> {
-        let mut elapsed = || asked.elapsed().as_micros() as u64;
-        let answer = self.1.handle(&msg, &mut elapsed);
-        let ToBot::Hello { id, features, .. } = msg else { return answer };
-        let surrender = aluette_referee::protocol::SURRENDER;
-        Some(FromBot::Hello {
-            id,
-            name: self.0.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            author: Some("house".into()),
-            protocol: Some(aluette_referee::protocol::PROTOCOL_VERSION),
-            token: None,
-            features: features.into_iter().filter(|f| f == surrender).collect(),
-        })
-    }
-
-    fn blocking(&self) -> bool {
-        true
-    }
-}
+/// The strategies of the house, and the seat each plays from: the referee library's, so the
+/// server's own tables and the workers' leased ones seat a house entrant alike.
+pub use aluette_referee::worker::House as Kind;
 
 /// Tables a house entrant may sit at at once, unless the server is told otherwise.
 pub const HOUSE_TABLES: u32 = 4;

@@ -62,6 +62,9 @@ pub struct Settings {
     pub web: Option<String>,
     /// The web server's admin token, rate limit and address announcement.
     pub web_options: crate::web::Options,
+    /// Queue the deals of house and hosted entrants for workers (`--work`); `None`: the house
+    /// plays in the server and hosted entrants are never seated.
+    pub work: Option<crate::work::WorkSettings>,
 }
 
 impl Default for Settings {
@@ -84,6 +87,7 @@ impl Default for Settings {
             refit_every: Duration::from_secs(5),
             web: None,
             web_options: crate::web::Options::default(),
+            work: None,
         }
     }
 }
@@ -127,6 +131,8 @@ struct Server {
     last_refit: Option<(std::time::Instant, Duration)>,
     stop: Stop,
     live: live::Live,
+    /// The work queue (idle without `--work`) and the counters of `/metrics`.
+    hub: crate::work::Hub,
     /// Time spent waiting on the database, games finished and the answers they took: the
     /// figures `arena serve` prints when it ends (the benchmark reads them).
     db: Duration,
@@ -178,6 +184,14 @@ pub async fn run(
         .answer_ms(settings.answer_ms)
         .bank_ms(settings.bank_ms)
         .handshake_ms(settings.handshake_ms);
+    let hub = crate::work::Hub::new(
+        store.clone(),
+        settings.work.clone(),
+        records.clone(),
+        &config,
+        house.clone(),
+    );
+    hub.recover().await.map_err(|e| e.to_string())?;
     let index = Index::default();
     index.reload(&store).await.map_err(|e| e.to_string())?;
     let admit = {
@@ -195,7 +209,8 @@ pub async fn run(
             let mut options = settings.web_options.clone();
             options.bots = Some(door.clone());
             options.records = Some(records.clone());
-            crate::web::start(listen, &options, store.clone(), live.clone()).await?
+            let work = Some(crate::work::routes(hub.clone()));
+            crate::web::start_with(listen, &options, store.clone(), live.clone(), work).await?
         }),
         None => None,
     };
@@ -213,14 +228,20 @@ pub async fn run(
         last_refit: None,
         stop: stop.clone(),
         live,
+        hub,
         db: Duration::ZERO,
         games: 0,
         answers: 0,
     };
     let mut reload = tokio::time::interval(Duration::from_secs(2));
+    let mut work_tick = tokio::time::interval(Duration::from_millis(250));
     loop {
         let stopping = server.stopping();
-        if stopping && server.in_play.is_empty() {
+        // Leased games end too (or their leases expire) before the server does.
+        if stopping
+            && server.in_play.is_empty()
+            && server.hub.idle().await.map_err(|e| e.to_string())?
+        {
             break;
         }
         server.pool.gather(&door).await;
@@ -231,8 +252,10 @@ pub async fn run(
             Some(done) = done_rx.recv() => server.finish(done).await?,
             () = door.changed(Duration::from_millis(250)) => {}
             _ = reload.tick() => server.index.reload(&server.store).await.map_err(|e| e.to_string())?,
+            _ = work_tick.tick() => server.work_turn().await?,
         }
     }
+    server.hub.close().await.map_err(|e| e.to_string())?;
     server.refit(true).await?;
     eprintln!(
         "arena: served {} games ({} answers); database time {} us",
@@ -264,6 +287,12 @@ impl Server {
                 self.store.plan_deal(&offered, self.settings.qualifying_games, &params, t);
             let plan = timed(&mut self.db, planned).await.map_err(|e| e.to_string())?;
             let Some(plan) = plan else { return Ok(()) };
+            // With workers, a deal of the house alone is theirs (see `work_turn`).
+            let house_only =
+                plan.tables.iter().flat_map(|t| t.seats).all(|id| self.house.contains_key(&id));
+            if self.hub.enabled() && house_only {
+                return Ok(());
+            }
             // A planned external seat whose connection is gone since the pool was counted:
             // the deal waits for the next turn.
             let all_there = plan
@@ -297,16 +326,14 @@ impl Server {
                 let mut seats = Vec::with_capacity(4);
                 for (s, &id) in table.seats.iter().enumerate() {
                     seats.push(match self.house.get(&id) {
-                        Some(kind) => kind.seat(seed.wrapping_add(game as u64 * 4 + s as u64)),
+                        Some(kind) => kind.seat(house::Kind::seat_seed(seed, game, s)),
                         // Each bot sits once per deal, and an idle connection of each was
                         // checked above, in this same turn of the loop.
                         None => Seat::from(self.pool.take(id).expect("an idle connection")),
                     });
                 }
                 let seats: [Seat; 4] = seats.try_into().expect("four seats");
-                // The bot in seat s holds the deal's hand s + orientation: the first dealer
-                // turns the deal by the same amount (the dealer always holds hand 0).
-                let first_dealer = (4 - table.orientation % 4) % 4;
+                let first_dealer = crate::pairing::first_dealer(table.orientation);
                 let g = Game::new(seed)
                     .number(game as u64)
                     .first_dealer(first_dealer)
@@ -372,6 +399,7 @@ impl Server {
                     record_path: kept.ok(),
                 };
                 store.end_game(done.game, &end, t).await.map_err(|e| e.to_string())?;
+                self.hub.metrics().game_ended(crate::work::Where::Server);
             }
             Ok(_) => store
                 .void_game(done.game, "the server stopped", t)
@@ -409,6 +437,25 @@ impl Server {
             self.refit(false).await?;
         }
         self.pause_faulty(&done.seats).await
+    }
+
+    /// The work queue's turn (`--work`): stale leases expired, the queue filled, the boards
+    /// refitted after deals the workers finished, their bots' fault rates checked.
+    async fn work_turn(&mut self) -> Result<(), String> {
+        if !self.hub.enabled() {
+            return Ok(());
+        }
+        self.hub.expire_stale().await.map_err(|e| e.to_string())?;
+        if !self.stopping() {
+            let params = Params { tables: self.settings.tables_per_deal, ..Params::default() };
+            let fill = self.hub.fill(self.settings.qualifying_games, &params);
+            timed(&mut self.db, fill).await.map_err(|e| e.to_string())?;
+        }
+        if self.hub.take_scored() > 0 {
+            self.refit(false).await?;
+        }
+        let ended = self.hub.take_ended();
+        self.pause_faulty(&ended).await
     }
 
     /// Refits both boards when the last refit is old enough (or `now`).

@@ -10,12 +10,14 @@ mod bots;
 mod games;
 mod index;
 mod ladder;
+mod queue;
 mod ratings;
 mod stats;
 mod web;
 
 pub use bots::{Bot, NewBot};
 pub use games::{GameEnd, GameRow, GameStatus, NewGame};
+pub use queue::{LeaseRow, LeaseState, QueuedDeal, Worker};
 pub use ratings::{BoardKind, RatingRow, Snapshot};
 pub use stats::{Activity, DAY_SECONDS, day_of};
 

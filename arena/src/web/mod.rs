@@ -149,6 +149,19 @@ pub async fn start(
     store: Store,
     live: Live,
 ) -> Result<Web, String> {
+    start_with(listen, options, store, live, None).await
+}
+
+/// [`start`], with `more` routes beside the pages, outside their per-address rate limit: the
+/// work API and `/metrics` (spec/arena.md section 10), which workers on one host would
+/// otherwise share a bucket for.
+pub async fn start_with(
+    listen: &str,
+    options: &Options,
+    store: Store,
+    live: Live,
+    more: Option<Router>,
+) -> Result<Web, String> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen for the web pages on {listen}: {e}"))?;
@@ -169,12 +182,17 @@ pub async fn start(
     // The referee's own web door: a deadline for each request's head, connections capped in
     // all and per address within the descriptors the process may open, and each request told
     // its peer's address (`ConnectInfo`), which the rate limit reads.
-    // And the referee's own check of each request's `Host`, against DNS rebinding.
+    let mut routes = router(app);
+    if let Some(more) = more {
+        routes = routes.merge(more);
+    }
+    // And the referee's own check of each request's `Host`, against DNS rebinding: the work
+    // API's too.
     let hosts = options
         .public_hosts
         .iter()
         .fold(aluette_referee::Hosts::of_listener(listen, addr), |h, name| h.public(name));
-    let task = tokio::spawn(aluette_referee::serve_http(listener, hosts.guard(router(app))));
+    let task = tokio::spawn(aluette_referee::serve_http(listener, hosts.guard(routes)));
     options.announce.send(addr);
     Ok(Web { addr, task })
 }

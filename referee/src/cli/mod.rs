@@ -51,6 +51,46 @@ pub(crate) enum Command {
     /// Each bot's mean cost per card against perfect play with every hand visible, over
     /// records or a tournament's folder (spec/par.md).
     Par(ParArgs),
+    /// Play an arena's leased games (house and hosted entrants) and post their records
+    /// (spec/arena.md section 10).
+    Worker(WorkerArgs),
+}
+
+/// Arguments of `referee worker`.
+#[derive(Debug, Args)]
+pub(crate) struct WorkerArgs {
+    /// The arena's web server: http://HOST:PORT (plain HTTP; TLS is a reverse proxy's job).
+    #[arg(long, value_name = "URL", value_parser = worker_server)]
+    server: String,
+    /// The worker's token, as `arena admin add-worker` printed it.
+    #[arg(long, value_name = "TOKEN", required_unless_present = "token_file")]
+    token: Option<String>,
+    /// Read the token from this file instead (kept out of the process list).
+    #[arg(long, value_name = "FILE", conflicts_with = "token")]
+    token_file: Option<PathBuf>,
+    /// Tables played at once.
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u32>(1, 256))]
+    slots: u32,
+    /// A hosted entrant's program: NAME=PROGRAM (a command line, split like a shell, never run
+    /// by one; or builtin:NAME), started once per table. Repeat for each hosted entrant.
+    #[arg(long = "bot", value_name = "NAME=PROGRAM", value_parser = worker_bot)]
+    bots: Vec<(String, String)>,
+}
+
+fn worker_server(text: &str) -> Result<String, String> {
+    crate::worker::client::parse_server(text).map(|_| text.to_string())
+}
+
+fn worker_bot(text: &str) -> Result<(String, String), String> {
+    let Some((name, program)) = text.split_once('=') else {
+        return Err(format!("{text:?} is not NAME=PROGRAM"));
+    };
+    let (name, program) = (name.trim(), program.trim());
+    if name.is_empty() || program.is_empty() {
+        return Err(format!("{text:?}: both the entrant's name and its program are needed"));
+    }
+    crate::api::Seat::parse(program)?;
+    Ok((name.to_string(), program.to_string()))
 }
 
 #[derive(Debug, Args)]
@@ -208,6 +248,8 @@ pub(crate) enum Run {
     CheckBot(CheckBotConfig),
     Tournament(Box<TournamentConfig>),
     Standings(StandingsConfig),
+    /// `worker`: lease, play and post an arena's games.
+    Worker(crate::worker::WorkerConfig),
 }
 
 impl Command {
@@ -250,6 +292,27 @@ impl Command {
                 }
             },
             Command::Par(a) => Run::Par(ParConfig { paths: a.paths, nodes: a.nodes }),
+            Command::Worker(a) => {
+                let mut bots = std::collections::BTreeMap::new();
+                for (name, program) in a.bots {
+                    if bots.insert(name.clone(), program).is_some() {
+                        return Err(format!("--bot {name}=... is given twice"));
+                    }
+                }
+                let token = match (a.token, a.token_file) {
+                    (Some(token), _) => token,
+                    (None, Some(file)) => std::fs::read_to_string(&file)
+                        .map_err(|e| format!("cannot read {}: {e}", file.display()))?,
+                    (None, None) => return Err("give --token or --token-file".into()),
+                };
+                let token = token.trim().to_string();
+                Run::Worker(crate::worker::WorkerConfig {
+                    server: a.server,
+                    token,
+                    slots: a.slots,
+                    bots,
+                })
+            }
             Command::CheckBot(a) => {
                 let spec = BotSpec::parse(&a.command)?;
                 if spec.is_tcp() {
