@@ -5,10 +5,13 @@ use super::{Result, Store};
 use crate::BotId;
 
 impl Store {
-    /// `(token hash, bot, tables at once)` for every bot that is not paused, in id order.
+    /// `(token hash, bot, tables at once)` for every bot that is not paused, in id order; not
+    /// the hosted entrants, which the workers run as programs: a connection with a hosted
+    /// entrant's token would seat a second copy of it beside the workers'.
     pub async fn token_index(&self) -> Result<Vec<([u8; 32], BotId, u32)>> {
         let rows: Vec<(Vec<u8>, i64, i64)> = sqlx::query_as(
-            "SELECT token_hash, id, tables_at_once FROM bots WHERE paused_reason IS NULL ORDER BY id",
+            "SELECT token_hash, id, tables_at_once FROM bots WHERE paused_reason IS NULL \
+             AND id NOT IN (SELECT bot_id FROM hosted_bots) ORDER BY id",
         )
         .fetch_all(&self.pool)
         .await?;

@@ -251,3 +251,29 @@ fn a_lease_takes_whole_runnable_deals_oldest_first_within_its_slots() {
     );
     assert!(pick_deals(&q, |id| id > 4, 8).is_empty());
 }
+
+/// A hosted entrant is the workers' to play: the server's door admits no connection with its
+/// token, while the same bot before it was hosted, and any other, is admitted.
+#[tokio::test]
+async fn the_door_refuses_a_hosted_entrants_token() {
+    let dir = Scratch::new("hosted-door");
+    let (store, _, _, _) = setup(&dir).await;
+    let new = |name: &str| NewBot {
+        author: "someone".into(),
+        name: name.into(),
+        version: "1".into(),
+        house: false,
+        tables_at_once: 1,
+        games_per_day: 100,
+    };
+    let (hosted, hosted_token) = store.add_bot(&new("hosted"), 0).await.unwrap();
+    let (_, other_token) = store.add_bot(&new("connected"), 0).await.unwrap();
+    let index = crate::serve::seats::Index::default();
+    index.reload(&store).await.unwrap();
+    assert!(index.admit(hosted_token.as_str()).is_some(), "not hosted yet");
+    store.set_hosted(hosted.id).await.unwrap();
+    index.reload(&store).await.unwrap();
+    assert_eq!(index.admit(hosted_token.as_str()), None);
+    assert!(index.admit(other_token.as_str()).is_some());
+    store.close().await;
+}
