@@ -10,7 +10,7 @@ use aluette_referee::worker::wire::{
     Lease, LeaseRequest, LeasedDeal, LeasedGame, LeasedSeat, ResultAnswer, ResultPost,
     ResultStatus, SeatKind,
 };
-use aluette_referee::worker::{Expected, check_result};
+use aluette_referee::worker::{Expected, Verdict, check_result};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Why a request was refused: the HTTP status and its one line.
@@ -164,17 +164,37 @@ impl Hub {
 
     /// Takes a game's result: only for a game the worker's lease holds, only as its record
     /// proves it, and once (a second post of a counted game is answered "already counted").
+    /// The record is replayed before the gate, on a blocking thread, so workers' results are
+    /// proved side by side; the gate holds only the database's part, which looks at the game
+    /// again first (an expiry or another post may have come meanwhile).
     pub async fn result(
         &self,
         worker: &Worker,
         post: &ResultPost,
     ) -> Result<ResultAnswer, Refusal> {
         self.settings()?;
-        let _gate = self.0.gate.lock().await;
-        // The database's time: the result's whole handling but the record's replay and write.
         let started = std::time::Instant::now();
         let mut checking = std::time::Duration::ZERO;
-        let outcome = self.take_result(worker, post, &mut checking).await;
+        let outcome = match self.admissible(worker, post).await {
+            Ok(Admissible::Counted(answer)) => Ok(answer),
+            Ok(Admissible::Open { expected, .. }) => {
+                let check_started = std::time::Instant::now();
+                let record = post.record.clone();
+                let proved =
+                    tokio::task::spawn_blocking(move || check_result(&record, &expected)).await;
+                checking = check_started.elapsed();
+                match proved {
+                    Ok(Ok(verdict)) => {
+                        let _gate = self.0.gate.lock().await;
+                        self.commit(worker, post, &verdict).await
+                    }
+                    Ok(Err(e)) => Err(Refusal::new(422, e)),
+                    Err(e) => Err(Refusal::new(500, format!("the record's check: {e}"))),
+                }
+            }
+            Err(r) => Err(r),
+        };
+        // The database's time: the result's whole handling but the record's replay.
         self.0.metrics.db_time(started.elapsed().saturating_sub(checking));
         if let Err(r) = &outcome {
             self.0.metrics.error(if r.status == 422 {
@@ -186,14 +206,9 @@ impl Hub {
         outcome
     }
 
-    /// [`Hub::result`] behind the gate; `checking` is told the time spent replaying and
-    /// writing the record.
-    async fn take_result(
-        &self,
-        worker: &Worker,
-        post: &ResultPost,
-        checking: &mut std::time::Duration,
-    ) -> Result<ResultAnswer, Refusal> {
+    /// Whether `post` may be taken: refused (not this worker's lease, not its game, void,
+    /// not started, lease closed), already counted, or open, with what its record must prove.
+    async fn admissible(&self, worker: &Worker, post: &ResultPost) -> Result<Admissible, Refusal> {
         let store = &self.0.store;
         let (lease, game) = (post.lease, post.game);
         let Some(row) = store.lease(lease).await? else {
@@ -212,7 +227,8 @@ impl Hub {
             GameStatus::Done => {
                 let [a, b] = g.points.unwrap_or([0, 0]);
                 let points = [a.clamp(0, 65_535) as u16, b.clamp(0, 65_535) as u16];
-                return Ok(ResultAnswer { game, status: ResultStatus::AlreadyCounted, points });
+                let answer = ResultAnswer { game, status: ResultStatus::AlreadyCounted, points };
+                return Ok(Admissible::Counted(answer));
             }
             GameStatus::Void => {
                 return Err(Refusal::new(
@@ -238,10 +254,22 @@ impl Hub {
             first_dealer: crate::pairing::first_dealer(g.orientation),
             config: self.0.config.clone(),
         };
-        let check_started = std::time::Instant::now();
-        let checked = check_result(&post.record, &expected).map_err(|e| Refusal::new(422, e));
-        *checking = check_started.elapsed();
-        let verdict = checked?;
+        Ok(Admissible::Open { expected, deal, seats: g.seats })
+    }
+
+    /// Counts a proved result, behind the gate, if the game is still open to it.
+    async fn commit(
+        &self,
+        worker: &Worker,
+        post: &ResultPost,
+        verdict: &Verdict,
+    ) -> Result<ResultAnswer, Refusal> {
+        let (deal, seats) = match self.admissible(worker, post).await? {
+            Admissible::Counted(answer) => return Ok(answer),
+            Admissible::Open { deal, seats, .. } => (deal, seats),
+        };
+        let (lease, game) = (post.lease, post.game);
+        let store = &self.0.store;
         // Kept whole or not at all (a file renamed into place, or one object put).
         let path =
             self.0.records.keep_text(game, &post.record).await.map_err(|e| Refusal::new(500, e))?;
@@ -253,7 +281,7 @@ impl Hub {
         };
         store.end_game(game, &end, crate::serve::now()).await?;
         self.0.metrics.game_ended(Where::Worker);
-        self.0.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(g.seats);
+        self.0.ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(seats);
         self.score_if_over(deal).await?;
         store.close_lease_if_done(lease).await?;
         Ok(ResultAnswer { game, status: ResultStatus::Counted, points: verdict.points })
@@ -348,4 +376,12 @@ impl Hub {
         }
         Ok(())
     }
+}
+
+/// What a posted result may become.
+enum Admissible {
+    /// The game is counted already: the answer to a second post.
+    Counted(ResultAnswer),
+    /// The game waits for this result, which its record must prove.
+    Open { expected: Expected, deal: i64, seats: [BotId; 4] },
 }
