@@ -11,7 +11,7 @@ pub mod seats;
 use crate::BotId;
 use crate::pairing::Params;
 use crate::rating::batch;
-use crate::store::{GameEnd, NewGame, Store};
+use crate::store::{GameEnd, Location, NewGame, SchedulerLock, Store};
 use aluette_referee::protocol::record::Penalty;
 use aluette_referee::rules::{MatchLength, Rules};
 use aluette_referee::{Config, Connection, Door, Game, Outcome, Seat, Status, Stop, Table};
@@ -24,8 +24,13 @@ use tokio::sync::mpsc;
 /// How the server runs.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// The database file.
+    /// The database file (SQLite), unless `database` names another.
     pub db: PathBuf,
+    /// The database, when it is not the file `db`: a Postgres URL, or a SQLite file.
+    pub database: Option<Location>,
+    /// How often a standby server (one that found another holding the scheduler's lock)
+    /// tries the lock again.
+    pub standby_retry: Duration,
     /// Where game records go (one file per game).
     pub records: PathBuf,
     /// Where bots connect (`HOST:PORT`).
@@ -63,6 +68,8 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             db: PathBuf::from("arena.db"),
+            database: None,
+            standby_retry: Duration::from_secs(2),
             records: PathBuf::from("arena-records"),
             listen: "127.0.0.1:7878".into(),
             answer_ms: 1_000,
@@ -134,11 +141,19 @@ pub async fn run(
     stop: Stop,
     ready: Option<tokio::sync::oneshot::Sender<std::net::SocketAddr>>,
 ) -> Result<(), String> {
-    let store = Store::open(&settings.db)
+    let location = settings.database.clone().unwrap_or_else(|| Location::from(&*settings.db));
+    let store = Store::connect(&location)
         .await
-        .map_err(|e| format!("cannot open the database {}: {e}", settings.db.display()))?;
+        .map_err(|e| format!("cannot open the database {location}: {e}"))?;
     std::fs::create_dir_all(&settings.records)
         .map_err(|e| format!("cannot create {}: {e}", settings.records.display()))?;
+    let live = live::Live::default();
+    // One server per database schedules (spec/arena.md, "Two servers on one database"); until
+    // this one holds the lock it serves its pages and seats nobody.
+    let (lock, standby_web) = match elect(&settings, &location, &store, &live, &stop).await? {
+        Some(won) => won,
+        None => return Ok(()),
+    };
     let voided = store.void_in_flight(now()).await.map_err(|e| e.to_string())?;
     if voided > 0 {
         tracing::warn!("{voided} games in flight when the server last stopped are void");
@@ -169,9 +184,14 @@ pub async fn run(
     if let Some(ready) = ready {
         let _ = ready.send(door.addr());
     }
-    let live = live::Live::default();
-    // Dropped when the server returns, which stops the pages.
-    let _web = match &settings.web {
+    // Dropped when the server returns, which stops the pages. A standby's pages had no door
+    // to carry WebSockets to: they start again, on the address they had, with it.
+    let web_listen = match &standby_web {
+        Some(web) => Some(web.addr().to_string()),
+        None => settings.web.clone(),
+    };
+    drop(standby_web);
+    let _web = match &web_listen {
         Some(listen) => Some({
             let mut options = settings.web_options.clone();
             options.bots = Some(door.clone());
@@ -196,6 +216,7 @@ pub async fn run(
         games: 0,
         answers: 0,
     };
+    let mut lock = lock;
     let mut reload = tokio::time::interval(Duration::from_secs(2));
     loop {
         let stopping = server.stopping();
@@ -209,7 +230,14 @@ pub async fn run(
         tokio::select! {
             Some(done) = done_rx.recv() => server.finish(done).await?,
             () = door.changed(Duration::from_millis(250)) => {}
-            _ = reload.tick() => server.index.reload(&server.store).await.map_err(|e| e.to_string())?,
+            _ = reload.tick() => {
+                server.index.reload(&server.store).await.map_err(|e| e.to_string())?;
+                // A Postgres session cut (and its advisory lock with it) lets another server
+                // schedule: this one must not plan beside it.
+                if !lock.holds().await {
+                    return Err("lost the scheduler's lock (the database connection dropped)".into());
+                }
+            }
         }
     }
     server.refit(true).await?;
@@ -223,6 +251,54 @@ pub async fn run(
     door.close("the arena is closing").await;
     server.store.close().await;
     Ok(())
+}
+
+/// Takes the scheduler's lock, waiting as a standby (pages served, nobody seated, no door) while
+/// another server holds it; the lock, and the standby's pages if it had to wait. `None`: the
+/// server was stopped before it won.
+async fn elect(
+    settings: &Settings,
+    location: &Location,
+    store: &Store,
+    live: &live::Live,
+    stop: &Stop,
+) -> Result<Option<(SchedulerLock, Option<crate::web::Web>)>, String> {
+    let take = || async {
+        SchedulerLock::try_take(location)
+            .await
+            .map_err(|e| format!("the scheduler's lock on {location}: {e}"))
+    };
+    if let Some(lock) = take().await? {
+        return Ok(Some((lock, None)));
+    }
+    {
+        use std::io::Write as _;
+        println!(
+            "arena: standby: another server schedules on {location}; trying every {} s",
+            settings.standby_retry.as_secs_f64()
+        );
+        let _ = std::io::stdout().flush();
+    }
+    let web = match &settings.web {
+        Some(listen) => Some(
+            crate::web::start(listen, &settings.web_options, store.clone(), live.clone()).await?,
+        ),
+        None => None,
+    };
+    let mut next_try = tokio::time::Instant::now() + settings.standby_retry;
+    loop {
+        if stop.is_stopping() {
+            return Ok(None);
+        }
+        if tokio::time::Instant::now() >= next_try {
+            if let Some(lock) = take().await? {
+                tracing::warn!("the scheduler's lock is free: this server schedules now");
+                return Ok(Some((lock, web)));
+            }
+            next_try = tokio::time::Instant::now() + settings.standby_retry;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 impl Server {
