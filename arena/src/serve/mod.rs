@@ -190,12 +190,25 @@ pub async fn run(
         Some(web) => Some(web.addr().to_string()),
         None => settings.web.clone(),
     };
+    let restarting = standby_web.is_some();
     drop(standby_web);
     let _web = match &web_listen {
         Some(listen) => Some({
             let mut options = settings.web_options.clone();
             options.bots = Some(door.clone());
-            crate::web::start(listen, &options, store.clone(), live.clone()).await?
+            let mut tries = 0;
+            loop {
+                // The standby's listener closes once its aborted task is dropped: soon, not
+                // at once.
+                match crate::web::start(listen, &options, store.clone(), live.clone()).await {
+                    Ok(web) => break web,
+                    Err(_) if restarting && tries < 50 => {
+                        tries += 1;
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
         }),
         None => None,
     };
