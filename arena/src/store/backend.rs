@@ -113,6 +113,9 @@ pub(super) async fn open(location: &Location) -> Result<(AnyPool, Backend)> {
     DRIVERS.call_once(sqlx::any::install_default_drivers);
     let options = AnyConnectOptions::from_str(&location.url()?)?;
     let backend = location.backend();
+    // One connection first, alone: a server that refuses or is not there is said at once, in
+    // its own words, where the pool would retry until its timeout and say only that.
+    AnyConnection::connect_with(&options).await?.close().await?;
     let pool = match backend {
         // One writer at a time is all SQLite allows; a few connections let readers (the web
         // pages) run beside it. The pragmas are set on each new connection: WAL, so readers
