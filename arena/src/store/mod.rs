@@ -4,7 +4,7 @@
 //! (`sqlx::query`), so building needs no live database, and is written once for both engines:
 //! `$N` placeholders, `RETURNING`, `ON CONFLICT`, BIGINT integers for booleans and times; where
 //! the engines differ (connection pragmas, migrations, write transactions, claiming a row, the
-//! scheduler's lock) is [`backend`], and nowhere else.
+//! scheduler's lock) is `store/backend.rs`, and nowhere else.
 //! Everything that must happen once (a deal scored, a game ended) is a conditional UPDATE in a
 //! transaction, so a crash and a restart can neither lose nor double-count a result.
 
