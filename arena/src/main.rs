@@ -84,9 +84,9 @@ struct Db {
     /// The arena's SQLite database file (created if missing).
     #[arg(long, value_name = "FILE", conflicts_with = "database")]
     db: Option<PathBuf>,
-    /// The arena's database: postgres://USER[:PASSWORD]@HOST[:PORT]/NAME (the database must
-    /// exist), or a SQLite file (a path or a sqlite: URL). Without --db or --database:
-    /// $DATABASE_URL.
+    /// The arena's database: postgres://USER:PASSWORD@HOST:PORT/NAME (the password and the
+    /// port may be left out; the database must exist), or a SQLite file (a path or a sqlite:
+    /// URL). Without --db or --database: $DATABASE_URL.
     #[arg(long, value_name = "URL")]
     database: Option<String>,
 }
