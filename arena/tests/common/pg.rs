@@ -28,7 +28,13 @@ pub(crate) fn fresh(test: &str) -> Option<PgDb> {
             "{test}: ARENA_REQUIRE_POSTGRES=1 but ARENA_TEST_POSTGRES names no server \
              (scripts/test.sh starts one)"
         );
-        eprintln!("{test}: skipped on PostgreSQL: ARENA_TEST_POSTGRES is not set");
+        // Straight to the process's stderr, past the test harness's capture (which shows a
+        // passing test's output to nobody): a skip is seen in every run.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "{test}: skipped on PostgreSQL: ARENA_TEST_POSTGRES is not set"
+        );
         return None;
     };
     static NEXT: AtomicU32 = AtomicU32::new(0);
