@@ -257,7 +257,7 @@ impl Store {
             tx.rollback().await?;
             return self.changed(0, game, "is not queued").await;
         };
-        stats::started(&mut tx, &seats_of(seats), now).await?;
+        stats::started(&mut tx, seats_of(seats), now).await?;
         tx.commit().await?;
         Ok(())
     }

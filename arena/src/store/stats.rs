@@ -41,10 +41,10 @@ pub struct Activity {
 /// deadlock Postgres would otherwise end by failing one of them).
 pub(super) async fn started(
     tx: &mut Transaction<'static, Any>,
-    seats: &[BotId],
+    seats: impl AsRef<[BotId]>,
     now: i64,
 ) -> Result<()> {
-    let mut bots = seats.to_vec();
+    let mut bots = seats.as_ref().to_vec();
     bots.sort_unstable();
     for bot in bots {
         sqlx::query(
