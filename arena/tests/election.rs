@@ -79,6 +79,7 @@ fn two_servers(dir: &Scratch, db: &Db) {
     let before = until_done_by(&store, "records-a", 6);
     // The standby's pages and API answer; it planned nothing and voided nothing.
     assert_eq!(get(&web, "/api/leaderboard"), "HTTP/1.1 200 OK");
+    assert_eq!(get(&web, "/ws/bot"), "HTTP/1.1 404 Not Found", "a standby carries no bot");
     assert!(before.iter().all(|g| by(g, "records-a")), "the standby seated a table");
     assert!(before.iter().all(|g| g.status != GameStatus::Void), "a game was voided");
     for line in second_out.try_iter() {
@@ -109,6 +110,7 @@ fn two_servers(dir: &Scratch, db: &Db) {
         "both servers planned"
     );
     assert_eq!(get(&web, "/api/leaderboard"), "HTTP/1.1 200 OK", "the pages after the takeover");
+    assert_ne!(get(&web, "/ws/bot"), "HTTP/1.1 404 Not Found", "the scheduler carries bots");
     second.signal(2);
     assert!(second.wait_for(Duration::from_secs(60)).success());
     check_stored(&store, &games(&store));
