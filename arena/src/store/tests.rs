@@ -66,9 +66,11 @@ on_both!(
     activity_counts_faults_quotas_and_admits_newcomers_for_good,
     two_claimers_never_claim_the_same_game,
     the_schema_has_the_same_tables_and_columns_live,
+    the_web_pages_queries_read_a_bots_games_and_comparisons,
+    the_scheduler_lock_is_held_once_and_freed_with_its_holder,
 );
 
-/// A fresh database file path, removed (with its WAL files) when dropped.
+/// A fresh database file path, removed (with its WAL files and lock file) when dropped.
 struct TempDb(PathBuf);
 
 impl TempDb {
@@ -81,7 +83,7 @@ impl TempDb {
 
 impl Drop for TempDb {
     fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", ".scheduler"] {
             let mut p = self.0.clone().into_os_string();
             p.push(suffix);
             let _ = std::fs::remove_file(p);
@@ -633,4 +635,51 @@ async fn the_schema_has_the_same_tables_and_columns_live(db: TestDb) {
     let declared: Schema =
         migration_files("sqlite").iter().flat_map(|(_, sql)| schema(&statements(sql))).collect();
     assert_eq!(live_schema(&store).await, declared);
+}
+
+async fn the_web_pages_queries_read_a_bots_games_and_comparisons(db: TestDb) {
+    let store = db.open().await.unwrap();
+    let ids = eight_bots(&store).await;
+    let first = play_deal(&store, &ids, 901, [3, 1], [0, 2]).await;
+    score(&store, first).await.unwrap();
+    let second = play_deal(&store, &ids, 902, [1, 1], [2, 0]).await;
+    score(&store, second).await.unwrap();
+    // ids[1] sat at table 0 of both deals: its two games, newest first.
+    let games = store.bot_games(ids[1], 10).await.unwrap();
+    assert_eq!(games.iter().map(|g| g.deal).collect::<Vec<_>>(), [second, first]);
+    assert_eq!(store.bot_games(ids[1], 1).await.unwrap().len(), 1);
+    let all = store.comparisons().await.unwrap();
+    let mine: Vec<_> = all
+        .iter()
+        .map(|(_, c)| c.clone())
+        .filter(|c| [c.team_a, c.team_b].iter().any(|t| t.contains(&ids[1])))
+        .collect();
+    assert!(!mine.is_empty());
+    assert_eq!(store.bot_comparisons(ids[1]).await.unwrap(), mine);
+    assert_eq!(store.recent_games(3).await.unwrap().len(), 3);
+    let index = store.token_index().await.unwrap();
+    assert_eq!(index.iter().map(|(_, id, _)| *id).collect::<Vec<_>>(), ids);
+    store.set_paused(ids[2], Some("r")).await.unwrap();
+    assert_eq!(store.token_index().await.unwrap().len(), 7);
+}
+
+async fn the_scheduler_lock_is_held_once_and_freed_with_its_holder(db: TestDb) {
+    let location = db.location();
+    // The store (and its migrations) first, as a server opens them.
+    let store = db.open().await.unwrap();
+    let mut held = SchedulerLock::try_take(&location).await.unwrap().expect("a free lock");
+    assert!(SchedulerLock::try_take(&location).await.unwrap().is_none(), "taken twice");
+    assert!(held.holds().await);
+    drop(held);
+    // Postgres frees a session's lock when its connection ends, which a drop starts.
+    let mut again = None;
+    for _ in 0..50 {
+        again = SchedulerLock::try_take(&location).await.unwrap();
+        if again.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(again.is_some(), "the lock was not freed with its holder");
+    store.close().await;
 }
