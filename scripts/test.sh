@@ -106,26 +106,28 @@ mkdir -p "$pg_dir"
 # The socket's path must stay under the kernel's 108 bytes, whatever the checkout's path.
 pg_sock="$(mktemp -d /tmp/aluette-pg.XXXXXX)"
 pg_data="$pg_dir/data"
+pg_stop() {
+  "${as_pg[@]}" "$bin/pg_ctl" -D "$pg_data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$pg_sock"
+}
+trap pg_stop EXIT
+pg_log="$pg_dir/server.log"
 if [ ${#as_pg[@]} -gt 0 ]; then
   chown postgres "$pg_dir" "$pg_sock"
   # A checkout the postgres user cannot reach (under /root, say) keeps its cluster in /tmp.
   if ! "${as_pg[@]}" test -w "$pg_dir"; then
     pg_data="$pg_sock/data"
+    pg_log="$pg_sock/server.log"
   fi
 fi
 pg_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 say "PostgreSQL for the arena's tests: $bin, cluster $pg_data, port $pg_port"
 "${as_pg[@]}" "$bin/initdb" -D "$pg_data" --auth=trust --username=postgres -E UTF8 --no-sync >"$pg_dir/initdb.log" 2>&1 ||
   fail "initdb failed: see $pg_dir/initdb.log"
-pg_stop() {
-  "${as_pg[@]}" "$bin/pg_ctl" -D "$pg_data" -m immediate stop >/dev/null 2>&1 || true
-  rm -rf "$pg_sock"
-}
-trap pg_stop EXIT
 # fsync off: the cluster is thrown away; many connections: every test has a database and a pool.
-"${as_pg[@]}" "$bin/pg_ctl" -D "$pg_data" -l "$pg_dir/server.log" -w -t 60 \
+"${as_pg[@]}" "$bin/pg_ctl" -D "$pg_data" -l "$pg_log" -w -t 60 \
   -o "-k $pg_sock -p $pg_port -h 127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null ||
-  fail "PostgreSQL did not start: see $pg_dir/server.log"
+  fail "PostgreSQL did not start: $(tail -n 5 "$pg_log" 2>/dev/null | tr '\n' ' ')"
 export ARENA_TEST_POSTGRES="postgres://postgres@127.0.0.1:$pg_port/postgres"
 export ARENA_REQUIRE_POSTGRES=1
 
