@@ -238,6 +238,16 @@ impl SchedulerLock {
         match location {
             Location::Postgres(url) => {
                 let mut conn = AnyConnection::connect(url).await?;
+                // A holder whose machine dies sends no goodbye: the server's TCP keepalives
+                // (for this session only) find its socket dead within half a minute and end
+                // the session, lock and all, where the system's default waits two hours.
+                for setting in [
+                    "SET tcp_keepalives_idle = 10",
+                    "SET tcp_keepalives_interval = 5",
+                    "SET tcp_keepalives_count = 3",
+                ] {
+                    sqlx::query(setting).execute(&mut conn).await?;
+                }
                 let won: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
                     .bind(ADVISORY_KEY)
                     .fetch_one(&mut conn)
