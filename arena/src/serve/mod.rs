@@ -150,7 +150,7 @@ pub async fn run(
     let live = live::Live::default();
     // One server per database schedules (spec/arena.md, "Two servers on one database"); until
     // this one holds the lock it serves its pages and seats nobody.
-    let (lock, standby_web) = match elect(&settings, &location, &store, &live, &stop).await? {
+    let (mut lock, standby_web) = match elect(&settings, &location, &store, &live, &stop).await? {
         Some(won) => won,
         None => return Ok(()),
     };
@@ -229,7 +229,6 @@ pub async fn run(
         games: 0,
         answers: 0,
     };
-    let mut lock = lock;
     let mut reload = tokio::time::interval(Duration::from_secs(2));
     loop {
         let stopping = server.stopping();

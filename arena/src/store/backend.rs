@@ -288,7 +288,11 @@ impl SchedulerLock {
     pub async fn holds(&mut self) -> bool {
         match &mut self.held {
             Held::File(_) => true,
-            Held::Session(conn) => conn.ping().await.is_ok(),
+            // A partitioned network would hold a ping for minutes: five seconds is an answer.
+            Held::Session(conn) => {
+                let ping = tokio::time::timeout(std::time::Duration::from_secs(5), conn.ping());
+                matches!(ping.await, Ok(Ok(())))
+            }
         }
     }
 }
