@@ -128,3 +128,43 @@ fn on_one_postgres_database_one_server_schedules_and_the_standby_takes_over_a_ki
     let Some(db) = Db::postgres("election") else { return };
     two_servers(&Scratch::new("election-pg"), &db);
 }
+
+#[test]
+fn a_postgres_scheduler_whose_session_is_cut_stops_and_the_standby_takes_over() {
+    let Some(db) = Db::postgres("election-cut") else { return };
+    let dir = Scratch::new("election-cut");
+    let flags = ["--answer-ms", "300", "--deals-at-once", "2", "--qualifying-games", "0"];
+    let (mut first, first_out) = start(&dir, &db, "records-a", "a", &flags);
+    line_after(&first_out, "arena: bots connect to ", Duration::from_secs(60));
+    let (mut second, second_out) = start(&dir, &db, "records-b", "b", &flags);
+    line_after(&second_out, "arena: standby: ", Duration::from_secs(60));
+    // The session holding the advisory lock is ended from outside, as a failover or a
+    // network cut would end it.
+    let Db::Postgres(pg) = &db else { unreachable!() };
+    let cut: i64 = rt().block_on(async {
+        use sqlx::Connection as _;
+        let mut conn = sqlx::PgConnection::connect(&pg.url).await.unwrap();
+        // pg_locks shows the whole cluster's locks: only this database's are the test's.
+        let sql = "SELECT COUNT(pg_terminate_backend(l.pid)) FROM pg_locks l \
+                   JOIN pg_database d ON d.oid = l.database \
+                   WHERE l.locktype = 'advisory' AND d.datname = current_database()";
+        sqlx::query_scalar(sql).fetch_one(&mut conn).await.unwrap()
+    });
+    assert_eq!(cut, 1, "one session holds the lock");
+    let status = first.wait_for(Duration::from_secs(30));
+    assert!(!status.success(), "the scheduler that lost its lock went on");
+    let log = std::fs::read_to_string(dir.join("a.stderr.log")).unwrap();
+    assert!(log.contains("lost the scheduler's lock"), "{log}");
+    line_after(&second_out, "arena: bots connect to ", Duration::from_secs(30));
+    let store = db.open();
+    until_done_by(&store, "records-b", 2);
+    second.signal(2);
+    assert!(second.wait_for(Duration::from_secs(60)).success());
+    // Never both at once: every game the first planned comes before every game of the second.
+    let all = games(&store);
+    let last_of_a = all.iter().filter(|g| by(g, "records-a")).map(|g| g.id).max().unwrap();
+    let first_of_b = all.iter().filter(|g| by(g, "records-b")).map(|g| g.id).min().unwrap();
+    assert!(last_of_a < first_of_b, "both servers planned: {last_of_a} >= {first_of_b}");
+    check_stored(&store, &all);
+    rt().block_on(store.close());
+}

@@ -31,6 +31,10 @@ pub struct Settings {
     /// How often a standby server (one that found another holding the scheduler's lock)
     /// tries the lock again.
     pub standby_retry: Duration,
+    /// How long a standby that won a Postgres lock waits before it schedules: longer than a
+    /// scheduler takes to notice it lost its session (its 2 s check and a ping's 5 s bound), so
+    /// the one that lost the lock has stopped planning before the winner starts.
+    pub takeover_grace: Duration,
     /// Where game records go (one file per game).
     pub records: PathBuf,
     /// Where bots connect (`HOST:PORT`).
@@ -70,6 +74,7 @@ impl Default for Settings {
             db: PathBuf::from("arena.db"),
             database: None,
             standby_retry: Duration::from_secs(2),
+            takeover_grace: Duration::from_secs(8),
             records: PathBuf::from("arena-records"),
             listen: "127.0.0.1:7878".into(),
             answer_ms: 1_000,
@@ -303,7 +308,20 @@ async fn elect(
             return Ok(None);
         }
         if tokio::time::Instant::now() >= next_try {
-            if let Some(lock) = take().await? {
+            if let Some(mut lock) = take().await? {
+                // A Postgres lock frees when its session ends, which may be before the server
+                // that held it notices (a cut session, not a dead process): it is given the
+                // time to stop. A lock file frees only when its holder is dead.
+                if location.backend() == crate::store::Backend::Postgres {
+                    tracing::warn!("the scheduler's lock is free: this server schedules soon");
+                    tokio::time::sleep(settings.takeover_grace).await;
+                    if stop.is_stopping() {
+                        return Ok(None);
+                    }
+                    if !lock.holds().await {
+                        continue;
+                    }
+                }
                 tracing::warn!("the scheduler's lock is free: this server schedules now");
                 return Ok(Some((lock, web)));
             }
