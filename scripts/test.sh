@@ -2,8 +2,11 @@
 # The README's test command: finds what the tests need (Python 3, Node.js with npm, Chromium,
 # the browser tests' npm packages), installs what is missing when it can and says what it
 # installs, builds the binaries the tests run, and runs every test of the workspace (and the
-# Python package's) without stopping at the first failing binary. Tests
-# themselves never install anything. Exit status 0 only when every test passed.
+# Python package's) without stopping at the first failing binary. The arena's database tests
+# also run on PostgreSQL: a throwaway server is started here (Debian's postgresql installed when
+# its binaries are missing), named to the tests in ARENA_TEST_POSTGRES (with
+# ARENA_REQUIRE_POSTGRES=1, so none is skipped) and stopped on exit. Tests themselves never
+# install anything. Exit status 0 only when every test passed.
 #
 #   scripts/test.sh            # everything
 #   scripts/test.sh -- FILTER  # cargo test's filter, passed on (the Python tests are skipped)
@@ -43,6 +46,22 @@ fi
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ -x "$chromium" ] || missing+=(chromium)
+# PostgreSQL's server programs: on PATH, or where Debian puts them (newest version first).
+pg_bin() {
+  if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
+    dirname "$(command -v initdb)"
+    return 0
+  fi
+  local d
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -rn); do
+    if [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ]; then
+      echo "$d"
+      return 0
+    fi
+  done
+  return 1
+}
+pg_bin >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
@@ -71,6 +90,47 @@ fi
 # tests run (the referee, the Rust sample bot, the bench) are built first.
 say "cargo build --workspace --locked --bins"
 cargo build --workspace --locked --bins
+# A throwaway PostgreSQL cluster in target/pg-test for the arena's tests, on a unix socket
+# directory of its own and a free localhost port, with trust authentication (it listens on
+# 127.0.0.1 only and lives as long as this script). PostgreSQL refuses to run as root: as root
+# (CI) it runs as the postgres user the package created.
+pg_dir="$PWD/target/pg-test"
+bin="$(pg_bin)" || fail "PostgreSQL's initdb and pg_ctl are still missing after installing postgresql"
+as_pg=()
+if [ "$(id -u)" -eq 0 ]; then
+  id postgres >/dev/null 2>&1 || fail "running as root, and there is no postgres user to run PostgreSQL as"
+  as_pg=(runuser -u postgres --)
+fi
+rm -rf "$pg_dir"
+mkdir -p "$pg_dir"
+# The socket's path must stay under the kernel's 108 bytes, whatever the checkout's path.
+pg_sock="$(mktemp -d /tmp/aluette-pg.XXXXXX)"
+pg_data="$pg_dir/data"
+pg_stop() {
+  "${as_pg[@]}" "$bin/pg_ctl" -D "$pg_data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$pg_sock"
+}
+trap pg_stop EXIT
+pg_log="$pg_dir/server.log"
+if [ ${#as_pg[@]} -gt 0 ]; then
+  chown postgres "$pg_dir" "$pg_sock"
+  # A checkout the postgres user cannot reach (under /root, say) keeps its cluster in /tmp.
+  if ! "${as_pg[@]}" test -w "$pg_dir"; then
+    pg_data="$pg_sock/data"
+    pg_log="$pg_sock/server.log"
+  fi
+fi
+pg_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+say "PostgreSQL for the arena's tests: $bin, cluster $pg_data, port $pg_port"
+"${as_pg[@]}" "$bin/initdb" -D "$pg_data" --auth=trust --username=postgres -E UTF8 --no-sync >"$pg_dir/initdb.log" 2>&1 ||
+  fail "initdb failed: see $pg_dir/initdb.log"
+# fsync off: the cluster is thrown away; many connections: every test has a database and a pool.
+"${as_pg[@]}" "$bin/pg_ctl" -D "$pg_data" -l "$pg_log" -w -t 60 \
+  -o "-k $pg_sock -p $pg_port -h 127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null ||
+  fail "PostgreSQL did not start: $(tail -n 5 "$pg_log" 2>/dev/null | tr '\n' ' ')"
+export ARENA_TEST_POSTGRES="postgres://postgres@127.0.0.1:$pg_port/postgres"
+export ARENA_REQUIRE_POSTGRES=1
+
 status=0
 say "cargo test --workspace --locked --no-fail-fast"
 cargo test --workspace --locked --no-fail-fast -- "${filter[@]}" || status=1

@@ -1,8 +1,8 @@
 //! The `arena` command: its admin half, which creates bots (printing each token once), lists
-//! them and pauses them, on the arena's database file; and `serve`, the arena itself (with its
-//! web pages under `--web`).
+//! them and pauses them, on the arena's database (a SQLite file, or PostgreSQL); and `serve`,
+//! the arena itself (with its web pages under `--web`).
 
-use aluette_arena::store::{Bot, NewBot, Store};
+use aluette_arena::store::{Bot, Location, NewBot, Store};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -116,9 +116,31 @@ struct AddWorker {
 
 #[derive(Args, Debug)]
 struct Db {
-    /// The arena's database file (created if missing).
-    #[arg(long)]
-    db: PathBuf,
+    /// The arena's SQLite database file (created if missing).
+    #[arg(long, value_name = "FILE", conflicts_with = "database")]
+    db: Option<PathBuf>,
+    /// The arena's database: postgres://USER:PASSWORD@HOST:PORT/NAME (the password and the
+    /// port may be left out; the database must exist), or a SQLite file (a path or a sqlite:
+    /// URL). Without --db or --database: $DATABASE_URL.
+    #[arg(long, value_name = "URL")]
+    database: Option<String>,
+}
+
+impl Db {
+    /// Where the flags (or `DATABASE_URL`) say the database is.
+    fn location(&self) -> Result<Location, String> {
+        if let Some(file) = &self.db {
+            return Ok(Location::Sqlite(file.clone()));
+        }
+        let url = match &self.database {
+            Some(url) => url.clone(),
+            None => std::env::var("DATABASE_URL")
+                .ok()
+                .filter(|u| !u.is_empty())
+                .ok_or("no database: give --db FILE or --database URL, or set DATABASE_URL")?,
+        };
+        Ok(Location::parse(&url))
+    }
 }
 
 #[derive(Args, Debug)]
@@ -294,7 +316,7 @@ async fn serve(s: Serve) -> Result<(), String> {
             .into());
     }
     let settings = Settings {
-        db: s.db.db,
+        database: Some(s.db.location()?),
         records: s.records,
         listen: s.listen,
         record_store: s.record_store,
@@ -418,7 +440,8 @@ async fn set_paused(which: &Which, reason: Option<&str>) -> Result<(), String> {
 }
 
 async fn open(db: &Db) -> Result<Store, String> {
-    Store::open(&db.db).await.map_err(|e| format!("{}: {e}", db.db.display()))
+    let location = db.location()?;
+    Store::connect(&location).await.map_err(|e| format!("{location}: {e}"))
 }
 
 fn now() -> i64 {

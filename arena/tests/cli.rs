@@ -1,5 +1,6 @@
 //! The `arena admin` commands run as a user runs them: the token is printed once and works,
-//! is nowhere in the database files in plain text, and bad input is one line and a failure.
+//! is nowhere in the database files in plain text, and bad input is one line and a failure;
+//! the database is named by `--db`, `--database` or `DATABASE_URL`, a SQLite file or PostgreSQL.
 
 // The binary under test is not a bot: it is run directly, not through referee::bot::process.
 #![allow(clippy::disallowed_methods)]
@@ -8,8 +9,30 @@ use aluette_arena::store::Store;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "common/pg.rs"]
+mod pg;
+
 fn arena(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arena")).args(args).output().expect("the arena binary runs")
+    arena_with(args, None)
+}
+
+/// `arena ARGS` with `DATABASE_URL` set to `database_url`, or unset.
+fn arena_with(args: &[&str], database_url: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arena"));
+    command.args(args).env_remove("DATABASE_URL");
+    if let Some(url) = database_url {
+        command.env("DATABASE_URL", url);
+    }
+    command.output().expect("the arena binary runs")
+}
+
+/// One line on stderr starting `arena: `, and a failure.
+fn one_line_failure(out: &Output) -> String {
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("arena: "), "{stderr}");
+    stderr
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -93,4 +116,58 @@ fn bad_input_is_one_line_and_a_failure() {
     assert!(text(&arena(&["admin", "list", "--db", path]).stdout).contains("paused: timeouts"));
     assert!(arena(&["admin", "unpause", "--db", path, "--name", "x"]).status.success());
     assert!(text(&arena(&["admin", "list", "--db", path]).stdout).contains("active"));
+}
+
+#[test]
+fn the_database_is_named_by_db_by_database_or_by_database_url() {
+    let db = temp_db("named");
+    let path = db.0.to_str().unwrap();
+    let sqlite_url = format!("sqlite:{path}");
+    let add = ["admin", "add-bot", "--database", &sqlite_url, "--author", "ada", "--name", "x"];
+    assert!(arena(&add).status.success(), "a sqlite: URL is a file");
+    assert!(db.0.exists());
+    let listed = arena_with(&["admin", "list"], Some(path));
+    assert!(text(&listed.stdout).contains(" x "), "DATABASE_URL names the same file");
+    // A flag wins over the environment.
+    let elsewhere = temp_db("elsewhere");
+    let listed = arena_with(&["admin", "list", "--db", elsewhere.0.to_str().unwrap()], Some(path));
+    assert!(!text(&listed.stdout).contains(" x "));
+    let none = one_line_failure(&arena(&["admin", "list"]));
+    assert!(none.contains("DATABASE_URL"), "{none}");
+    one_line_failure(&arena(&["admin", "list", "--db", path, "--database", path]));
+    // A server that is not there is said at once, its password not at all.
+    let url = "postgres://arena:s3cret@127.0.0.1:1/arena";
+    let refused = one_line_failure(&arena(&["admin", "list", "--database", url]));
+    assert!(!refused.contains("s3cret") && refused.contains("arena:***@"), "{refused}");
+}
+
+#[test]
+fn the_admin_commands_run_on_postgres() {
+    let Some(db) = pg::fresh("cli") else { return };
+    let url = db.url.as_str();
+    let out = arena(&["admin", "add-bot", "--database", url, "--author", "ada", "--name", "x"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let token =
+        text(&out.stdout).lines().find_map(|l| l.strip_prefix("token ")).unwrap().to_string();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let bot = runtime.block_on(async {
+        let store = Store::connect(&aluette_arena::store::Location::parse(url)).await.unwrap();
+        let bot = store.bot_by_token(&token).await.unwrap();
+        store.close().await;
+        bot
+    });
+    assert_eq!(bot.expect("the printed token finds the bot").name, "x");
+    one_line_failure(&arena(&[
+        "admin",
+        "add-bot",
+        "--database",
+        url,
+        "--author",
+        "ada",
+        "--name",
+        "x",
+    ]));
+    let paused = arena_with(&["admin", "pause", "--name", "x", "--reason", "timeouts"], Some(url));
+    assert!(paused.status.success(), "{}", text(&paused.stderr));
+    assert!(text(&arena_with(&["admin", "list"], Some(url)).stdout).contains("paused: timeouts"));
 }

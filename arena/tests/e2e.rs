@@ -11,8 +11,8 @@ mod common;
 
 use aluette_arena::BotId;
 use aluette_arena::rating::RatingRow;
-use aluette_arena::store::{BoardKind, GameStatus, Store};
-use common::{Scratch, add_bot, bot, check_stored, rt, serve};
+use aluette_arena::store::{BoardKind, GameStatus};
+use common::{Db, Scratch, add_bot, bot, check_stored, rt, serve_on};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -43,19 +43,29 @@ fn strict() -> bool {
 #[test]
 fn twelve_tcp_bots_of_three_strengths_are_ordered_by_the_official_board() {
     let dir = Scratch::new("e2e-ladder");
-    let db = dir.join("arena.db");
+    let db = Db::sqlite(&dir);
+    ladder(&dir, &db);
+}
+
+#[test]
+fn twelve_tcp_bots_on_postgres_are_ordered_by_the_official_board() {
+    let Some(db) = Db::postgres("e2e") else { return };
+    ladder(&Scratch::new("e2e-ladder-pg"), &db);
+}
+
+fn ladder(dir: &Scratch, db: &Db) {
     let mut tier_of: BTreeMap<String, usize> = BTreeMap::new();
     let mut tokens = Vec::new();
     for (t, (tier, _)) in TIERS.iter().enumerate() {
         for k in 0..PER_TIER {
             let name = format!("{tier}-{k}");
-            tokens.push((name.clone(), t, add_bot(&db, &format!("author-{name}"), &name, TABLES)));
+            tokens.push((name.clone(), t, add_bot(db, &format!("author-{name}"), &name, TABLES)));
             tier_of.insert(name, t);
         }
     }
     // One table at a time for each house player leaves most seats to the bots under test.
     let flags = ["--answer-ms", "500", "--deals-at-once", "8", "--house-tables", "1"];
-    let (mut server, addr) = serve(&dir, &flags);
+    let (mut server, addr) = serve_on(dir, db, &flags);
     let mut bots = Vec::new();
     for (name, t, token) in &tokens {
         for table in 1..=TABLES {
@@ -65,7 +75,7 @@ fn twelve_tcp_bots_of_three_strengths_are_ordered_by_the_official_board() {
         }
     }
 
-    let store = rt().block_on(Store::open(&db)).unwrap();
+    let store = db.open();
     let started = Instant::now();
     let ids: BTreeMap<BotId, usize> = rt()
         .block_on(store.bots())

@@ -1,14 +1,15 @@
 //! kill -9 at any moment (issue 27): the server is killed while tables play, started again on
 //! the same database, and run on. Nothing it had stored is lost, the games that were in flight
 //! are void and never counted, the deals go on with fresh seeds, and what is stored still
-//! checks out (records replay, each deal counted once, boards equal to their recompute).
+//! checks out (records replay, each deal counted once, boards equal to their recompute). On
+//! SQLite and on PostgreSQL (issue 28).
 
 #![allow(clippy::disallowed_methods)]
 
 mod common;
 
 use aluette_arena::store::{GameStatus, Store};
-use common::{Proc, Scratch, add_bot, bot, check_stored, rt, serve};
+use common::{Db, Proc, Scratch, add_bot, bot, check_stored, rt, serve_on};
 use std::time::{Duration, Instant};
 
 /// Waits until at least `n` games are done (or fails after two minutes).
@@ -39,13 +40,23 @@ fn bots(addr: &str, tokens: &[String], dir: &Scratch, round: u32) -> Vec<Proc> {
 #[test]
 fn a_server_killed_mid_game_loses_nothing_and_counts_nothing_twice() {
     let dir = Scratch::new("kill");
-    let db = dir.join("arena.db");
+    let db = Db::sqlite(&dir);
+    killed_mid_game(&dir, &db);
+}
+
+#[test]
+fn a_server_on_postgres_killed_mid_game_loses_nothing_and_counts_nothing_twice() {
+    let Some(db) = Db::postgres("kill") else { return };
+    killed_mid_game(&Scratch::new("kill-pg"), &db);
+}
+
+fn killed_mid_game(dir: &Scratch, db: &Db) {
     let tokens: Vec<String> =
-        (0..4).map(|k| add_bot(&db, &format!("author{k}"), &format!("bot{k}"), 1)).collect();
+        (0..4).map(|k| add_bot(db, &format!("author{k}"), &format!("bot{k}"), 1)).collect();
     let flags = ["--answer-ms", "300", "--deals-at-once", "4"];
-    let (server, addr) = serve(&dir, &flags);
-    let players = bots(&addr, &tokens, &dir, 1);
-    let store = rt().block_on(Store::open(&db)).unwrap();
+    let (server, addr) = serve_on(dir, db, &flags);
+    let players = bots(&addr, &tokens, dir, 1);
+    let store = db.open();
     until_done(&store, 40);
     server.signal(9);
     drop(server);
@@ -57,8 +68,8 @@ fn a_server_killed_mid_game_loses_nothing_and_counts_nothing_twice() {
     assert!(!in_flight.is_empty(), "the kill found no table in play: nothing was tested");
     let done_before = before.iter().filter(|g| g.status == GameStatus::Done).count();
 
-    let (mut server, addr) = serve(&dir, &flags);
-    let players = bots(&addr, &tokens, &dir, 2);
+    let (mut server, addr) = serve_on(dir, db, &flags);
+    let players = bots(&addr, &tokens, dir, 2);
     until_done(&store, done_before + 40);
     server.signal(2);
     assert!(server.wait_for(Duration::from_secs(60)).success());

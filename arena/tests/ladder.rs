@@ -3,14 +3,17 @@
 //! tables, are scored and rated through the public API on a real database file, until the
 //! official board separates the tiers. Checks the pairing rules over the whole run, that
 //! newcomers met only house bots, and that the boards recomputed from the database are the
-//! stored ones.
+//! stored ones. On SQLite and on PostgreSQL (issue 28).
 
 use aluette_arena::BotId;
 use aluette_arena::pairing::Params;
 use aluette_arena::rating::{batch, boards};
-use aluette_arena::store::{BoardKind, GameEnd, NewBot, NewGame, Store};
+use aluette_arena::store::{BoardKind, GameEnd, Location, NewBot, NewGame, Store};
 use rules::SplitMix64;
 use std::collections::{BTreeMap, BTreeSet};
+
+#[path = "common/pg.rs"]
+mod pg;
 
 struct TempDb(std::path::PathBuf);
 
@@ -33,7 +36,16 @@ async fn a_simulated_ladder_separates_three_tiers() {
     let db = TempDb(
         std::env::temp_dir().join(format!("aluette-arena-ladder-{}.db", std::process::id())),
     );
-    let store = Store::open(&db.0).await.unwrap();
+    ladder(Store::open(&db.0).await.unwrap()).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_simulated_ladder_on_postgres_separates_three_tiers() {
+    let Some(db) = pg::fresh("ladder") else { return };
+    ladder(Store::connect(&Location::Postgres(db.url.clone())).await.unwrap()).await;
+}
+
+async fn ladder(store: Store) {
     let mut strength: BTreeMap<BotId, f64> = BTreeMap::new();
     let mut house = BTreeSet::new();
     let mut author_of = BTreeMap::new();

@@ -2,7 +2,9 @@
 //! TCP, first at two tables (the single-table figure: one deal played at its two tables), then
 //! at fifty tables with 200 bots, then holding 1,000 idle bots connected and greeted. The
 //! server prints its own games, answers and database time when it ends; CPU and memory are
-//! read from /proc.
+//! read from /proc. The database time per game is measured on SQLite and, when
+//! `ARENA_BENCH_POSTGRES` names a PostgreSQL database the bench may write to, on it too (issue
+//! 28): the same run, `--database URL` instead of a file.
 
 use crate::sys;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -56,12 +58,36 @@ fn scratch(name: &str) -> io::Result<PathBuf> {
     Ok(dir)
 }
 
-/// `n` bots created in the database at `db`, each by an author of its own; their tokens.
-fn add_bots(arena: &Path, db: &Path, n: usize) -> io::Result<Vec<String>> {
+/// The database a run uses: a fresh SQLite file in its folder, or a Postgres database.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Db<'a> {
+    /// `arena.db` in the run's scratch folder.
+    Sqlite,
+    /// A `postgres://` URL (a database kept between runs: each run's bots have names of their
+    /// own).
+    Postgres(&'a str),
+}
+
+impl Db<'_> {
+    /// The flag and value that name it to `arena`.
+    fn args(&self, dir: &Path) -> [std::ffi::OsString; 2] {
+        match self {
+            Db::Sqlite => ["--db".into(), dir.join("arena.db").into()],
+            Db::Postgres(url) => ["--database".into(), url.into()],
+        }
+    }
+}
+
+/// `n` bots created in the database, each by an author of its own; their tokens.
+fn add_bots(arena: &Path, db: Db<'_>, dir: &Path, n: usize) -> io::Result<Vec<String>> {
+    // Names of this run's own: a Postgres database keeps the bots of earlier runs.
+    let run =
+        format!("{}-{}", std::process::id(), dir.file_name().unwrap_or_default().to_string_lossy());
     let out = sys::command(arena)
-        .args(["admin", "add-bot", "--db"])
-        .arg(db)
-        .args(["--author", "bench", "--name", "instant", "--count", &n.to_string()])
+        .args(["admin", "add-bot"])
+        .args(db.args(dir))
+        .args(["--author", &format!("bench-{run}"), "--name", &format!("instant-{run}")])
+        .args(["--count", &n.to_string()])
         .output()?;
     if !out.status.success() {
         return Err(io::Error::other(format!(
@@ -78,13 +104,13 @@ fn add_bots(arena: &Path, db: &Path, n: usize) -> io::Result<Vec<String>> {
 }
 
 /// Starts `arena serve` (no house) and returns it with the address bots connect to.
-fn serve(arena: &Path, dir: &Path, deals_at_once: usize) -> io::Result<(Kid, String)> {
+fn serve(arena: &Path, db: Db<'_>, dir: &Path, deals_at_once: usize) -> io::Result<(Kid, String)> {
     let mut child = sys::command(arena)
         // No house, so no qualifying games: every bot is on the ladder from its first deal.
         .args(["serve", "--no-house", "--qualifying-games", "0", "--listen", "127.0.0.1:0"])
         .args(["--answer-ms", "2000"])
-        .args(["--deals-at-once", &deals_at_once.to_string(), "--db"])
-        .arg(dir.join("arena.db"))
+        .args(["--deals-at-once", &deals_at_once.to_string()])
+        .args(db.args(dir))
         .arg("--records")
         .arg(dir.join("records"))
         .stdin(Stdio::null())
@@ -125,11 +151,17 @@ fn finish(mut kid: Kid) -> io::Result<(u64, u64, u64)> {
 }
 
 /// Plays for `seconds` with `bots` instant bots at `bots / 4` tables at once.
-pub(crate) fn served(arena: &Path, bench: &Path, bots: usize, seconds: f64) -> io::Result<Served> {
+pub(crate) fn served(
+    arena: &Path,
+    bench: &Path,
+    db: Db<'_>,
+    bots: usize,
+    seconds: f64,
+) -> io::Result<Served> {
     let dir = scratch(&format!("served-{bots}"))?;
-    let tokens = add_bots(arena, &dir.join("arena.db"), bots)?;
+    let tokens = add_bots(arena, db, &dir, bots)?;
     // Two tables a deal: as many deals as there are pairs of tables.
-    let (server, addr) = serve(arena, &dir, (bots / 8).max(1))?;
+    let (server, addr) = serve(arena, db, &dir, (bots / 8).max(1))?;
     let pid = server.0.id();
     let before = sys::cpu_ticks(pid)?;
     let kids: Vec<Kid> = tokens
@@ -168,8 +200,8 @@ pub(crate) fn served(arena: &Path, bench: &Path, bots: usize, seconds: f64) -> i
 /// before and with them. Each connection answers its `hello` with its token and then waits.
 pub(crate) fn idle(arena: &Path, bots: usize) -> io::Result<Idle> {
     let dir = scratch("idle")?;
-    let tokens = add_bots(arena, &dir.join("arena.db"), bots)?;
-    let (server, addr) = serve(arena, &dir, 0)?;
+    let tokens = add_bots(arena, Db::Sqlite, &dir, bots)?;
+    let (server, addr) = serve(arena, Db::Sqlite, &dir, 0)?;
     let pid = server.0.id();
     std::thread::sleep(Duration::from_millis(200));
     let baseline_kib = sys::peak_rss_kib(pid).unwrap_or(0);
@@ -205,6 +237,30 @@ pub(crate) fn idle(arena: &Path, bots: usize) -> io::Result<Idle> {
     Ok(Idle { bots, baseline_kib, peak_kib })
 }
 
+/// The same run as the big one on the PostgreSQL database `ARENA_BENCH_POSTGRES` names: its
+/// database time per game (the server's own measure, as on SQLite).
+fn postgres_row(
+    s: &mut crate::report::Section<'_>,
+    arena: &Path,
+    bench: &Path,
+    bots: usize,
+    seconds: f64,
+) {
+    let name = format!("database time per game, {} tables, PostgreSQL", bots / 4);
+    let Some(url) = std::env::var("ARENA_BENCH_POSTGRES").ok().filter(|u| !u.is_empty()) else {
+        s.missing(&name, "ms", "ARENA_BENCH_POSTGRES is not set (a postgres:// URL to measure on)");
+        return;
+    };
+    crate::rows::progress(&format!("arena: {bots} bots on PostgreSQL"));
+    match served(arena, bench, Db::Postgres(&url), bots, seconds) {
+        Ok(run) => {
+            let row = s.row(&name, run.db_us as f64 / run.games.max(1) as f64 / 1000.0, "ms");
+            row.note(format!("{:.1} games/s", run.games as f64 / run.seconds));
+        }
+        Err(e) => s.missing(&name, "ms", &e.to_string()),
+    }
+}
+
 /// Bots of the arena's big run: fifty tables at once.
 const BOTS: usize = 200;
 /// Idle bots held connected.
@@ -220,9 +276,10 @@ pub(crate) fn rows(report: &mut crate::report::Report, arena: &Path, bench: &Pat
     }
     let seconds = if quick { 3.0 } else { 15.0 };
     crate::rows::progress("arena: 8 bots, 2 tables at once");
-    let single = served(arena, bench, 8, seconds);
+    let single = served(arena, bench, Db::Sqlite, 8, seconds);
     crate::rows::progress(&format!("arena: {BOTS} bots, {} tables at once", BOTS / 4));
-    let full = served(arena, bench, if quick { 40 } else { BOTS }, seconds);
+    let bots = if quick { 40 } else { BOTS };
+    let full = served(arena, bench, Db::Sqlite, bots, seconds);
     match (&single, &full) {
         (Ok(one), Ok(all)) => {
             let tables = all.bots / 4;
@@ -240,10 +297,11 @@ pub(crate) fn rows(report: &mut crate::report::Report, arena: &Path, bench: &Pat
                 one.cpu_per_answer_us()
             ));
             s.row(
-                &format!("database time per game, {tables} tables"),
+                &format!("database time per game, {tables} tables, SQLite"),
                 all.db_us as f64 / all.games.max(1) as f64 / 1000.0,
                 "ms",
             );
+            postgres_row(&mut s, arena, bench, bots, seconds);
             let row = s.row(
                 &format!("peak memory (VmHWM), {tables} tables"),
                 all.peak_kib as f64 / 1024.0,

@@ -12,7 +12,7 @@ use crate::BotId;
 use crate::pairing::Params;
 use crate::rating::batch;
 use crate::records::Records;
-use crate::store::{GameEnd, NewGame, Store};
+use crate::store::{GameEnd, Location, NewGame, SchedulerLock, Store};
 use aluette_referee::protocol::record::Penalty;
 use aluette_referee::rules::{MatchLength, Rules};
 use aluette_referee::{Config, Connection, Door, Game, Outcome, Seat, Status, Stop, Table};
@@ -25,8 +25,17 @@ use tokio::sync::mpsc;
 /// How the server runs.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// The database file.
+    /// The database file (SQLite), unless `database` names another.
     pub db: PathBuf,
+    /// The database, when it is not the file `db`: a Postgres URL, or a SQLite file.
+    pub database: Option<Location>,
+    /// How often a standby server (one that found another holding the scheduler's lock)
+    /// tries the lock again.
+    pub standby_retry: Duration,
+    /// How long a standby that won a Postgres lock waits before it schedules: longer than a
+    /// scheduler takes to notice it lost its session (its 2 s check and a ping's 5 s bound), so
+    /// the one that lost the lock has stopped planning before the winner starts.
+    pub takeover_grace: Duration,
     /// Where game records go (one file per game); with `record_store`, where they are written
     /// while their games play.
     pub records: PathBuf,
@@ -71,6 +80,9 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             db: PathBuf::from("arena.db"),
+            database: None,
+            standby_retry: Duration::from_secs(2),
+            takeover_grace: Duration::from_secs(8),
             records: PathBuf::from("arena-records"),
             record_store: None,
             listen: "127.0.0.1:7878".into(),
@@ -161,9 +173,15 @@ pub async fn run(
         None => Records::folder(&settings.records),
     };
     records.prepare()?;
-    let store = Store::open(&settings.db)
+    let location = settings.database.clone().unwrap_or_else(|| Location::from(&*settings.db));
+    let store = Store::connect(&location)
         .await
-        .map_err(|e| format!("cannot open the database {}: {e}", settings.db.display()))?;
+        .map_err(|e| format!("cannot open the database {location}: {e}"))?;
+    let live = live::Live::default();
+    // One server per database schedules (spec/arena.md, "Two servers on one database"); until
+    // this one holds the lock it serves its pages and seats nobody.
+    let elected = elect(&settings, &location, &store, &records, &live, &stop).await?;
+    let Some((mut lock, standby_web)) = elected else { return Ok(()) };
     let voided = store.void_in_flight(now()).await.map_err(|e| e.to_string())?;
     if voided > 0 {
         tracing::warn!("{voided} games in flight when the server last stopped are void");
@@ -202,15 +220,35 @@ pub async fn run(
     if let Some(ready) = ready {
         let _ = ready.send(door.addr());
     }
-    let live = live::Live::default();
-    // Dropped when the server returns, which stops the pages.
-    let _web = match &settings.web {
+    // Dropped when the server returns, which stops the pages. A standby's pages had no door
+    // to carry WebSockets to: they start again, on the address they had, with it.
+    let web_listen = match &standby_web {
+        Some(web) => Some(web.addr().to_string()),
+        None => settings.web.clone(),
+    };
+    let restarting = standby_web.is_some();
+    drop(standby_web);
+    let _web = match &web_listen {
         Some(listen) => Some({
             let mut options = settings.web_options.clone();
             options.bots = Some(door.clone());
             options.records = Some(records.clone());
-            let work = Some(crate::work::routes(hub.clone()));
-            crate::web::start_with(listen, &options, store.clone(), live.clone(), work).await?
+            let mut tries = 0;
+            loop {
+                // The standby's listener closes once its aborted task is dropped: soon, not
+                // at once.
+                let work = Some(crate::work::routes(hub.clone()));
+                let started =
+                    crate::web::start_with(listen, &options, store.clone(), live.clone(), work);
+                match started.await {
+                    Ok(web) => break web,
+                    Err(_) if restarting && tries < 50 => {
+                        tries += 1;
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
         }),
         None => None,
     };
@@ -251,7 +289,14 @@ pub async fn run(
         tokio::select! {
             Some(done) = done_rx.recv() => server.finish(done).await?,
             () = door.changed(Duration::from_millis(250)) => {}
-            _ = reload.tick() => server.index.reload(&server.store).await.map_err(|e| e.to_string())?,
+            _ = reload.tick() => {
+                server.index.reload(&server.store).await.map_err(|e| e.to_string())?;
+                // A Postgres session cut (and its advisory lock with it) lets another server
+                // schedule: this one must not plan beside it.
+                if !lock.holds().await {
+                    return Err("lost the scheduler's lock (the database connection dropped)".into());
+                }
+            }
             _ = work_tick.tick() => server.work_turn().await?,
         }
     }
@@ -267,6 +312,71 @@ pub async fn run(
     door.close("the arena is closing").await;
     server.store.close().await;
     Ok(())
+}
+
+/// Takes the scheduler's lock, waiting as a standby (pages served, nobody seated, no door) while
+/// another server holds it; the lock, and the standby's pages if it had to wait. `None`: the
+/// server was stopped before it won.
+async fn elect(
+    settings: &Settings,
+    location: &Location,
+    store: &Store,
+    records: &Records,
+    live: &live::Live,
+    stop: &Stop,
+) -> Result<Option<(SchedulerLock, Option<crate::web::Web>)>, String> {
+    let take = || async {
+        SchedulerLock::try_take(location)
+            .await
+            .map_err(|e| format!("the scheduler's lock on {location}: {e}"))
+    };
+    if let Some(lock) = take().await? {
+        return Ok(Some((lock, None)));
+    }
+    {
+        use std::io::Write as _;
+        println!(
+            "arena: standby: another server schedules on {location}; trying every {} s",
+            settings.standby_retry.as_secs_f64()
+        );
+        let _ = std::io::stdout().flush();
+    }
+    // The standby's pages: no door, no work API (the scheduler holds the queue).
+    let mut options = settings.web_options.clone();
+    options.records = Some(records.clone());
+    let web = match &settings.web {
+        Some(listen) => {
+            Some(crate::web::start(listen, &options, store.clone(), live.clone()).await?)
+        }
+        None => None,
+    };
+    let mut next_try = tokio::time::Instant::now() + settings.standby_retry;
+    loop {
+        if stop.is_stopping() {
+            return Ok(None);
+        }
+        if tokio::time::Instant::now() >= next_try {
+            if let Some(mut lock) = take().await? {
+                // A Postgres lock frees when its session ends, which may be before the server
+                // that held it notices (a cut session, not a dead process): it is given the
+                // time to stop. A lock file frees only when its holder is dead.
+                if location.backend() == crate::store::Backend::Postgres {
+                    tracing::warn!("the scheduler's lock is free: this server schedules soon");
+                    tokio::time::sleep(settings.takeover_grace).await;
+                    if stop.is_stopping() {
+                        return Ok(None);
+                    }
+                    if !lock.holds().await {
+                        continue;
+                    }
+                }
+                tracing::warn!("the scheduler's lock is free: this server schedules now");
+                return Ok(Some((lock, web)));
+            }
+            next_try = tokio::time::Instant::now() + settings.standby_retry;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 impl Server {

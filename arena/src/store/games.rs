@@ -243,7 +243,7 @@ impl Store {
 
     /// Marks a queued game as running.
     pub async fn start_game(&self, game: i64, record_path: Option<&str>, now: i64) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let seats: Option<Seats> = sqlx::query_as(
             "UPDATE games SET status = 'running', started_at = $1, record_path = $2 \
              WHERE id = $3 AND status = 'queued' RETURNING seat0, seat1, seat2, seat3",
@@ -262,9 +262,40 @@ impl Store {
         Ok(())
     }
 
+    /// Starts up to `limit` of the oldest queued games and returns them (id and seats, oldest
+    /// first): the claim a scheduler or a worker's lease makes. Two servers claiming at once
+    /// never take the same game: Postgres skips the rows another transaction locked (`FOR
+    /// UPDATE SKIP LOCKED`), SQLite lets one writer in at a time (see [`super::Claiming`]).
+    pub async fn claim_queued(&self, limit: u32, now: i64) -> Result<Vec<(i64, [BotId; 4])>> {
+        let mut tx = self.begin_write().await?;
+        let pick =
+            crate::claiming!("SELECT id FROM games WHERE status = 'queued' ORDER BY id LIMIT $1");
+        let ids: Vec<i64> = sqlx::query_scalar(self.claiming(pick))
+            .bind(i64::from(limit))
+            .fetch_all(&mut *tx)
+            .await?;
+        let mut claimed = Vec::with_capacity(ids.len());
+        for id in ids {
+            let seats: Seats = sqlx::query_as(
+                "UPDATE games SET status = 'running', started_at = $1 \
+                 WHERE id = $2 AND status = 'queued' RETURNING seat0, seat1, seat2, seat3",
+            )
+            .bind(now)
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
+            claimed.push((id, seats_of(seats)));
+        }
+        // All the claim's seats at once, in bot order (see `stats::started`).
+        let seats: Vec<BotId> = claimed.iter().flat_map(|(_, seats)| *seats).collect();
+        stats::started(&mut tx, &seats, now).await?;
+        tx.commit().await?;
+        Ok(claimed)
+    }
+
     /// Records a running game's result. A game voided meanwhile (by a restart) stays void.
     pub async fn end_game(&self, game: i64, end: &GameEnd, now: i64) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let seats: Option<Seats> = sqlx::query_as(
             "UPDATE games SET status = 'done', ended_at = $1, points02 = $2, points13 = $3, \
              fault_seats = $4, record_path = COALESCE($5, record_path) \
@@ -289,7 +320,7 @@ impl Store {
 
     /// Voids a queued or running game (the server's fault): it will never count.
     pub async fn void_game(&self, game: i64, reason: &str, now: i64) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         // started_at is set exactly when a game starts running: it tells a running game's
         // seats (counted as running) from a queued one's.
         let voided: Option<(i64, i64, i64, i64, Option<i64>)> = sqlx::query_as(
@@ -317,7 +348,7 @@ impl Store {
     /// are gone), and the number voided is returned. Their deals are then scored from the
     /// tables that finished, or from none.
     pub async fn void_in_flight(&self, now: i64) -> Result<u64> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let done = sqlx::query(
             "UPDATE games SET status = 'void', ended_at = $1, void_reason = 'server restarted' \
              WHERE status IN ('queued', 'running')",
@@ -394,7 +425,7 @@ impl Store {
                 c.deal
             )));
         }
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         // The write comes first so SQLite takes its write lock at once: a deferred
         // transaction that reads first can fail to upgrade when another writer got in.
         let marked = sqlx::query(

@@ -1,11 +1,14 @@
-//! The arena's database, the only module that holds SQL. SQLite through `sqlx` with its
-//! migrations (migrations/), in WAL mode with foreign keys on and a busy timeout; every query
-//! is checked at run time (`sqlx::query`), so building needs no live database. The SQL is
-//! written to be portable to PostgreSQL (issue 28): `$N` placeholders, `RETURNING`, `ON
-//! CONFLICT`, integers for booleans and times; what is SQLite-only is said where it is used.
+//! The arena's database, the only module that holds SQL: SQLite or PostgreSQL (issue 28)
+//! through one `sqlx::AnyPool`, with one migrations folder per engine (migrations/sqlite/,
+//! migrations/postgres/, the same tables and columns). Every query is checked at run time
+//! (`sqlx::query`), so building needs no live database, and is written once for both engines:
+//! `$N` placeholders, `RETURNING`, `ON CONFLICT`, BIGINT integers for booleans and times; where
+//! the engines differ (connection pragmas, migrations, write transactions, claiming a row, the
+//! scheduler's lock) is `store/backend.rs`, and nowhere else.
 //! Everything that must happen once (a deal scored, a game ended) is a conditional UPDATE in a
 //! transaction, so a crash and a restart can neither lose nor double-count a result.
 
+mod backend;
 mod bots;
 mod games;
 mod index;
@@ -15,18 +18,16 @@ mod ratings;
 mod stats;
 mod web;
 
+pub use backend::{Backend, Claiming, Location, SchedulerLock};
 pub use bots::{Bot, NewBot};
 pub use games::{GameEnd, GameRow, GameStatus, NewGame};
 pub use queue::{LeaseRow, LeaseState, QueuedDeal, Worker};
 pub use ratings::{BoardKind, RatingRow, Snapshot};
 pub use stats::{Activity, DAY_SECONDS, day_of};
 
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::AnyPool;
 use std::fmt;
 use std::path::Path;
-use std::time::Duration;
 
 /// What went wrong with the database, in one line.
 #[derive(Debug)]
@@ -76,30 +77,22 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 /// An open arena database.
 #[derive(Clone, Debug)]
 pub struct Store {
-    pool: SqlitePool,
+    pool: AnyPool,
+    backend: Backend,
 }
 
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
-
 impl Store {
-    /// Opens (creating if needed) the database file at `path` and brings its schema up to date.
+    /// Opens (creating if needed) the SQLite database file at `path` and brings its schema up
+    /// to date.
     pub async fn open(path: &Path) -> Result<Store> {
-        // SQLite-only: the journal mode, synchronous level and foreign-key switch are pragmas
-        // sqlx sets on each new connection; PostgreSQL has none of them.
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // In WAL mode NORMAL loses no committed transaction on a process kill, only
-            // (possibly) the last ones on a power cut, and spares an fsync per commit.
-            .synchronous(SqliteSynchronous::Normal)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5));
-        // One writer at a time is all SQLite allows; a few connections let readers (the web
-        // pages) run beside it.
-        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
-        MIGRATOR.run(&pool).await.map_err(StoreError::Migrate)?;
-        Ok(Store { pool })
+        Store::connect(&Location::from(path)).await
+    }
+
+    /// Opens the database at `location` (a SQLite file is created if missing; a Postgres
+    /// database must exist) and brings its schema up to date.
+    pub async fn connect(location: &Location) -> Result<Store> {
+        let (pool, backend) = backend::open(location).await?;
+        Ok(Store { pool, backend })
     }
 
     /// Closes every connection, waiting for those in use.

@@ -197,8 +197,7 @@ impl Store {
         record_path: &(dyn Fn(i64) -> String + Sync),
     ) -> Result<Option<(i64, Vec<i64>)>> {
         let now = now_ms.div_euclid(1000);
-        let mut tx = self.pool.begin().await?;
-        // The write comes first, so SQLite takes its write lock at once (see games.rs).
+        let mut tx = self.begin_write().await?;
         let lease: i64 = sqlx::query_scalar(
             "INSERT INTO leases (worker_id, created_ms, heartbeat_ms, ttl_ms, state) \
              VALUES ($1, $2, $2, $3, 'open') RETURNING id",
@@ -209,6 +208,7 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?;
         let mut got = Vec::new();
+        let mut seated = Vec::new();
         for &deal in deals {
             let claimed = sqlx::query(
                 "UPDATE work SET lease_id = $1 WHERE deal_id = $2 AND lease_id IS NULL",
@@ -236,7 +236,7 @@ impl Store {
                 .bind(game)
                 .fetch_one(&mut *tx)
                 .await?;
-                stats::started(&mut tx, [seats.0, seats.1, seats.2, seats.3], now).await?;
+                seated.extend([seats.0, seats.1, seats.2, seats.3]);
             }
             got.push(deal);
         }
@@ -244,6 +244,8 @@ impl Store {
             tx.rollback().await?;
             return Ok(None);
         }
+        // Once for the whole lease, so its bots' rows change in id order (see stats.rs).
+        stats::started(&mut tx, &seated, now).await?;
         tx.commit().await?;
         Ok(Some((lease, got)))
     }

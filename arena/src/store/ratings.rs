@@ -61,7 +61,7 @@ impl Store {
         taken_at: i64,
         rows: &[RatingRow],
     ) -> Result<i64> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let id: Option<i64> = sqlx::query_scalar(
             "INSERT INTO rating_snapshots (kind, taken_at, upto_comparison) VALUES ($1, $2, $3) \
              ON CONFLICT (kind, upto_comparison) DO NOTHING RETURNING id",

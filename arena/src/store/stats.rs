@@ -4,7 +4,7 @@
 
 use super::{Result, Store};
 use crate::BotId;
-use sqlx::{Sqlite, Transaction};
+use sqlx::{Any, Transaction};
 use std::collections::BTreeMap;
 
 /// Seconds in the quota's day: a games-a-day quota counts the starts of one UTC day.
@@ -32,16 +32,21 @@ pub struct Activity {
     pub last_played: Option<i64>,
 }
 
-// The transactions below are SQLite's (`Transaction<Sqlite>`); PostgreSQL's copy (issue 28)
-// runs the same statements.
+// Each runs inside the caller's write transaction, so the counters change with the game.
 
-/// A game with these seats started `now`.
+/// Games with these seats (a bot once per seat it took) started `now`.
+///
+/// Each of these functions changes the bots' rows in id order: two transactions that lock
+/// rows of the same bots then wait for each other in the same order, never in a cycle (a
+/// deadlock Postgres would otherwise end by failing one of them).
 pub(super) async fn started(
-    tx: &mut Transaction<'static, Sqlite>,
-    seats: [BotId; 4],
+    tx: &mut Transaction<'static, Any>,
+    seats: impl AsRef<[BotId]>,
     now: i64,
 ) -> Result<()> {
-    for bot in seats {
+    let mut bots = seats.as_ref().to_vec();
+    bots.sort_unstable();
+    for bot in bots {
         sqlx::query(
             "INSERT INTO bot_stats (bot_id, running, last_played, day, started_that_day) \
              VALUES ($1, 1, $2, $3, 1) \
@@ -62,12 +67,17 @@ pub(super) async fn started(
 
 /// A running game with these seats finished; bit `s` of `fault_seats` marks a fault of seat `s`.
 pub(super) async fn ended(
-    tx: &mut Transaction<'static, Sqlite>,
+    tx: &mut Transaction<'static, Any>,
     seats: [BotId; 4],
     fault_seats: u8,
 ) -> Result<()> {
-    for (s, bot) in seats.into_iter().enumerate() {
-        let faulted = i64::from((fault_seats >> s) & 1);
+    let mut bots: Vec<(BotId, i64)> = seats
+        .into_iter()
+        .enumerate()
+        .map(|(s, bot)| (bot, i64::from((fault_seats >> s) & 1)))
+        .collect();
+    bots.sort_unstable();
+    for (bot, faulted) in bots {
         sqlx::query(
             "UPDATE bot_stats SET running = running - 1, games_done = games_done + 1, \
              games_faulted = games_faulted + $1, \
@@ -84,8 +94,10 @@ pub(super) async fn ended(
 
 /// A running game with these seats was voided: it stops counting as running, and counts for
 /// nothing else (its start still counts against the day's quota: the bot did play).
-pub(super) async fn left(tx: &mut Transaction<'static, Sqlite>, seats: [BotId; 4]) -> Result<()> {
-    for bot in seats {
+pub(super) async fn left(tx: &mut Transaction<'static, Any>, seats: [BotId; 4]) -> Result<()> {
+    let mut bots = seats;
+    bots.sort_unstable();
+    for bot in bots {
         sqlx::query("UPDATE bot_stats SET running = running - 1 WHERE bot_id = $1")
             .bind(bot)
             .execute(&mut **tx)
@@ -95,7 +107,7 @@ pub(super) async fn left(tx: &mut Transaction<'static, Sqlite>, seats: [BotId; 4
 }
 
 /// Every game in flight was voided: nothing runs.
-pub(super) async fn none_running(tx: &mut Transaction<'static, Sqlite>) -> Result<()> {
+pub(super) async fn none_running(tx: &mut Transaction<'static, Any>) -> Result<()> {
     sqlx::query("UPDATE bot_stats SET running = 0 WHERE running <> 0").execute(&mut **tx).await?;
     Ok(())
 }

@@ -7,10 +7,71 @@ use crate::duplicate::score_deal;
 use crate::rating::{batch, boards};
 use crate::{BotId, team};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// A fresh database file path, removed (with its WAL files) when dropped.
+#[path = "../../tests/common/pg.rs"]
+mod pg;
+
+/// A fresh database for one test: a SQLite file, or a Postgres database of its own.
+enum TestDb {
+    Sqlite(TempDb),
+    Postgres(pg::PgDb),
+}
+
+impl TestDb {
+    fn location(&self) -> Location {
+        match self {
+            TestDb::Sqlite(file) => Location::Sqlite(file.0.clone()),
+            TestDb::Postgres(db) => Location::Postgres(db.url.clone()),
+        }
+    }
+
+    async fn open(&self) -> Result<Store> {
+        Store::connect(&self.location()).await
+    }
+}
+
+/// Each test named runs twice: `on_sqlite::NAME` and `on_postgres::NAME` (skipped, or failed
+/// under `ARENA_REQUIRE_POSTGRES=1`, when no server is configured; see tests/common/pg.rs).
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    super::$name(super::TestDb::Sqlite(super::TempDb::new())).await
+                }
+            )*
+        }
+        mod on_postgres {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    if let Some(db) = super::pg::fresh(stringify!($name)) {
+                        super::$name(super::TestDb::Postgres(db)).await
+                    }
+                }
+            )*
+        }
+    };
+}
+
+on_both!(
+    a_bot_is_found_by_its_token_and_only_by_it,
+    a_deal_is_scored_once_and_its_seed_published_then,
+    a_restart_voids_games_in_flight_and_keeps_the_rest,
+    ratings_recomputed_from_the_database_equal_the_stored_ones,
+    two_racing_scorers_count_a_deal_once,
+    activity_counts_faults_quotas_and_admits_newcomers_for_good,
+    two_claimers_never_claim_the_same_game,
+    the_schema_has_the_same_tables_and_columns_live,
+    the_web_pages_queries_read_a_bots_games_and_comparisons,
+    the_scheduler_lock_is_held_once_and_freed_with_its_holder,
+    a_rating_history_is_thinned_to_the_points_asked,
+);
+
+/// A fresh database file path, removed (with its WAL files and lock file) when dropped.
 struct TempDb(PathBuf);
 
 impl TempDb {
@@ -23,7 +84,7 @@ impl TempDb {
 
 impl Drop for TempDb {
     fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", ".scheduler"] {
             let mut p = self.0.clone().into_os_string();
             p.push(suffix);
             let _ = std::fs::remove_file(p);
@@ -92,10 +153,8 @@ async fn the_database_is_a_wal_file_with_foreign_keys() {
     assert!(db.0.exists());
 }
 
-#[tokio::test]
-async fn a_bot_is_found_by_its_token_and_only_by_it() {
-    let db = TempDb::new();
-    let store = Store::open(&db.0).await.unwrap();
+async fn a_bot_is_found_by_its_token_and_only_by_it(db: TestDb) {
+    let store = db.open().await.unwrap();
     let (bot, token) = store.add_bot(&new_bot("ada", "lovelace"), 100).await.unwrap();
     assert_eq!(
         (bot.author.as_str(), bot.name.as_str(), bot.tables_at_once),
@@ -126,10 +185,8 @@ async fn a_bot_is_found_by_its_token_and_only_by_it() {
     assert!(matches!(store.set_paused(999, None).await, Err(StoreError::NotFound(_))));
 }
 
-#[tokio::test]
-async fn a_deal_is_scored_once_and_its_seed_published_then() {
-    let db = TempDb::new();
-    let store = Store::open(&db.0).await.unwrap();
+async fn a_deal_is_scored_once_and_its_seed_published_then(db: TestDb) {
+    let store = db.open().await.unwrap();
     let ids = eight_bots(&store).await;
     let deal = store.new_deal(0xFEED_FACE_CAFE_BEEF, 200).await.unwrap();
     assert!(matches!(
@@ -218,11 +275,9 @@ async fn a_deal_is_scored_once_and_its_seed_published_then() {
     assert_eq!((splits[&four], splits[&other]), ([0, 1, 0], [0, 0, 0]));
 }
 
-#[tokio::test]
-async fn a_restart_voids_games_in_flight_and_keeps_the_rest() {
-    let db = TempDb::new();
+async fn a_restart_voids_games_in_flight_and_keeps_the_rest(db: TestDb) {
     let (ids, finished, in_flight) = {
-        let store = Store::open(&db.0).await.unwrap();
+        let store = db.open().await.unwrap();
         let ids = eight_bots(&store).await;
         let finished = play_deal(&store, &ids, 1, [1, 0], [0, 1]).await;
         score(&store, finished).await.unwrap();
@@ -258,7 +313,7 @@ async fn a_restart_voids_games_in_flight_and_keeps_the_rest() {
         // The process dies here: the pool is dropped without being closed.
         (ids, finished, in_flight)
     };
-    let store = Store::open(&db.0).await.unwrap();
+    let store = db.open().await.unwrap();
     assert_eq!(store.void_in_flight(400).await.unwrap(), 1);
     assert_eq!(store.void_in_flight(401).await.unwrap(), 0);
     let games = store.deal_games(in_flight).await.unwrap();
@@ -284,10 +339,8 @@ async fn a_restart_voids_games_in_flight_and_keeps_the_rest() {
     assert_eq!(store.bots().await.unwrap().len(), ids.len());
 }
 
-#[tokio::test]
-async fn ratings_recomputed_from_the_database_equal_the_stored_ones() {
-    let db = TempDb::new();
-    let store = Store::open(&db.0).await.unwrap();
+async fn ratings_recomputed_from_the_database_equal_the_stored_ones(db: TestDb) {
+    let store = db.open().await.unwrap();
     let ids = eight_bots(&store).await;
     let scores = [([2, 0], [0, 1]), ([1, 0], [1, 0]), ([0, 1], [2, 0]), ([1, 0], [0, 2])];
     for (k, (p0, p1)) in scores.iter().enumerate() {
@@ -309,7 +362,7 @@ async fn ratings_recomputed_from_the_database_equal_the_stored_ones() {
     assert_eq!(store.save_snapshot(BoardKind::Live, upto, 501, &live).await.unwrap(), live_id);
     // Reopened, as after a restart: the same comparisons give the same boards, to the bit.
     store.close().await;
-    let store = Store::open(&db.0).await.unwrap();
+    let store = db.open().await.unwrap();
     let (live_again, official_again) = compute(&store.comparisons().await.unwrap());
     let latest = store.latest_snapshot(BoardKind::Official).await.unwrap().unwrap();
     assert_eq!((latest.upto_comparison, latest.taken_at), (upto, 500));
@@ -322,10 +375,8 @@ async fn ratings_recomputed_from_the_database_equal_the_stored_ones() {
 
 /// A long history is thinned evenly to what was asked, its first and newest points kept, in
 /// order; a short one comes whole.
-#[tokio::test]
-async fn a_rating_history_is_thinned_to_the_points_asked() {
-    let db = TempDb::new();
-    let store = Store::open(&db.0).await.unwrap();
+async fn a_rating_history_is_thinned_to_the_points_asked(db: TestDb) {
+    let store = db.open().await.unwrap();
     let ids = eight_bots(&store).await;
     let row = |upto: i64| RatingRow {
         bot: ids[0],
@@ -360,16 +411,14 @@ async fn a_rating_history_is_thinned_to_the_points_asked() {
     assert_eq!((none.len(), total), (0, 0));
 }
 
-#[tokio::test]
-async fn two_racing_scorers_count_a_deal_once() {
-    let db = TempDb::new();
-    let store = Store::open(&db.0).await.unwrap();
+async fn two_racing_scorers_count_a_deal_once(db: TestDb) {
+    let store = db.open().await.unwrap();
     let ids = eight_bots(&store).await;
     for round in 0..20u64 {
         let deal = play_deal(&store, &ids, 100 + round, [2, 0], [0, 1]).await;
         // Two handles on the same file, as two tasks of a server (or a restart racing a late
         // scorer) would have.
-        let other = Store::open(&db.0).await.unwrap();
+        let other = db.open().await.unwrap();
         let (a, b) = tokio::join!(score(&store, deal), score(&other, deal));
         assert!(a.is_ok() != b.is_ok(), "round {round}: {a:?} {b:?}");
         let refused = if a.is_ok() { b } else { a };
@@ -382,10 +431,8 @@ async fn two_racing_scorers_count_a_deal_once() {
     assert_eq!(deals.len(), 20);
 }
 
-#[tokio::test]
-async fn activity_counts_faults_quotas_and_admits_newcomers_for_good() {
-    let db = TempDb::new();
-    let store = Store::open(&db.0).await.unwrap();
+async fn activity_counts_faults_quotas_and_admits_newcomers_for_good(db: TestDb) {
+    let store = db.open().await.unwrap();
     let ids = eight_bots(&store).await;
     let offered: BTreeMap<BotId, u32> = ids.iter().map(|&b| (b, 1)).collect();
     let pool = store.pool(&offered, 2, 300).await.unwrap();
@@ -477,4 +524,210 @@ async fn activity_counts_faults_quotas_and_admits_newcomers_for_good() {
     assert!(activity.values().all(|a| a.running == 0));
     // Voided games count for nothing but the day's starts.
     assert_eq!((activity[&ids[5]].games_done, activity[&ids[5]].started_today), (2, 1));
+}
+
+async fn two_claimers_never_claim_the_same_game(db: TestDb) {
+    let store = db.open().await.unwrap();
+    let ids = eight_bots(&store).await;
+    let mut queued = BTreeSet::new();
+    for d in 0..12u64 {
+        let deal = store.new_deal(700 + d, 100).await.unwrap();
+        for t in 0..2u32 {
+            let base = t as usize * 4;
+            let seats = [ids[base], ids[base + 1], ids[base + 2], ids[base + 3]];
+            let new = NewGame { deal, table_no: t, seats, orientation: 0 };
+            queued.insert(store.add_game(&new).await.unwrap());
+        }
+    }
+    // Two handles, as two servers on one database have, claiming three at a time until the
+    // queue is empty.
+    let other = db.open().await.unwrap();
+    let drain = |s: Store| async move {
+        let mut mine = Vec::new();
+        loop {
+            let batch = s.claim_queued(3, 200).await.unwrap();
+            if batch.is_empty() {
+                return mine;
+            }
+            mine.extend(batch.into_iter().map(|(id, _)| id));
+        }
+    };
+    let (a, b) = tokio::join!(tokio::spawn(drain(store.clone())), tokio::spawn(drain(other)));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    let both: BTreeSet<i64> = a.iter().chain(&b).copied().collect();
+    assert_eq!(a.len() + b.len(), both.len(), "a game claimed twice: {a:?} {b:?}");
+    assert_eq!(both, queued);
+    let running = store.activity(200).await.unwrap();
+    // Every bot sits at one table of each of the twelve deals.
+    assert!(running.values().all(|x| x.running == 12), "{running:?}");
+}
+
+/// Table name to its columns, from a migration's `CREATE TABLE` statements.
+type Schema = BTreeMap<String, Vec<String>>;
+
+/// A migration's statements without comments, one line each.
+fn statements(sql: &str) -> Vec<String> {
+    let text: String = sql
+        .lines()
+        .map(|l| l.split("--").next().unwrap_or_default().trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    text.split(';')
+        .map(|st| st.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|st| !st.is_empty())
+        .collect()
+}
+
+fn schema(statements: &[String]) -> Schema {
+    let mut tables = Schema::new();
+    for st in statements {
+        let Some(rest) = st.strip_prefix("CREATE TABLE ") else { continue };
+        let (name, body) = rest.split_once('(').unwrap();
+        // The definitions are split at the commas outside parentheses (a CHECK's list, a
+        // UNIQUE's columns).
+        let mut defs = vec![String::new()];
+        let mut depth = 0;
+        for c in body.trim().strip_suffix(')').unwrap().chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    defs.push(String::new());
+                    continue;
+                }
+                _ => {}
+            }
+            defs.last_mut().unwrap().push(c);
+        }
+        let columns = defs
+            .iter()
+            .map(|def| def.split_whitespace().next().unwrap().to_string())
+            .filter(|c| !["UNIQUE", "PRIMARY", "CHECK", "FOREIGN"].contains(&c.as_str()))
+            .collect();
+        tables.insert(name.trim().to_string(), columns);
+    }
+    tables
+}
+
+fn migration_files(backend: &str) -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations").join(backend);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn both_migration_folders_declare_the_same_tables_and_columns() {
+    let lite = migration_files("sqlite");
+    let pg = migration_files("postgres");
+    let names = |f: &[(String, String)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&lite), names(&pg), "the same numbered files in both folders");
+    assert!(!lite.is_empty());
+    let mut tables = 0;
+    for ((name, lite), (_, pg)) in lite.iter().zip(&pg) {
+        let lite = statements(lite);
+        // Postgres spells two things its own way; with them spelt as SQLite does, the files
+        // must be the same statements, so a column or a check cannot be added to one alone.
+        let pg: Vec<String> = statements(pg)
+            .into_iter()
+            .map(|st| {
+                st.replace("BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", "INTEGER PRIMARY KEY")
+                    .replace("BYTEA", "BLOB")
+            })
+            .collect();
+        assert_eq!(schema(&lite), schema(&pg), "{name}: tables and columns differ");
+        tables += schema(&lite).len();
+        assert_eq!(lite, pg, "{name}: the statements differ beyond the two spellings");
+        // Every integer is 64 bits on Postgres too: the code reads them all as i64.
+        assert!(
+            !pg.iter().any(|st| st.contains(" INTEGER ") && !st.contains("INTEGER PRIMARY KEY"))
+        );
+    }
+    // The arena's eight tables and the work queue's four: the parser found them all.
+    assert_eq!(tables, 12, "tables declared by the migrations");
+}
+
+/// The migrated database's own catalogue: table to columns in declared order.
+async fn live_schema(store: &Store) -> Schema {
+    let sql = match store.backend() {
+        Backend::Sqlite => {
+            "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p \
+             WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE '_sqlx%' \
+             ORDER BY m.name, p.cid"
+        }
+        Backend::Postgres => {
+            "SELECT table_name::TEXT, column_name::TEXT FROM information_schema.columns \
+             WHERE table_schema = 'public' AND table_name NOT LIKE '_sqlx%' \
+             ORDER BY table_name, ordinal_position"
+        }
+    };
+    let rows: Vec<(String, String)> = sqlx::query_as(sql).fetch_all(&store.pool).await.unwrap();
+    let mut tables = Schema::new();
+    for (table, column) in rows {
+        tables.entry(table).or_default().push(column);
+    }
+    tables
+}
+
+async fn the_schema_has_the_same_tables_and_columns_live(db: TestDb) {
+    let store = db.open().await.unwrap();
+    let declared: Schema =
+        migration_files("sqlite").iter().flat_map(|(_, sql)| schema(&statements(sql))).collect();
+    assert_eq!(live_schema(&store).await, declared);
+}
+
+async fn the_web_pages_queries_read_a_bots_games_and_comparisons(db: TestDb) {
+    let store = db.open().await.unwrap();
+    let ids = eight_bots(&store).await;
+    let first = play_deal(&store, &ids, 901, [3, 1], [0, 2]).await;
+    score(&store, first).await.unwrap();
+    let second = play_deal(&store, &ids, 902, [1, 1], [2, 0]).await;
+    score(&store, second).await.unwrap();
+    // ids[1] sat at table 0 of both deals: its two games, newest first.
+    let games = store.bot_games(ids[1], 10).await.unwrap();
+    assert_eq!(games.iter().map(|g| g.deal).collect::<Vec<_>>(), [second, first]);
+    assert_eq!(store.bot_games(ids[1], 1).await.unwrap().len(), 1);
+    let all = store.comparisons().await.unwrap();
+    let mine: Vec<_> = all
+        .iter()
+        .map(|(_, c)| c.clone())
+        .filter(|c| [c.team_a, c.team_b].iter().any(|t| t.contains(&ids[1])))
+        .collect();
+    assert!(!mine.is_empty());
+    assert_eq!(store.bot_comparisons(ids[1]).await.unwrap(), mine);
+    assert_eq!(store.recent_games(3).await.unwrap().len(), 3);
+    let index = store.token_index().await.unwrap();
+    assert_eq!(index.iter().map(|(_, id, _)| *id).collect::<Vec<_>>(), ids);
+    store.set_paused(ids[2], Some("r")).await.unwrap();
+    assert_eq!(store.token_index().await.unwrap().len(), 7);
+}
+
+async fn the_scheduler_lock_is_held_once_and_freed_with_its_holder(db: TestDb) {
+    let location = db.location();
+    // The store (and its migrations) first, as a server opens them.
+    let store = db.open().await.unwrap();
+    let mut held = SchedulerLock::try_take(&location).await.unwrap().expect("a free lock");
+    assert!(SchedulerLock::try_take(&location).await.unwrap().is_none(), "taken twice");
+    assert!(held.holds().await);
+    drop(held);
+    // Postgres frees a session's lock when its connection ends, which a drop starts.
+    let mut again = None;
+    for _ in 0..50 {
+        again = SchedulerLock::try_take(&location).await.unwrap();
+        if again.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(again.is_some(), "the lock was not freed with its holder");
+    store.close().await;
 }

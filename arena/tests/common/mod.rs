@@ -1,16 +1,20 @@
-//! What the arena's end-to-end tests share: a scratch folder, the arena server and the Rust
+//! What the arena's end-to-end tests share: a scratch folder, the database a test runs on (a
+//! SQLite file, or a fresh PostgreSQL database: see pg.rs), the arena server and the Rust
 //! sample bot as real processes (killed when the test ends, passed or not), and the database
 //! read through the arena's own store.
 
 #![allow(dead_code)]
 
+mod pg;
+
 use aluette_arena::BotId;
 use aluette_arena::rating::{batch, boards};
-use aluette_arena::store::{BoardKind, GameRow, GameStatus, Store};
+use aluette_arena::store::{BoardKind, GameRow, GameStatus, Location, Store};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// A folder of its own for one test, removed when the test passes.
@@ -36,6 +40,67 @@ impl Drop for Scratch {
         } else {
             eprintln!("kept for inspection: {}", self.0.display());
         }
+    }
+}
+
+/// The database a test runs on.
+pub(crate) enum Db {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database of the test's own.
+    Postgres(pg::PgDb),
+}
+
+impl Db {
+    /// The file `arena.db` in the test's folder.
+    pub(crate) fn sqlite(dir: &Scratch) -> Db {
+        Db::Sqlite(dir.join("arena.db"))
+    }
+
+    /// A fresh Postgres database for the test `test`; `None` (the test is skipped, and says
+    /// so) when no server is configured and none is required.
+    pub(crate) fn postgres(test: &str) -> Option<Db> {
+        pg::fresh(test).map(Db::Postgres)
+    }
+
+    /// What `--database` is given.
+    pub(crate) fn arg(&self) -> String {
+        match self {
+            Db::Sqlite(path) => path.display().to_string(),
+            Db::Postgres(db) => db.url.clone(),
+        }
+    }
+
+    pub(crate) fn location(&self) -> Location {
+        Location::parse(&self.arg())
+    }
+
+    /// The store on it (the test's reading side), opened on its own runtime.
+    pub(crate) fn open(&self) -> Store {
+        rt().block_on(Store::connect(&self.location())).unwrap()
+    }
+}
+
+/// The flags that name a database to `arena`.
+pub(crate) trait DbArgs {
+    fn db_args(&self) -> [String; 2];
+}
+
+impl DbArgs for Path {
+    fn db_args(&self) -> [String; 2] {
+        ["--db".into(), self.display().to_string()]
+    }
+}
+
+impl DbArgs for PathBuf {
+    fn db_args(&self) -> [String; 2] {
+        self.as_path().db_args()
+    }
+}
+
+impl DbArgs for Db {
+    fn db_args(&self) -> [String; 2] {
+        ["--database".into(), self.arg()]
     }
 }
 
@@ -86,9 +151,11 @@ pub(crate) fn bot_bin() -> PathBuf {
 }
 
 /// Creates a bot with `arena admin add-bot`; its token.
-pub(crate) fn add_bot(db: &Path, author: &str, name: &str, tables: u32) -> String {
+pub(crate) fn add_bot<D: DbArgs + ?Sized>(db: &D, author: &str, name: &str, tables: u32) -> String {
     let out = Command::new(arena_bin())
-        .args(["admin", "add-bot", "--db", db.to_str().unwrap(), "--author", author])
+        .args(["admin", "add-bot"])
+        .args(db.db_args())
+        .args(["--author", author])
         .args(["--name", name, "--tables", &tables.to_string()])
         // A test plays more games in minutes than a bot's default day allows.
         .args(["--games-per-day", "1000000"])
@@ -103,16 +170,43 @@ pub(crate) fn add_bot(db: &Path, author: &str, name: &str, tables: u32) -> Strin
         .to_string()
 }
 
-/// Starts `arena serve` on a free port; the process and the address bots connect to.
+/// Starts `arena serve` on a free port on `dir`'s SQLite file; the process and the address
+/// bots connect to.
 pub(crate) fn serve(dir: &Scratch, extra: &[&str]) -> (Proc, String) {
+    serve_on(dir, &Db::sqlite(dir), extra)
+}
+
+/// Starts `arena serve` on a free port on `db`; the process and the address bots connect to.
+pub(crate) fn serve_on(dir: &Scratch, db: &Db, extra: &[&str]) -> (Proc, String) {
+    let (proc_, lines) = start(dir, db, "records", "arena", extra);
+    let addr = loop {
+        let line = lines.recv().expect("the arena prints where bots connect");
+        if let Some(addr) = line.strip_prefix("arena: bots connect to ") {
+            break addr.trim().to_string();
+        }
+    };
+    (proc_, addr)
+}
+
+/// Starts `arena serve` on a free port on `db`, its records in `dir/records`, its stderr in
+/// `dir/log.stderr.log`; the process and its stdout's lines (read on a thread, so the server
+/// never blocks on a full pipe).
+pub(crate) fn start(
+    dir: &Scratch,
+    db: &Db,
+    records: &str,
+    log: &str,
+    extra: &[&str],
+) -> (Proc, mpsc::Receiver<String>) {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(dir.join("arena.stderr.log"))
+        .open(dir.join(&format!("{log}.stderr.log")))
         .unwrap();
     let mut child = Command::new(arena_bin())
-        .args(["serve", "--db", dir.join("arena.db").to_str().unwrap()])
-        .args(["--records", dir.join("records").to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        .arg("serve")
+        .args(db.db_args())
+        .args(["--records", dir.join(records).to_str().unwrap(), "--listen", "127.0.0.1:0"])
         .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -120,17 +214,14 @@ pub(crate) fn serve(dir: &Scratch, extra: &[&str]) -> (Proc, String) {
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let proc_ = Proc(child);
-    let mut lines = BufReader::new(stdout).lines();
-    let addr = loop {
-        let line = lines.next().expect("the arena prints where bots connect").unwrap();
-        if let Some(addr) = line.strip_prefix("arena: bots connect to ") {
-            break addr.trim().to_string();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            // The receiver may be gone: the rest is drained all the same.
+            let _ = tx.send(line);
         }
-    };
-    // The rest of its output is drained, so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    (proc_, addr)
+    });
+    (Proc(child), rx)
 }
 
 /// A Rust sample bot connected to `addr` with `token`; `args` picks its strength.
@@ -148,9 +239,14 @@ pub(crate) fn bot(addr: &str, token: &str, name: &str, args: &[&str], log: &Path
     )
 }
 
-/// A runtime for the store's async API.
-pub(crate) fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+/// The runtime the tests drive the store's async API on: one for the whole test binary, so a
+/// pool's Postgres connections (whose sockets belong to the runtime that opened them) outlive
+/// each call; a worker thread of its own keeps them served between calls.
+pub(crate) fn rt() -> &'static tokio::runtime::Runtime {
+    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap()
+    })
 }
 
 /// What every finished arena must hold: no bot dealt a deal twice, every finished game's record
