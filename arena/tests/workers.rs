@@ -11,7 +11,7 @@
 mod common;
 
 use aluette_arena::store::{GameRow, GameStatus, LeaseState, Store};
-use common::{Proc, Scratch, arena_bin, bot_bin, check_stored, rt};
+use common::{Db, DbArgs, Proc, Scratch, arena_bin, bot_bin, check_stored, rt};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -37,11 +37,12 @@ fn token_of(text: &str) -> String {
     text.lines().find_map(|l| l.strip_prefix("token ")).expect("a token line").trim().to_string()
 }
 
-/// `arena serve` with its web server; the process and the web address.
-fn serve(dir: &Scratch, extra: &[&str]) -> (Proc, String) {
+/// `arena serve` on `db` with its web server; the process and the web address.
+fn serve(dir: &Scratch, db: &Db, extra: &[&str]) -> (Proc, String) {
     let log = std::fs::File::create(dir.join("arena.stderr.log")).unwrap();
     let mut child = Command::new(arena_bin())
-        .args(["serve", "--db", dir.join("arena.db").to_str().unwrap()])
+        .arg("serve")
+        .args(db.db_args())
         .args(["--records", dir.join("records").to_str().unwrap(), "--listen", "127.0.0.1:0"])
         .args(["--web", "127.0.0.1:0"])
         .args(extra)
@@ -175,31 +176,41 @@ fn lease_games(store: &Store, lease: i64) -> Vec<GameRow> {
 #[test]
 fn three_workers_one_killed_one_stopped_play_every_game_once() {
     let dir = Scratch::new("workers");
-    let db = dir.join("arena.db");
-    let db = db.to_str().unwrap();
+    three_workers(&dir, &Db::sqlite(&dir));
+}
+
+#[test]
+fn three_workers_on_postgres_play_every_game_once() {
+    let Some(db) = Db::postgres("workers") else { return };
+    three_workers(&Scratch::new("workers-pg"), &db);
+}
+
+fn three_workers(dir: &Scratch, db: &Db) {
+    let [flag, value] = db.db_args();
+    let on = |args: &[&str]| -> Vec<String> {
+        let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        all.insert(1, flag.clone());
+        all.insert(2, value.clone());
+        all
+    };
+    let admin_on = |args: &[&str]| {
+        let all = on(args);
+        admin(&all.iter().map(String::as_str).collect::<Vec<_>>())
+    };
     let tokens: Vec<String> =
-        (1..=3).map(|k| token_of(&admin(&["add-worker", "--db", db, &format!("w{k}")]))).collect();
-    admin(&["add-bot", "--db", db, "--author", "organiser", "--name", "rust-sample", "--hosted"]);
+        (1..=3).map(|k| token_of(&admin_on(&["add-worker", &format!("w{k}")]))).collect();
+    admin_on(&["add-bot", "--author", "organiser", "--name", "rust-sample", "--hosted"]);
     let dup = Command::new(arena_bin())
-        .args([
-            "admin",
-            "add-bot",
-            "--db",
-            db,
-            "--author",
-            "x",
-            "--name",
-            "rust-sample",
-            "--hosted",
-        ])
+        .arg("admin")
+        .args(on(&["add-bot", "--author", "x", "--name", "rust-sample", "--hosted"]))
         .args(["--version", "2"])
         .output()
         .unwrap();
     assert!(!dup.status.success(), "a second hosted entrant of one name is refused");
-    let listed = admin(&["list", "--db", db]);
+    let listed = admin_on(&["list"]);
     assert!(listed.lines().any(|l| l.contains("rust-sample") && l.ends_with("hosted")), "{listed}");
     let flags = ["--work", "--answer-ms", "200", "--lease-ttl-ms", "2000", "--work-deals", "6"];
-    let (mut server, web) = serve(&dir, &flags);
+    let (mut server, web) = serve(dir, db, &flags);
     let bot = bot_bin();
     // Worker 3 reads its token from a file.
     std::fs::write(dir.join("w3.token"), format!("{}\n", tokens[2])).unwrap();
@@ -209,7 +220,7 @@ fn three_workers_one_killed_one_stopped_play_every_game_once() {
         .enumerate()
         .map(|(k, t)| Some(worker(&web, t, &dir.join(&format!("w{}.log", k + 1)), &bot)))
         .collect();
-    let store = rt().block_on(Store::open(&dir.join("arena.db"))).unwrap();
+    let store = db.open();
     let ids: Vec<i64> = rt().block_on(store.workers()).unwrap().iter().map(|w| w.id).collect();
     until(Duration::from_secs(120), "twelve games done", || done(&store) >= 12);
 
