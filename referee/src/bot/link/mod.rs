@@ -458,6 +458,74 @@ mod tests {
         drop(rx);
     }
 
+    /// A TCP socket written directly, as a seated TCP bot's is: a question the socket takes
+    /// never reaches the writer; what it does not take goes through the writer, in order and
+    /// whole; an answer is read directly; and a peer that has gone is the flush's error.
+    #[tokio::test]
+    async fn a_tcp_socket_is_written_and_read_directly() {
+        use std::io::{Read, Write};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        // A connection, its socket watched, with `writer` in place of the socket's own when
+        // given (kept aside then: dropping it would shut the socket's write side).
+        let connect = async |writer: Option<Writer>| {
+            let peer = std::net::TcpStream::connect(addr).unwrap();
+            let (ours, _) = listener.accept().await.unwrap();
+            let (r, w, socket) = split(ours);
+            let (w, aside) = match writer {
+                Some(other) => (other, Some(w)),
+                None => (w, None),
+            };
+            let mut conn = LineConn::new(r, w, 64);
+            conn.watch_socket(socket);
+            (conn, peer, aside)
+        };
+        let (_, broken) = tokio::io::split(tokio::io::duplex(64).0);
+        let (mut conn, peer, _aside) = connect(Some(Box::new(broken))).await;
+        conn.queue(&ToBot::Bye { reason: "x".into() });
+        conn.flush(Instant::now() + Duration::from_secs(5)).await.unwrap();
+        let mut got = [0u8; 28];
+        (&peer).read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"{\"type\":\"bye\",\"reason\":\"x\"}\n");
+
+        let (mut conn, peer, _) = connect(None).await;
+        // Far more than the socket's buffers hold at first: the direct send takes a part.
+        let lines: Vec<ToBot> =
+            (0..20_000).map(|i| ToBot::Bye { reason: format!("{i:030}") }).collect();
+        let mut sent = Vec::new();
+        for l in &lines {
+            conn.queue(l);
+            l.encode_into(&mut sent);
+        }
+        let total = sent.len();
+        let mut reading = peer.try_clone().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut got = vec![0; total];
+            reading.read_exact(&mut got).unwrap();
+            got
+        });
+        conn.flush(Instant::now() + Duration::from_secs(10)).await.unwrap();
+        assert!(reader.join().unwrap() == sent, "every byte, in order");
+
+        let soon = || Instant::now() + Duration::from_secs(5);
+        (&peer).write_all(b"answer\n").unwrap();
+        assert!(matches!(conn.next(soon()).await, Incoming::Line) && conn.line() == b"answer");
+        drop(peer);
+        // The first sends after the close may still be taken (the peer answers them with a
+        // reset); a later one fails.
+        let mut failed = None;
+        for _ in 0..100 {
+            conn.queue(&lines[0]);
+            if let Err(e) = conn.flush(soon()).await {
+                failed = Some(e);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let failed = failed.expect("writing to a closed peer never failed");
+        assert_ne!(failed.kind(), io::ErrorKind::TimedOut, "{failed}");
+    }
+
     /// The between-games check sees a peer that closed, and only that: an idle peer and a peer
     /// with a line waiting are there, and looking consumes nothing. (A line sent just before a
     /// close hides the close until it is read: the next question then finds the end.)
