@@ -2,8 +2,10 @@
 //! framing, deadlines and fault classification are written once.
 
 mod tcp;
+mod yielding;
 
 pub(crate) use tcp::{connect, split};
+use yielding::Yield;
 
 use protocol::ToBot;
 use protocol::codec::{Frame, LineFramer};
@@ -62,11 +64,12 @@ pub(crate) struct LineConn {
     /// question fits in the pipe, so it costs one `write` and no poll of the runtime's; only
     /// what the pipe does not take waits for the writer.
     direct_out: Option<OwnedFd>,
-    /// The bot runs on the referee thread's one CPU: when the direct read finds nothing, the
-    /// thread yields its CPU to it once and reads again, instead of parking the runtime. A bot
-    /// that wakes on a write does not always take the CPU at once (a Python bot, mostly not),
-    /// and it is going to run next anyway.
-    yield_to_bot: bool,
+    /// `direct` is a TCP socket, written directly too (with `send`, so that a peer that has
+    /// gone is an error and never a `SIGPIPE`), until the write side is shut down.
+    send_direct: bool,
+    /// When the direct read finds nothing: whether the thread yields its CPU to the bot once
+    /// and reads again, instead of parking the runtime.
+    yield_to_bot: Yield,
 }
 
 /// A TCP connection's socket, as the connection's owner knows it: its number, and a duplicate
@@ -106,7 +109,8 @@ impl LineConn {
             socket: None,
             direct: None,
             direct_out: None,
-            yield_to_bot: false,
+            send_direct: false,
+            yield_to_bot: Yield::Never,
         }
     }
 
@@ -115,7 +119,7 @@ impl LineConn {
     /// this thread's one CPU), yielding to the bot once before a second read.
     pub(crate) fn read_directly(&mut self, fd: OwnedFd, same_cpu: bool) {
         self.direct = Some(fd);
-        self.yield_to_bot = same_cpu;
+        self.yield_to_bot = if same_cpu { Yield::Always } else { Yield::Never };
     }
 
     /// Writes straight to `fd` (a duplicate of the non-blocking descriptor under the writer)
@@ -125,12 +129,15 @@ impl LineConn {
     }
 
     /// Names the TCP socket under this connection, for [`LineConn::peer_closed`], and reads
-    /// its answers directly as a pipe's are (one `read` before the runtime's poll), when the
-    /// socket could be duplicated.
+    /// its answers and writes its questions directly as a pipe's are (one `read` before the
+    /// runtime's poll, one `send` before its writer), when the socket could be duplicated.
+    /// Where the bot runs is not known: the yield to it is kept up while it finds answers.
     pub(crate) fn watch_socket(&mut self, socket: Socket) {
         self.socket = Some(socket.raw);
         if let Some(fd) = socket.direct {
-            self.read_directly(fd, false);
+            self.direct = Some(fd);
+            self.send_direct = true;
+            self.yield_to_bot = Yield::learning();
         }
     }
 
@@ -212,10 +219,19 @@ impl LineConn {
     /// Writes everything queued, giving up at `deadline` (a bot that stops reading its input
     /// must not stall the table).
     pub(crate) async fn flush(&mut self, deadline: Instant) -> io::Result<()> {
-        if let Some(fd) = &self.direct_out {
+        let socket = self.direct.as_ref().filter(|_| self.send_direct);
+        if let Some(fd) = self.direct_out.as_ref().or(socket) {
+            use std::os::fd::AsRawFd as _;
             let mut written = 0;
             while written < self.out.len() {
-                match nix::unistd::write(fd, &self.out[written..]) {
+                let rest = &self.out[written..];
+                let sent = if self.send_direct {
+                    use nix::sys::socket::{MsgFlags, send};
+                    send(fd.as_raw_fd(), rest, MsgFlags::MSG_NOSIGNAL | MsgFlags::MSG_DONTWAIT)
+                } else {
+                    nix::unistd::write(fd, rest)
+                };
+                match sent {
                     Ok(n) => written += n,
                     Err(nix::errno::Errno::EINTR) => {}
                     // The pipe is full (EAGAIN), or an error the writer will meet and report.
@@ -279,6 +295,7 @@ impl LineConn {
     /// descriptor first: while it is open, the pipe is).
     pub(crate) async fn shutdown(&mut self) {
         self.direct_out = None;
+        self.send_direct = false;
         let _ = self.writer.shutdown().await;
     }
 
@@ -300,9 +317,10 @@ impl LineConn {
                 tried = true;
                 let mut read = || nix::unistd::read(fd, &mut self.read_buf[..room]);
                 let mut got = read();
-                if got == Err(nix::errno::Errno::EAGAIN) && self.yield_to_bot {
+                if got == Err(nix::errno::Errno::EAGAIN) && self.yield_to_bot.now() {
                     let _ = nix::sched::sched_yield();
                     got = read();
+                    self.yield_to_bot.found(got != Err(nix::errno::Errno::EAGAIN));
                 }
                 match got {
                     Ok(0) => self.eof = true,
@@ -438,6 +456,74 @@ mod tests {
         let err = conn.flush(Instant::now() + Duration::from_millis(100)).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut, "a reader that never reads: {err}");
         drop(rx);
+    }
+
+    /// A TCP socket written directly, as a seated TCP bot's is: a question the socket takes
+    /// never reaches the writer; what it does not take goes through the writer, in order and
+    /// whole; an answer is read directly; and a peer that has gone is the flush's error.
+    #[tokio::test]
+    async fn a_tcp_socket_is_written_and_read_directly() {
+        use std::io::{Read, Write};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        // A connection, its socket watched, with `writer` in place of the socket's own when
+        // given (kept aside then: dropping it would shut the socket's write side).
+        let connect = async |writer: Option<Writer>| {
+            let peer = std::net::TcpStream::connect(addr).unwrap();
+            let (ours, _) = listener.accept().await.unwrap();
+            let (r, w, socket) = split(ours);
+            let (w, aside) = match writer {
+                Some(other) => (other, Some(w)),
+                None => (w, None),
+            };
+            let mut conn = LineConn::new(r, w, 64);
+            conn.watch_socket(socket);
+            (conn, peer, aside)
+        };
+        let (_, broken) = tokio::io::split(tokio::io::duplex(64).0);
+        let (mut conn, peer, _aside) = connect(Some(Box::new(broken))).await;
+        conn.queue(&ToBot::Bye { reason: "x".into() });
+        conn.flush(Instant::now() + Duration::from_secs(5)).await.unwrap();
+        let mut got = [0u8; 28];
+        (&peer).read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"{\"type\":\"bye\",\"reason\":\"x\"}\n");
+
+        let (mut conn, peer, _) = connect(None).await;
+        // Far more than the socket's buffers hold at first: the direct send takes a part.
+        let lines: Vec<ToBot> =
+            (0..20_000).map(|i| ToBot::Bye { reason: format!("{i:030}") }).collect();
+        let mut sent = Vec::new();
+        for l in &lines {
+            conn.queue(l);
+            l.encode_into(&mut sent);
+        }
+        let total = sent.len();
+        let mut reading = peer.try_clone().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut got = vec![0; total];
+            reading.read_exact(&mut got).unwrap();
+            got
+        });
+        conn.flush(Instant::now() + Duration::from_secs(10)).await.unwrap();
+        assert!(reader.join().unwrap() == sent, "every byte, in order");
+
+        let soon = || Instant::now() + Duration::from_secs(5);
+        (&peer).write_all(b"answer\n").unwrap();
+        assert!(matches!(conn.next(soon()).await, Incoming::Line) && conn.line() == b"answer");
+        drop(peer);
+        // The first sends after the close may still be taken (the peer answers them with a
+        // reset); a later one fails.
+        let mut failed = None;
+        for _ in 0..100 {
+            conn.queue(&lines[0]);
+            if let Err(e) = conn.flush(soon()).await {
+                failed = Some(e);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let failed = failed.expect("writing to a closed peer never failed");
+        assert_ne!(failed.kind(), io::ErrorKind::TimedOut, "{failed}");
     }
 
     /// The between-games check sees a peer that closed, and only that: an idle peer and a peer
