@@ -40,6 +40,7 @@
 
 extern crate alloc;
 
+mod bounds;
 mod position;
 mod search;
 mod slots;

@@ -2,6 +2,7 @@
 //! points minus team 1's. Cards a hand holds that no other card in play separates are one move
 //! (`moves`), and positions at the start of a trick go through the transposition table.
 
+use crate::bounds;
 use crate::slots::{LEVEL, levels};
 use crate::table::{Key, NONE, Table};
 use crate::tally::{Scoring, Tally};
@@ -62,7 +63,8 @@ impl Search<'_> {
             if self.tally.done == 8 {
                 return self.last_trick();
             }
-            (lo, hi) = self.tally.bounds(9 - self.tally.done, self.scoring);
+            let (least, most) = bounds::reach(&self.hands);
+            (lo, hi) = bounds::bounds(&self.tally, least, most, self.scoring);
             let k = self.key();
             if let Some((tlo, thi, best)) = self.tt.get(&k) {
                 (lo, hi) = (lo.max(tlo), hi.min(thi));

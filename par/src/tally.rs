@@ -29,7 +29,7 @@ impl Scoring {
     }
 
     /// True when a mordienne by seat `s` scores 2 (outside a committed deal).
-    fn counts(self, s: usize) -> bool {
+    pub(crate) fn counts(self, s: usize) -> bool {
         self.mordienne || self.announced == Some(Seat::ALL[s].team())
     }
 }
@@ -99,51 +99,6 @@ impl Tally {
                 None => 0,
                 Some(w) => sign(team_of(w)) * if mordienne && scoring.counts(w) { 2 } else { 1 },
             },
-        }
-    }
-
-    /// Bounds on the final value with `left` tricks still to play, from the tally alone: the
-    /// winner may already be certain, and a mordienne may already be out of reach.
-    pub(crate) fn bounds(&self, left: u8, scoring: Scoring) -> (i8, i8) {
-        let (lo, hi) = scoring.range();
-        let sign = |s: usize| if s.is_multiple_of(2) { 1i8 } else { -1 };
-        // A seat can still make a mordienne only from a clean run: won every trick so far of
-        // its count and wins all the rest (it has tricks), or wins a long enough final run.
-        let can_mordienne = |s: usize| {
-            self.clean & (1 << s) != 0
-                && if self.won[s] > 0 {
-                    self.won[s] + left >= scoring.run
-                } else {
-                    left >= scoring.run
-                }
-        };
-        let sure = (0..4).find(|&w| (0..4).all(|o| o == w || self.won[o] + left <= self.won[w]));
-        match (scoring.committed, sure) {
-            (Some(c), _) => {
-                let c = c.index();
-                let possible = (0..4).any(|s| s % 2 == c && can_mordienne(s));
-                let fail = -2 * sign(c);
-                match sure {
-                    Some(w) if w % 2 != c || !can_mordienne(w) => (fail, fail),
-                    _ if !possible => (fail, fail),
-                    _ => (lo, hi),
-                }
-            }
-            (None, Some(w)) if self.won[w] > 0 => {
-                let one = sign(w);
-                if scoring.counts(w) && can_mordienne(w) {
-                    if one > 0 { (1, 2) } else { (-2, -1) }
-                } else {
-                    (one, one)
-                }
-            }
-            (None, _) => {
-                let any = (0..4).any(|s| scoring.counts(s) && can_mordienne(s));
-                let (lo, hi) = if any { (lo, hi) } else { (-1, 1) };
-                // Once a trick is won, somebody wins the deal: 0 is out.
-                let won = self.won.iter().any(|&w| w > 0);
-                if won && lo == -1 && hi == 1 { (-1, 1) } else { (lo, hi) }
-            }
         }
     }
 
