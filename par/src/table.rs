@@ -14,33 +14,44 @@ pub(crate) struct Key {
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     key: Key,
-    /// The par lies in `lo..=hi`; an empty slot has `lo > hi`.
+    /// The par lies in `lo..=hi`.
     lo: i8,
     hi: i8,
     /// The slot of the lead that decided the last search of it (`NONE` when unknown).
     best: u8,
+    /// The table's generation when written: entries of an older one are empty.
+    generation: u32,
 }
 
 /// No lead known.
 pub(crate) const NONE: u8 = u8::MAX;
 
-const EMPTY: Entry = Entry { key: Key { cards: 0, rest: 0 }, lo: 1, hi: 0, best: NONE };
+const EMPTY: Entry =
+    Entry { key: Key { cards: 0, rest: 0 }, lo: 1, hi: 0, best: NONE, generation: 0 };
 
 /// A fixed-size table, one entry per slot, the newest kept.
 #[derive(Debug)]
 pub(crate) struct Table {
     entries: Vec<Entry>,
     mask: usize,
+    /// Clearing moves to a new generation instead of writing every entry: a benchmark or a
+    /// replay clears for each deal, and writing 16 MiB cost more than solving a late position.
+    generation: u32,
 }
 
 impl Table {
     pub(crate) fn new(log2: u32) -> Table {
         let size = 1usize << log2;
-        Table { entries: vec![EMPTY; size], mask: size - 1 }
+        Table { entries: vec![EMPTY; size], mask: size - 1, generation: 1 }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.entries.fill(EMPTY);
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Once in four billion clears, the old generations could come back: wipe them.
+            self.entries.fill(EMPTY);
+            self.generation = 1;
+        }
     }
 
     fn slot(&self, key: &Key) -> usize {
@@ -53,7 +64,7 @@ impl Table {
     #[inline]
     pub(crate) fn get(&self, key: &Key) -> Option<(i8, i8, u8)> {
         let e = &self.entries[self.slot(key)];
-        (e.key == *key && e.lo <= e.hi).then_some((e.lo, e.hi, e.best))
+        (e.generation == self.generation && e.key == *key).then_some((e.lo, e.hi, e.best))
     }
 
     /// Records that the par of `key` lies in `lo..=hi`, narrowing what was known of it.
@@ -61,12 +72,12 @@ impl Table {
     pub(crate) fn put(&mut self, key: Key, lo: i8, hi: i8, best: u8) {
         let slot = self.slot(&key);
         let e = &mut self.entries[slot];
-        if e.key == key && e.lo <= e.hi {
+        if e.generation == self.generation && e.key == key {
             e.lo = e.lo.max(lo);
             e.hi = e.hi.min(hi);
             e.best = best;
         } else {
-            *e = Entry { key, lo, hi, best };
+            *e = Entry { key, lo, hi, best, generation: self.generation };
         }
     }
 }
