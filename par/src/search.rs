@@ -81,6 +81,7 @@ impl Search<'_> {
             key = Some(k);
         }
         let (alpha0, beta0) = (alpha, beta);
+        let nodes0 = self.nodes;
         let seat = (self.leader + self.n_table) & 3;
         let (list, n) = self.ordered(seat, first);
         let maximise = seat & 1 == 0;
@@ -104,12 +105,13 @@ impl Search<'_> {
         if let Some(k) = key
             && self.nodes <= self.budget
         {
+            let work = (64 - (self.nodes - nodes0).leading_zeros()) as u8;
             if best <= alpha0 {
-                self.tt.put(k, lo, best, best_slot);
+                self.tt.put(k, lo, best, best_slot, work);
             } else if best >= beta0 {
-                self.tt.put(k, best, hi, best_slot);
+                self.tt.put(k, best, hi, best_slot, work);
             } else {
-                self.tt.put(k, best, best, best_slot);
+                self.tt.put(k, best, best, best_slot, work);
             }
         }
         best

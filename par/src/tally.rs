@@ -103,13 +103,15 @@ impl Tally {
     }
 
     /// The tally packed for the transposition key: counts, the order in which the seats with
-    /// tricks reached them, and the clean runs of those seats.
+    /// tricks reached them, and the clean runs of those seats. The order counts only among
+    /// seats with the same count: of two seats that meet at a count later, the one that has it
+    /// now got there first, whenever the other arrives.
     pub(crate) fn key(&self) -> u32 {
         let mut k = 0u32;
         for s in 0..4 {
             let has = self.won[s] > 0;
             let earlier = (0..4)
-                .filter(|&t| self.won[t] > 0 && self.reached[t] < self.reached[s])
+                .filter(|&t| self.won[t] == self.won[s] && self.reached[t] < self.reached[s])
                 .count() as u32;
             let clean = u32::from(has && self.clean & (1 << s) != 0);
             let order = if has { earlier } else { 0 };
