@@ -123,14 +123,14 @@ impl Search<'_> {
     #[inline]
     fn ordered(&self, seat: u8, first: u8) -> ([u8; 9], usize) {
         let hand = self.hands[seat as usize];
-        let mut others = self.table_mask;
+        let mut others = 0;
         for s in 0..4 {
             if s != seat {
                 others |= self.hands[s as usize];
             }
         }
-        let (mut list, n) = moves(hand, others);
         if self.n_table == 0 {
+            let (mut list, n) = moves(hand, others);
             if first != NONE
                 && let Some(i) = list[..n].iter().position(|&s| s == first)
             {
@@ -150,6 +150,9 @@ impl Search<'_> {
                 holder = None;
             }
         }
+        // Of the table, only its strongest level can tell two cards apart: the weaker cards
+        // on it decide nothing in this trick and are gone after it.
+        let (mut list, n) = moves(hand, others | (self.table_mask & levels(top, top)));
         let partner_holds = holder == Some(seat ^ 2);
         // Sort keys: smaller first. Taking cards by weakness first, then the rest by weakness.
         let mut keyed = [(0u8, 0u8); 9];
