@@ -52,6 +52,70 @@ pub(crate) fn reach(hands: &[u64; 4]) -> ([u8; 4], [u8; 4]) {
     (least, most)
 }
 
+/// True when the other team, holding `opp`, can stop a seat holding `hand` from winning the
+/// last `need` tricks: it keeps its `need` best cards for them, one a trick, its best for the
+/// last, and the seat would need, for each j, a j-th best card stronger than their j-th best.
+#[inline]
+fn stoppable(hand: u64, opp: u64, need: u8) -> bool {
+    let (mut a, mut b) = (hand, opp);
+    for _ in 0..need {
+        if a == 0 {
+            return true;
+        }
+        if b == 0 {
+            return false;
+        }
+        if LEVEL[a.trailing_zeros() as usize & 63] >= LEVEL[b.trailing_zeros() as usize & 63] {
+            return true;
+        }
+        a &= a - 1;
+        b &= b - 1;
+    }
+    false
+}
+
+/// Bounds from the last tricks, at any point where they are all still to play: a mordienne
+/// ends with a run of at least `run` tricks won by one seat (all the tricks left, at the start
+/// of a trick, for a seat that has some), and the other team can keep its best cards for them.
+/// A team whose mordienne the other can stop scores at most 1, and a committed team fails.
+#[inline]
+pub(crate) fn run_bounds(
+    hands: &[u64; 4],
+    tally: &Tally,
+    at_start: bool,
+    scoring: Scoring,
+) -> (i8, i8) {
+    let (mut lo, mut hi) = scoring.range();
+    let left = 9 - tally.done;
+    let possible = |t: usize| {
+        let opp = hands[1 - t] | hands[3 - t];
+        [t, t + 2].iter().any(|&s| {
+            let need = if at_start && tally.won[s] > 0 { left } else { scoring.run };
+            // At the start of a trick, fewer tricks left than the run needs is no mordienne;
+            // in a trick under way, whose cards are partly down, it says nothing.
+            let unknown = !at_start && need >= left;
+            tally.clean & (1 << s) != 0
+                && (unknown || (need <= left && !stoppable(hands[s], opp, need)))
+        })
+    };
+    match scoring.committed {
+        Some(c) if !possible(c.index()) => {
+            let fail = if c.index() == 0 { -2 } else { 2 };
+            (fail, fail)
+        }
+        Some(_) => (lo, hi),
+        None => {
+            if !possible(1) {
+                lo = lo.max(-1);
+            }
+            if !possible(0) {
+                hi = hi.min(1);
+            }
+            (lo, hi)
+        }
+    }
+}
+
 /// Bounds on the final value from the start of a trick: `least` and `most` are each seat's
 /// fewest and most tricks still to win (`reach`), with `9 - tally.done` tricks to play.
 pub(crate) fn bounds(tally: &Tally, least: [u8; 4], most: [u8; 4], scoring: Scoring) -> (i8, i8) {

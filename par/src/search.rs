@@ -65,6 +65,8 @@ impl Search<'_> {
             }
             let (least, most) = bounds::reach(&self.hands);
             (lo, hi) = bounds::bounds(&self.tally, least, most, self.scoring);
+            let (llo, lhi) = bounds::run_bounds(&self.hands, &self.tally, true, self.scoring);
+            (lo, hi) = (lo.max(llo), hi.min(lhi));
             let k = self.key();
             if let Some((tlo, thi, best)) = self.tt.get(&k) {
                 (lo, hi) = (lo.max(tlo), hi.min(thi));
@@ -79,6 +81,16 @@ impl Search<'_> {
             alpha = alpha.max(lo);
             beta = beta.min(hi);
             key = Some(k);
+        } else if self.tally.done < 8 {
+            let (lo, hi) = bounds::run_bounds(&self.hands, &self.tally, false, self.scoring);
+            if lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
+            alpha = alpha.max(lo);
+            beta = beta.min(hi);
         }
         let (alpha0, beta0) = (alpha, beta);
         let nodes0 = self.nodes;
