@@ -90,7 +90,14 @@ pub(crate) fn run_bounds(
     let possible = |t: usize| {
         let opp = hands[1 - t] | hands[3 - t];
         [t, t + 2].iter().any(|&s| {
-            let need = if at_start && tally.won[s] > 0 { left } else { scoring.run };
+            // A seat with tricks must win all the rest; one without, a final run longer than
+            // any other seat's count (it reaches its count last), and at least `run` long.
+            let most_other = (0..4).filter(|&w| w != s).map(|w| tally.won[w]).max().unwrap_or(0);
+            let need = if tally.won[s] > 0 {
+                if at_start { left } else { scoring.run }
+            } else {
+                scoring.run.max(most_other + 1)
+            };
             // At the start of a trick, fewer tricks left than the run needs is no mordienne;
             // in a trick under way, whose cards are partly down, it says nothing.
             let unknown = !at_start && need >= left;
