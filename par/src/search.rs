@@ -63,10 +63,24 @@ impl Search<'_> {
             if self.tally.done == 8 {
                 return self.last_trick();
             }
+            // Most positions this close to the end are settled by the bounds alone, the
+            // cheaper first: the key and the table are for the rest.
+            (lo, hi) = bounds::run_bounds(&self.hands, &self.tally, true, self.scoring);
+            if lo >= hi || lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
             let (least, most) = bounds::reach(&self.hands);
-            (lo, hi) = bounds::bounds(&self.tally, least, most, self.scoring);
-            let (llo, lhi) = bounds::run_bounds(&self.hands, &self.tally, true, self.scoring);
-            (lo, hi) = (lo.max(llo), hi.min(lhi));
+            let (clo, chi) = bounds::bounds(&self.tally, least, most, self.scoring);
+            (lo, hi) = (lo.max(clo), hi.min(chi));
+            if lo >= hi || lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
             let k = self.key();
             if let Some((tlo, thi, best)) = self.tt.get(&k) {
                 (lo, hi) = (lo.max(tlo), hi.min(thi));
