@@ -94,7 +94,8 @@ pub(crate) fn run_bounds(
             // any other seat's count (it reaches its count last), and at least `run` long.
             let most_other = (0..4).filter(|&w| w != s).map(|w| tally.won[w]).max().unwrap_or(0);
             let need = if tally.won[s] > 0 {
-                if at_start { left } else { scoring.run }
+                // In a trick under way: at least all the tricks after it.
+                if at_start { left } else { left - 1 }
             } else {
                 scoring.run.max(most_other + 1)
             };
