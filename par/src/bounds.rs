@@ -3,7 +3,7 @@
 //! hand's) and at least (its cards that nothing left can beat) often settle who can still be the
 //! deal winner and who can still make a mordienne, long before the last trick.
 
-use crate::slots::{LEVEL, UPTO};
+use crate::slots::{LEVEL, STRONGER, UPTO};
 use crate::tally::{Scoring, Tally};
 
 /// The most tricks the cards of `o` can win against the cards of `p` alone: each trick `o` wins,
@@ -18,9 +18,10 @@ fn wins_against(o: u64, p: u64) -> u8 {
     while rest != 0 && avail != 0 {
         let slot = rest.trailing_zeros() as usize;
         rest &= rest - 1;
-        let stronger = avail & UPTO[usize::from(LEVEL[slot & 63] - 1) % 20];
-        if stronger != 0 {
-            avail &= !(stronger & stronger.wrapping_neg());
+        // The strongest card of `o` left is its lowest slot: it beats this card exactly when
+        // some card of `o` does.
+        if avail & STRONGER[slot & 63] != 0 {
+            avail &= avail - 1;
             n += 1;
         }
     }
@@ -86,13 +87,20 @@ pub(crate) fn run_bounds(
     scoring: Scoring,
 ) -> (i8, i8) {
     let (mut lo, mut hi) = scoring.range();
+    if scoring.committed.is_none() && hi == 1 {
+        // No mordienne scores more than a point: nothing to bound.
+        return (lo, hi);
+    }
     let left = 9 - tally.done;
     let possible = |t: usize| {
         let opp = hands[1 - t] | hands[3 - t];
         [t, t + 2].iter().any(|&s| {
+            if tally.clean & (1 << s) == 0 {
+                return false;
+            }
             // A seat with tricks must win all the rest; one without, a final run longer than
             // any other seat's count (it reaches its count last), and at least `run` long.
-            let most_other = (0..4).filter(|&w| w != s).map(|w| tally.won[w]).max().unwrap_or(0);
+            let most_other = (1..4).map(|k| tally.won[(s + k) & 3]).fold(0, u8::max);
             let need = if tally.won[s] > 0 {
                 // In a trick under way: at least all the tricks after it.
                 if at_start { left } else { left - 1 }
@@ -102,8 +110,7 @@ pub(crate) fn run_bounds(
             // At the start of a trick, fewer tricks left than the run needs is no mordienne;
             // in a trick under way, whose cards are partly down, it says nothing.
             let unknown = !at_start && need >= left;
-            tally.clean & (1 << s) != 0
-                && (unknown || (need <= left && !stoppable(hands[s], opp, need)))
+            unknown || (need <= left && !stoppable(hands[s], opp, need))
         })
     };
     match scoring.committed {

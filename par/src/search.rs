@@ -248,13 +248,14 @@ impl Search<'_> {
     fn key(&self) -> Key {
         let mut cards = 0u128;
         let mut last_owner = 4u8;
-        for level in 1..=19u8 {
+        let mut rest = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3];
+        // Level by level, only the levels with cards left.
+        while rest != 0 {
+            let level = LEVEL[rest.trailing_zeros() as usize & 63];
             let m = levels(level, level);
+            rest &= !m;
             let counts = self.hands.map(|h| (h & m).count_ones() as u8);
             let owners = counts.iter().filter(|&&c| c > 0).count();
-            if owners == 0 {
-                continue;
-            }
             let single = if owners == 1 { counts.iter().position(|&c| c > 0) } else { None };
             let mut start = match single {
                 Some(s) => s as u8 != last_owner,
