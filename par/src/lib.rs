@@ -92,9 +92,11 @@ impl Default for Solver {
 }
 
 impl Solver {
-    /// A solver with a table of 2^19 entries (16 MiB).
+    /// A solver with a table of 2^22 entries (128 MiB at most: the memory is taken as the
+    /// search writes to it). From the first trick a search fills it: 2^19 entries took 1.6
+    /// times the nodes on a deal measured, 2^23 a few percent fewer than 2^22.
     pub fn new() -> Solver {
-        Solver::with_table(19)
+        Solver::with_table(22)
     }
 
     /// A solver with a table of 2^`log2` entries of 32 bytes.

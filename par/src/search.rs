@@ -81,7 +81,10 @@ impl Search<'_> {
             if hi <= alpha {
                 return hi;
             }
-            let k = self.key();
+            // A seat with tricks whose cards cannot win all the rest has no run left.
+            let left = 9 - self.tally.done;
+            let live = (0..4).fold(0u8, |m, s| m | u8::from(most[s] == left) << s);
+            let k = self.key(live);
             if let Some((tlo, thi, best)) = self.tt.get(&k) {
                 (lo, hi) = (lo.max(tlo), hi.min(thi));
                 first = best;
@@ -245,7 +248,7 @@ impl Search<'_> {
     /// The key of a position at the start of a trick: for each level with cards left, in
     /// order, who holds them (three bits a card: the seat, and whether a new group starts);
     /// runs of levels held by one seat alone are one group, since nothing tells them apart.
-    fn key(&self) -> Key {
+    fn key(&self, live: u8) -> Key {
         let mut cards = 0u128;
         let mut last_owner = 4u8;
         let mut rest = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3];
@@ -269,6 +272,6 @@ impl Search<'_> {
                 }
             }
         }
-        Key { cards, rest: u64::from(self.tally.key()) | u64::from(self.leader) << 32 }
+        Key { cards, rest: u64::from(self.tally.key(live)) | u64::from(self.leader) << 32 }
     }
 }

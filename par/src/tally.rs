@@ -106,14 +106,16 @@ impl Tally {
     /// tricks reached them, and the clean runs of those seats. The order counts only among
     /// seats with the same count: of two seats that meet at a count later, the one that has it
     /// now got there first, whenever the other arrives.
-    pub(crate) fn key(&self) -> u32 {
+    /// Only the clean runs of the seats in `live` count: a seat whose run cannot reach the
+    /// last trick any more scores the same with or without it.
+    pub(crate) fn key(&self, live: u8) -> u32 {
         let mut k = 0u32;
         for s in 0..4 {
             let has = self.won[s] > 0;
             let earlier = (0..4)
                 .filter(|&t| self.won[t] == self.won[s] && self.reached[t] < self.reached[s])
                 .count() as u32;
-            let clean = u32::from(has && self.clean & (1 << s) != 0);
+            let clean = u32::from(has && self.clean & live & (1 << s) != 0);
             let order = if has { earlier } else { 0 };
             k |= (u32::from(self.won[s]) | order << 4 | clean << 6) << (7 * s);
         }
