@@ -11,8 +11,12 @@
 //! the cards of one hand that no other card in play separates are one move (suits never
 //! matter here, so cards of one level always are), and positions at the start of a trick go
 //! through a transposition table keyed on the cards left (up to such equivalences) and on the
-//! part of the trick history the score still depends on (`tally.rs`). `tests/exhaustive.rs`
-//! holds it to a plain search over `rules::Game` on thousands of small endings.
+//! part of the trick history the score still depends on (`tally.rs`). Bounds from the cards
+//! left cut it short (`bounds.rs`): how many tricks each seat can still win at most and at
+//! least, and whether the other team can stop a mordienne by keeping its best cards for the
+//! last tricks. `tests/exhaustive.rs` holds it to a plain search over `rules::Game` on
+//! thousands of small endings, `tests/recorded.rs` to the pars the search found before those
+//! bounds.
 //!
 //! ```
 //! use par::{Position, Solver};
