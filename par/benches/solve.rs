@@ -1,12 +1,14 @@
-//! Solver speed: positions solved per second from the start of tricks 5, 4, 3, 2 and 1 (after
-//! the discards: the chant off, nine cards a hand), on random deals, and the time to analyse a
-//! whole deal as `replay --par` does (the par before each of its 36 cards and after the last). One core; prints figures,
-//! asserts nothing. Run with `cargo bench -p aluette-par`.
+//! Solver speed: nodes and positions solved per second from the start of tricks 5, 4, 3, 2 and 1
+//! (after the discards: the chant off, nine cards a hand), on random deals, and the work to
+//! analyse a whole deal as `replay --par` does (the par before each of its 36 cards and after the
+//! last). One core; prints figures, asserts nothing. Run with `cargo bench -p aluette-par`.
 //!
 //! Arguments (after `--`): `--deals N` positions a run from tricks 5 and 4 (default 50; a
-//! fifth of it from trick 3 and for whole deals), `--first N` from tricks 1 and 2 (default 2,
-//! one run: each takes seconds; 0 leaves them out), `--repeat N` runs (default 5).
-//! Each figure is the median of the runs, with the best beside it: the machine is shared.
+//! fifth of it from trick 3 and for whole deals), `--first N` from tricks 1 and 2 (default 2;
+//! 0 leaves them out), `--repeat N` runs (default 5), `--budget N` nodes a position for the
+//! whole deals (default 2,000,000; 0: none, every position solved exactly).
+//! Each run solves the same positions, so the node counts, unlike the times, do not depend on
+//! the machine's load; each time is the median of the runs, with the best beside it.
 
 use par::{Position, Solver};
 use rules::{Action, Deck, Game, Rules, Seat, SplitMix64, Turn};
@@ -30,8 +32,9 @@ fn advance(game: &mut Game, trick: u8, rng: &mut SplitMix64) {
     }
 }
 
-/// Solves `n` positions at `trick`, each with a fresh table; returns the time and a checksum.
-fn positions(n: u64, trick: u8, seed: u64) -> (Duration, i64) {
+/// Solves `n` positions at `trick`, each with a fresh table; returns the time, a checksum and
+/// the nodes searched.
+fn positions(solver: &mut Solver, n: u64, trick: u8, seed: u64) -> (Duration, i64, u64) {
     let mut rng = SplitMix64::new(seed);
     let games: Vec<Position> = (0..n)
         .map(|i| {
@@ -40,7 +43,7 @@ fn positions(n: u64, trick: u8, seed: u64) -> (Duration, i64) {
             Position::from_game(&g).unwrap()
         })
         .collect();
-    let mut solver = Solver::new();
+    let nodes = solver.nodes();
     let mut sum = 0i64;
     let start = Instant::now();
     for p in &games {
@@ -48,15 +51,17 @@ fn positions(n: u64, trick: u8, seed: u64) -> (Duration, i64) {
         solver.clear();
         sum += i64::from(solver.solve(p).value());
     }
-    (start.elapsed(), sum)
+    (start.elapsed(), sum, solver.nodes() - nodes)
 }
 
 /// Analyses `n` whole deals as `replay --par` does: random cards, then the par before every
 /// card and after the last, as one line (`Solver::solve_line`), with the referee's default
-/// node budget a position. Returns the time and the share of positions solved within the budget.
-fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64) {
+/// node budget a position. Returns the time, the share of positions solved within the budget and
+/// the nodes searched.
+fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64, u64) {
     let mut rng = SplitMix64::new(seed);
-    let mut solver = Solver::new();
+    // The referee's table size (referee/src/par.rs).
+    let mut solver = Solver::with_table(20);
     let mut total = Duration::ZERO;
     let (mut solved, mut asked) = (0u64, 0u64);
     for i in 0..n {
@@ -74,7 +79,7 @@ fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64) {
         asked += pars.len() as u64;
         solved += pars.iter().filter(|p| p.is_some()).count() as u64;
     }
-    (total, solved as f64 / asked as f64)
+    (total, solved as f64 / asked as f64, solver.nodes())
 }
 
 fn median(mut xs: Vec<f64>) -> (f64, f64) {
@@ -86,6 +91,7 @@ fn main() {
     let mut deals = 50u64;
     let mut first = 2u64;
     let mut repeat = 5usize;
+    let mut budget = 2_000_000u64;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut num = |d: u64| it.next().and_then(|v| v.parse().ok()).unwrap_or(d);
@@ -94,48 +100,64 @@ fn main() {
             "--deals" => deals = num(deals),
             "--first" => first = num(first),
             "--repeat" => repeat = num(repeat as u64).max(1) as usize,
+            "--budget" => budget = num(budget),
             other => {
-                eprintln!("unknown argument {other}; use --deals N, --first N, --repeat N");
+                eprintln!(
+                    "unknown argument {other}; use --deals N, --first N, --repeat N, --budget N"
+                );
                 std::process::exit(2);
             }
         }
     }
-    // From the first trick a search takes seconds: fewer positions, one run.
+    // 0: no budget, every position solved exactly.
+    let budget = if budget == 0 { u64::MAX } else { budget };
+    // One solver for every run: the system maps its table's pages as they are first written,
+    // which the first run pays (a fault a page, up to 128 MiB of them) and the median leaves out.
+    let mut solver = Solver::new();
     for (trick, n, runs) in [
         (5u8, deals, repeat),
         (4, deals, repeat),
         (3, deals / 5, repeat),
-        (2, first, 1),
-        (1, first, 1),
+        (2, first, repeat),
+        (1, first, repeat),
     ] {
+        if n == 0 {
+            continue;
+        }
         let mut rates = Vec::new();
         let mut check = 0;
-        for r in 0..runs {
-            let (t, sum) = positions(n.max(1), trick, 100 + r as u64);
-            rates.push(n.max(1) as f64 / t.as_secs_f64());
+        let mut nodes = 0;
+        for _ in 0..runs {
+            // The same positions each run: the node count is every run's.
+            let (t, sum, k) = positions(&mut solver, n, trick, 100);
+            rates.push(n as f64 / t.as_secs_f64());
             check += sum;
+            nodes = k / n;
         }
         let (med, _) = median(rates.clone());
         let best = rates.iter().copied().fold(0.0, f64::max);
         println!(
-            "from trick {trick}: {med:>10.2} positions/s (median of {runs} runs of {}), best \
-             {best:.2}; {:.1} ms a position (checksum {check})",
-            n.max(1),
+            "from trick {trick}: {nodes:>10} nodes a position, {med:>10.2} positions/s (median \
+             of {runs} runs of {n}), best {best:.2}; {:.2} ms a position (checksum {check})",
             1000.0 / med
         );
     }
-    let budget = 2_000_000;
+    let n = (deals / 5).max(1);
     let mut per_deal = Vec::new();
     let mut share = 0.0;
-    for r in 0..repeat {
-        let (t, solved) = whole_deals(deals / 5, 900 + r as u64, budget);
-        per_deal.push(t.as_secs_f64() * 1000.0 / (deals / 5).max(1) as f64);
+    let mut nodes = 0;
+    for _ in 0..repeat {
+        let (t, solved, k) = whole_deals(n, 900, budget);
+        per_deal.push(t.as_secs_f64() * 1000.0 / n as f64);
         share = solved;
+        nodes = k / n;
     }
     let (med, best) = median(per_deal);
+    let shown = if budget == u64::MAX { "no".to_string() } else { budget.to_string() };
     println!(
-        "whole deal as replay --par ({budget} nodes a position, last card first): {med:.1} ms \
-         median, best {best:.1} ms; {:.0}% of its 37 positions solved",
+        "whole deal as replay --par ({shown} node budget a position, last card first): {nodes} \
+         nodes a deal, {med:.1} ms median of {repeat} runs of {n}, best {best:.1} ms; {:.0}% of \
+         its 37 positions solved",
         share * 100.0
     );
 }

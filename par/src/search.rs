@@ -2,6 +2,7 @@
 //! points minus team 1's. Cards a hand holds that no other card in play separates are one move
 //! (`moves`), and positions at the start of a trick go through the transposition table.
 
+use crate::bounds;
 use crate::slots::{LEVEL, levels};
 use crate::table::{Key, NONE, Table};
 use crate::tally::{Scoring, Tally};
@@ -62,8 +63,28 @@ impl Search<'_> {
             if self.tally.done == 8 {
                 return self.last_trick();
             }
-            (lo, hi) = self.tally.bounds(9 - self.tally.done, self.scoring);
-            let k = self.key();
+            // Most positions this close to the end are settled by the bounds alone, the
+            // cheaper first: the key and the table are for the rest.
+            (lo, hi) = bounds::run_bounds(&self.hands, &self.tally, true, self.scoring);
+            if lo >= hi || lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
+            let (least, most) = bounds::reach(&self.hands);
+            let (clo, chi) = bounds::bounds(&self.tally, least, most, self.scoring);
+            (lo, hi) = (lo.max(clo), hi.min(chi));
+            if lo >= hi || lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
+            // A seat with tricks whose cards cannot win all the rest has no run left.
+            let left = 9 - self.tally.done;
+            let live = (0..4).fold(0u8, |m, s| m | u8::from(most[s] == left) << s);
+            let k = self.key(live);
             if let Some((tlo, thi, best)) = self.tt.get(&k) {
                 (lo, hi) = (lo.max(tlo), hi.min(thi));
                 first = best;
@@ -77,8 +98,19 @@ impl Search<'_> {
             alpha = alpha.max(lo);
             beta = beta.min(hi);
             key = Some(k);
+        } else if self.tally.done < 8 {
+            let (lo, hi) = bounds::run_bounds(&self.hands, &self.tally, false, self.scoring);
+            if lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
+            alpha = alpha.max(lo);
+            beta = beta.min(hi);
         }
         let (alpha0, beta0) = (alpha, beta);
+        let nodes0 = self.nodes;
         let seat = (self.leader + self.n_table) & 3;
         let (list, n) = self.ordered(seat, first);
         let maximise = seat & 1 == 0;
@@ -102,12 +134,13 @@ impl Search<'_> {
         if let Some(k) = key
             && self.nodes <= self.budget
         {
+            let work = (64 - (self.nodes - nodes0).leading_zeros()) as u8;
             if best <= alpha0 {
-                self.tt.put(k, lo, best, best_slot);
+                self.tt.put(k, lo, best, best_slot, work);
             } else if best >= beta0 {
-                self.tt.put(k, best, hi, best_slot);
+                self.tt.put(k, best, hi, best_slot, work);
             } else {
-                self.tt.put(k, best, best, best_slot);
+                self.tt.put(k, best, best, best_slot, work);
             }
         }
         best
@@ -119,14 +152,14 @@ impl Search<'_> {
     #[inline]
     fn ordered(&self, seat: u8, first: u8) -> ([u8; 9], usize) {
         let hand = self.hands[seat as usize];
-        let mut others = self.table_mask;
+        let mut others = 0;
         for s in 0..4 {
             if s != seat {
                 others |= self.hands[s as usize];
             }
         }
-        let (mut list, n) = moves(hand, others);
         if self.n_table == 0 {
+            let (mut list, n) = moves(hand, others);
             if first != NONE
                 && let Some(i) = list[..n].iter().position(|&s| s == first)
             {
@@ -146,6 +179,9 @@ impl Search<'_> {
                 holder = None;
             }
         }
+        // Of the table, only its strongest level can tell two cards apart: the weaker cards
+        // on it decide nothing in this trick and are gone after it.
+        let (mut list, n) = moves(hand, others | (self.table_mask & levels(top, top)));
         let partner_holds = holder == Some(seat ^ 2);
         // Sort keys: smaller first. Taking cards by weakness first, then the rest by weakness.
         let mut keyed = [(0u8, 0u8); 9];
@@ -212,16 +248,17 @@ impl Search<'_> {
     /// The key of a position at the start of a trick: for each level with cards left, in
     /// order, who holds them (three bits a card: the seat, and whether a new group starts);
     /// runs of levels held by one seat alone are one group, since nothing tells them apart.
-    fn key(&self) -> Key {
+    fn key(&self, live: u8) -> Key {
         let mut cards = 0u128;
         let mut last_owner = 4u8;
-        for level in 1..=19u8 {
+        let mut rest = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3];
+        // Level by level, only the levels with cards left.
+        while rest != 0 {
+            let level = LEVEL[rest.trailing_zeros() as usize & 63];
             let m = levels(level, level);
+            rest &= !m;
             let counts = self.hands.map(|h| (h & m).count_ones() as u8);
             let owners = counts.iter().filter(|&&c| c > 0).count();
-            if owners == 0 {
-                continue;
-            }
             let single = if owners == 1 { counts.iter().position(|&c| c > 0) } else { None };
             let mut start = match single {
                 Some(s) => s as u8 != last_owner,
@@ -235,6 +272,6 @@ impl Search<'_> {
                 }
             }
         }
-        Key { cards, rest: u64::from(self.tally.key()) | u64::from(self.leader) << 32 }
+        Key { cards, rest: u64::from(self.tally.key(live)) | u64::from(self.leader) << 32 }
     }
 }

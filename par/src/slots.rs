@@ -36,6 +36,18 @@ pub(crate) const UPTO: [u64; 20] = {
     masks
 };
 
+/// `STRONGER[s]`: the slots of the levels strictly stronger than slot `s`'s (64 entries so
+/// `& 63` proves the index in bounds).
+pub(crate) const STRONGER: [u64; 64] = {
+    let mut masks = [0u64; 64];
+    let mut s = 0;
+    while s < 48 {
+        masks[s] = UPTO[(LEVEL[s] - 1) as usize];
+        s += 1;
+    }
+    masks
+};
+
 /// The slots of levels `from..=to`.
 #[inline]
 pub(crate) const fn levels(from: u8, to: u8) -> u64 {

@@ -11,62 +11,104 @@ pub(crate) struct Key {
     pub(crate) rest: u64,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Entry {
-    key: Key,
-    /// The par lies in `lo..=hi`; an empty slot has `lo > hi`.
-    lo: i8,
-    hi: i8,
-    /// The slot of the lead that decided the last search of it (`NONE` when unknown).
-    best: u8,
+/// One entry, packed in four words so that a new table is zeroed memory, which the system
+/// hands out without writing it (a replay makes a table for each deal and may use little of
+/// it): the key's cards in the first two, its rest in the third, and in the fourth the bounds
+/// (the par lies in `lo..=hi`), the slot of the lead that decided the last search of it (`NONE`
+/// when unknown), the size of that search (log2 of its nodes: the replacement keeps the
+/// costlier of two entries) and the table's generation when written (0: never written).
+type Entry = [u64; 4];
+
+fn pack(key: &Key, lo: i8, hi: i8, best: u8, work: u8, generation: u32) -> Entry {
+    let info = u64::from(lo as u8)
+        | u64::from(hi as u8) << 8
+        | u64::from(best) << 16
+        | u64::from(work) << 24
+        | u64::from(generation) << 32;
+    [key.cards as u64, (key.cards >> 64) as u64, key.rest, info]
+}
+
+fn generation(e: &Entry) -> u32 {
+    (e[3] >> 32) as u32
+}
+
+fn work(e: &Entry) -> u8 {
+    (e[3] >> 24) as u8
+}
+
+fn holds(e: &Entry, key: &Key, generation_now: u32) -> bool {
+    generation(e) == generation_now
+        && e[0] == key.cards as u64
+        && e[1] == (key.cards >> 64) as u64
+        && e[2] == key.rest
+}
+
+/// The bounds and lead of an entry.
+fn unpack(e: &Entry) -> (i8, i8, u8) {
+    (e[3] as u8 as i8, (e[3] >> 8) as u8 as i8, (e[3] >> 16) as u8)
 }
 
 /// No lead known.
 pub(crate) const NONE: u8 = u8::MAX;
 
-const EMPTY: Entry = Entry { key: Key { cards: 0, rest: 0 }, lo: 1, hi: 0, best: NONE };
-
-/// A fixed-size table, one entry per slot, the newest kept.
+/// A fixed-size table of buckets of two entries: the first keeps the costliest search of the
+/// bucket, the second the newest, so the large early searches, which the later ones cannot
+/// rebuild cheaply, are not written over by the many small ones.
 #[derive(Debug)]
 pub(crate) struct Table {
     entries: Vec<Entry>,
     mask: usize,
+    /// Clearing moves to a new generation instead of writing every entry: a benchmark or a
+    /// replay clears for each deal, and writing 16 MiB cost more than solving a late position.
+    generation: u32,
 }
 
 impl Table {
     pub(crate) fn new(log2: u32) -> Table {
         let size = 1usize << log2;
-        Table { entries: vec![EMPTY; size], mask: size - 1 }
+        Table { entries: vec![[0; 4]; size], mask: size - 1, generation: 1 }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.entries.fill(EMPTY);
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Once in four billion clears, the old generations could come back: wipe them.
+            self.entries.fill([0; 4]);
+            self.generation = 1;
+        }
     }
 
     fn slot(&self, key: &Key) -> usize {
         let mixed = (key.cards as u64) ^ ((key.cards >> 64) as u64).rotate_left(23) ^ key.rest;
         let h = mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> 20) as usize & self.mask
+        (h >> 20) as usize & self.mask & !1
     }
 
     /// The bounds known for `key`.
     #[inline]
     pub(crate) fn get(&self, key: &Key) -> Option<(i8, i8, u8)> {
-        let e = &self.entries[self.slot(key)];
-        (e.key == *key && e.lo <= e.hi).then_some((e.lo, e.hi, e.best))
+        let slot = self.slot(key);
+        let bucket = &self.entries[slot..slot + 2];
+        bucket.iter().find(|e| holds(e, key, self.generation)).map(unpack)
     }
 
     /// Records that the par of `key` lies in `lo..=hi`, narrowing what was known of it.
     #[inline]
-    pub(crate) fn put(&mut self, key: Key, lo: i8, hi: i8, best: u8) {
+    pub(crate) fn put(&mut self, key: Key, lo: i8, hi: i8, best: u8, work_now: u8) {
         let slot = self.slot(&key);
-        let e = &mut self.entries[slot];
-        if e.key == key && e.lo <= e.hi {
-            e.lo = e.lo.max(lo);
-            e.hi = e.hi.min(hi);
-            e.best = best;
+        let now = self.generation;
+        let bucket = &mut self.entries[slot..slot + 2];
+        if let Some(e) = bucket.iter_mut().find(|e| holds(e, &key, now)) {
+            let (elo, ehi, _) = unpack(e);
+            *e = pack(&key, elo.max(lo), ehi.min(hi), best, work(e).max(work_now), now);
+            return;
+        }
+        let new = pack(&key, lo, hi, best, work_now, now);
+        if generation(&bucket[0]) != now || work(&bucket[0]) <= work_now {
+            bucket[1] = bucket[0];
+            bucket[0] = new;
         } else {
-            *e = Entry { key, lo, hi, best };
+            bucket[1] = new;
         }
     }
 }

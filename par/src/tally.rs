@@ -29,7 +29,7 @@ impl Scoring {
     }
 
     /// True when a mordienne by seat `s` scores 2 (outside a committed deal).
-    fn counts(self, s: usize) -> bool {
+    pub(crate) fn counts(self, s: usize) -> bool {
         self.mordienne || self.announced == Some(Seat::ALL[s].team())
     }
 }
@@ -102,61 +102,20 @@ impl Tally {
         }
     }
 
-    /// Bounds on the final value with `left` tricks still to play, from the tally alone: the
-    /// winner may already be certain, and a mordienne may already be out of reach.
-    pub(crate) fn bounds(&self, left: u8, scoring: Scoring) -> (i8, i8) {
-        let (lo, hi) = scoring.range();
-        let sign = |s: usize| if s.is_multiple_of(2) { 1i8 } else { -1 };
-        // A seat can still make a mordienne only from a clean run: won every trick so far of
-        // its count and wins all the rest (it has tricks), or wins a long enough final run.
-        let can_mordienne = |s: usize| {
-            self.clean & (1 << s) != 0
-                && if self.won[s] > 0 {
-                    self.won[s] + left >= scoring.run
-                } else {
-                    left >= scoring.run
-                }
-        };
-        let sure = (0..4).find(|&w| (0..4).all(|o| o == w || self.won[o] + left <= self.won[w]));
-        match (scoring.committed, sure) {
-            (Some(c), _) => {
-                let c = c.index();
-                let possible = (0..4).any(|s| s % 2 == c && can_mordienne(s));
-                let fail = -2 * sign(c);
-                match sure {
-                    Some(w) if w % 2 != c || !can_mordienne(w) => (fail, fail),
-                    _ if !possible => (fail, fail),
-                    _ => (lo, hi),
-                }
-            }
-            (None, Some(w)) if self.won[w] > 0 => {
-                let one = sign(w);
-                if scoring.counts(w) && can_mordienne(w) {
-                    if one > 0 { (1, 2) } else { (-2, -1) }
-                } else {
-                    (one, one)
-                }
-            }
-            (None, _) => {
-                let any = (0..4).any(|s| scoring.counts(s) && can_mordienne(s));
-                let (lo, hi) = if any { (lo, hi) } else { (-1, 1) };
-                // Once a trick is won, somebody wins the deal: 0 is out.
-                let won = self.won.iter().any(|&w| w > 0);
-                if won && lo == -1 && hi == 1 { (-1, 1) } else { (lo, hi) }
-            }
-        }
-    }
-
     /// The tally packed for the transposition key: counts, the order in which the seats with
-    /// tricks reached them, and the clean runs of those seats.
-    pub(crate) fn key(&self) -> u32 {
+    /// tricks reached them, and the clean runs of those seats. The order counts only among
+    /// seats with the same count: of two seats that meet at a count later, the one that has it
+    /// now got there first, whenever the other arrives.
+    /// Only the clean runs of the seats in `live` count: a seat whose run cannot reach the
+    /// last trick any more scores the same with or without it.
+    pub(crate) fn key(&self, live: u8) -> u32 {
         let mut k = 0u32;
         for s in 0..4 {
             let has = self.won[s] > 0;
             let earlier = (0..4)
-                .filter(|&t| self.won[t] > 0 && self.reached[t] < self.reached[s])
+                .filter(|&t| self.won[t] == self.won[s] && self.reached[t] < self.reached[s])
                 .count() as u32;
-            let clean = u32::from(has && self.clean & (1 << s) != 0);
+            let clean = u32::from(has && self.clean & live & (1 << s) != 0);
             let order = if has { earlier } else { 0 };
             k |= (u32::from(self.won[s]) | order << 4 | clean << 6) << (7 * s);
         }

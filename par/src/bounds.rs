@@ -1,0 +1,192 @@
+//! Bounds on the par at the start of a trick from the tally and the cards left, without
+//! searching: how many more tricks each seat can win at most (its cards against each other
+//! hand's) and at least (its cards that nothing left can beat) often settle who can still be the
+//! deal winner and who can still make a mordienne, long before the last trick.
+
+use crate::slots::{LEVEL, STRONGER, UPTO};
+use crate::tally::{Scoring, Tally};
+
+/// The most tricks the cards of `o` can win against the cards of `p` alone: each trick `o` wins,
+/// `p` plays a strictly weaker card, so it is the largest matching of `o`'s cards to weaker
+/// cards of `p`. Taken greedily from `p`'s strongest card down, any card of `o` that beats the
+/// card at hand will do, since it beats every weaker card too.
+#[inline]
+fn wins_against(o: u64, p: u64) -> u8 {
+    let mut avail = o;
+    let mut rest = p;
+    let mut n = 0;
+    while rest != 0 && avail != 0 {
+        let slot = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        // The strongest card of `o` left is its lowest slot: it beats this card exactly when
+        // some card of `o` does.
+        if avail & STRONGER[slot & 63] != 0 {
+            avail &= avail - 1;
+            n += 1;
+        }
+    }
+    n
+}
+
+/// For each seat, the fewest and the most tricks it can still win: at least its cards stronger
+/// than every card of the other hands (it can play one in each of the next tricks), at most
+/// what its cards win against the hand that holds it to fewest.
+#[inline]
+pub(crate) fn reach(hands: &[u64; 4]) -> ([u8; 4], [u8; 4]) {
+    let mut least = [0u8; 4];
+    let mut most = [0u8; 4];
+    for o in 0..4 {
+        let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
+        if others != 0 {
+            let top = LEVEL[others.trailing_zeros() as usize & 63];
+            least[o] = (hands[o] & UPTO[usize::from(top - 1) % 20]).count_ones() as u8;
+        }
+        let mut m = hands[o].count_ones() as u8;
+        for k in 1..4 {
+            if m == 0 {
+                break;
+            }
+            m = m.min(wins_against(hands[o], hands[(o + k) & 3]));
+        }
+        most[o] = m;
+    }
+    (least, most)
+}
+
+/// True when the other team, holding `opp`, can stop a seat holding `hand` from winning the
+/// last `need` tricks: it keeps its `need` best cards for them, one a trick, its best for the
+/// last, and the seat would need, for each j, a j-th best card stronger than their j-th best.
+#[inline]
+fn stoppable(hand: u64, opp: u64, need: u8) -> bool {
+    let (mut a, mut b) = (hand, opp);
+    for _ in 0..need {
+        if a == 0 {
+            return true;
+        }
+        if b == 0 {
+            return false;
+        }
+        if LEVEL[a.trailing_zeros() as usize & 63] >= LEVEL[b.trailing_zeros() as usize & 63] {
+            return true;
+        }
+        a &= a - 1;
+        b &= b - 1;
+    }
+    false
+}
+
+/// Bounds from the last tricks, at any point where they are all still to play: a mordienne
+/// ends with a run of at least `run` tricks won by one seat (all the tricks left, at the start
+/// of a trick, for a seat that has some), and the other team can keep its best cards for them.
+/// A team whose mordienne the other can stop scores at most 1, and a committed team fails.
+#[inline]
+pub(crate) fn run_bounds(
+    hands: &[u64; 4],
+    tally: &Tally,
+    at_start: bool,
+    scoring: Scoring,
+) -> (i8, i8) {
+    let (mut lo, mut hi) = scoring.range();
+    if scoring.committed.is_none() && hi == 1 {
+        // No mordienne scores more than a point: nothing to bound.
+        return (lo, hi);
+    }
+    let left = 9 - tally.done;
+    let possible = |t: usize| {
+        let opp = hands[1 - t] | hands[3 - t];
+        [t, t + 2].iter().any(|&s| {
+            if tally.clean & (1 << s) == 0 {
+                return false;
+            }
+            // A seat with tricks must win all the rest; one without, a final run longer than
+            // any other seat's count (it reaches its count last), and at least `run` long.
+            let most_other = (1..4).map(|k| tally.won[(s + k) & 3]).fold(0, u8::max);
+            let need = if tally.won[s] > 0 {
+                // In a trick under way: at least all the tricks after it.
+                if at_start { left } else { left - 1 }
+            } else {
+                scoring.run.max(most_other + 1)
+            };
+            // At the start of a trick, fewer tricks left than the run needs is no mordienne;
+            // in a trick under way, whose cards are partly down, it says nothing.
+            let unknown = !at_start && need >= left;
+            unknown || (need <= left && !stoppable(hands[s], opp, need))
+        })
+    };
+    match scoring.committed {
+        Some(c) if !possible(c.index()) => {
+            let fail = if c.index() == 0 { -2 } else { 2 };
+            (fail, fail)
+        }
+        Some(_) => (lo, hi),
+        None => {
+            if !possible(1) {
+                lo = lo.max(-1);
+            }
+            if !possible(0) {
+                hi = hi.min(1);
+            }
+            (lo, hi)
+        }
+    }
+}
+
+/// Bounds on the final value from the start of a trick: `least` and `most` are each seat's
+/// fewest and most tricks still to win (`reach`), with `9 - tally.done` tricks to play.
+pub(crate) fn bounds(tally: &Tally, least: [u8; 4], most: [u8; 4], scoring: Scoring) -> (i8, i8) {
+    let left = 9 - tally.done;
+    let won = tally.won;
+    let top = |s: usize| won[s] + most[s];
+    // Seat s can end the deal winner only if no other seat already has what s can reach at
+    // best and got there first: earlier than s when s can win no more, else certainly.
+    let first = |w: usize, s: usize| {
+        won[w] > top(s)
+            || (won[w] == top(s) && (most[s] > 0 || tally.reached[w] < tally.reached[s]))
+    };
+    let can_win = |s: usize| top(s) > 0 && (0..4).all(|w| w == s || !first(w, s));
+    // A mordienne: a clean run to the last trick, so a seat with tricks must win all the rest,
+    // and a seat without must win a long enough final run.
+    let can_run = |s: usize| {
+        can_win(s)
+            && tally.clean & (1 << s) != 0
+            && if won[s] > 0 { most[s] == left } else { most[s] >= scoring.run }
+    };
+    let team = |t: usize| [t, t + 2];
+    if let Some(c) = scoring.committed {
+        let c = c.index();
+        let fail = if c == 0 { -2 } else { 2 };
+        return if team(c).iter().any(|&s| can_run(s)) { (-2, 2) } else { (fail, fail) };
+    }
+    let mordienne = |t: usize| team(t).iter().any(|&s| can_run(s) && scoring.counts(s));
+    let wins = |t: usize| team(t).iter().any(|&s| can_win(s));
+    // Nobody scores only when every trick is spoiled.
+    let nobody = won == [0; 4];
+    // A seat of a team that takes its sure tricks ends above all the other team can reach.
+    let forces =
+        |t: usize| team(t).iter().any(|&w| team(1 - t).iter().all(|&o| won[w] + least[w] > top(o)));
+    let mut hi = if mordienne(0) {
+        2
+    } else if wins(0) {
+        1
+    } else if nobody {
+        0
+    } else {
+        -1
+    };
+    let mut lo = if mordienne(1) {
+        -2
+    } else if wins(1) {
+        -1
+    } else if nobody {
+        0
+    } else {
+        1
+    };
+    if forces(0) {
+        lo = lo.max(1);
+    }
+    if forces(1) {
+        hi = hi.min(-1);
+    }
+    (lo, hi)
+}
