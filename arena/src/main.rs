@@ -374,30 +374,14 @@ async fn serve(s: Serve) -> Result<(), String> {
         };
     }
     let stop = aluette_referee::Stop::new();
-    {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            let Ok(mut term) =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            else {
-                return;
-            };
-            for round in 0.. {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-                if round == 0 {
-                    eprintln!(
-                        "arena: stopping: no new deals; games in play finish (again to end them)"
-                    );
-                    stop.finish();
-                } else {
-                    stop.abort();
-                }
-            }
-        });
-    }
+    let (first, then) = (stop.clone(), stop.clone());
+    aluette_referee::on_stop_signals(
+        move || {
+            eprintln!("arena: stopping: no new deals; games in play finish (again to end them)");
+            first.finish();
+        },
+        move || then.abort(),
+    );
     let (tx, rx) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
         if let Ok(addr) = rx.await {

@@ -12,7 +12,7 @@ mod common;
 
 use aluette_arena::store::{GameRow, GameStatus, LeaseState, Store};
 use common::{Db, DbArgs, Proc, Scratch, arena_bin, bot_bin, check_stored, rt};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -39,28 +39,15 @@ fn token_of(text: &str) -> String {
 
 /// `arena serve` on `db` with its web server; the process and the web address.
 fn serve(dir: &Scratch, db: &Db, extra: &[&str]) -> (Proc, String) {
-    let log = std::fs::File::create(dir.join("arena.stderr.log")).unwrap();
-    let mut child = Command::new(arena_bin())
-        .arg("serve")
-        .args(db.db_args())
-        .args(["--records", dir.join("records").to_str().unwrap(), "--listen", "127.0.0.1:0"])
-        .args(["--web", "127.0.0.1:0"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let proc_ = Proc(child);
-    let mut lines = BufReader::new(stdout).lines();
+    let mut args = vec!["--web", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    let (proc_, lines) = common::start(dir, db, "records", "arena", &args);
     let web = loop {
-        let line = lines.next().expect("the arena prints its web address").unwrap();
+        let line = lines.recv().expect("the arena prints its web address");
         if let Some(addr) = line.strip_prefix("arena: web pages at http://") {
             break addr.trim().trim_end_matches('/').to_string();
         }
     };
-    std::thread::spawn(move || for _ in lines {});
     (proc_, web)
 }
 

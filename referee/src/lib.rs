@@ -93,6 +93,7 @@ pub use protocol;
 pub use replay_cmd::{check_record, viewer_page};
 /// The rules engine the referee judges by, at the version it uses.
 pub use rules;
+pub use shutdown::on_stop_signals;
 pub use web::{Hosts, bot_socket_route, serve_http};
 
 use clap::Parser as _;

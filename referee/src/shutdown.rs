@@ -80,10 +80,31 @@ impl Shutdown {
 
 /// Listens for Ctrl-C and SIGTERM and escalates; prints what each stage means.
 pub(crate) fn listen(trigger: Trigger) {
+    let trigger = std::sync::Arc::new(trigger);
+    let again = trigger.clone();
+    on_stop_signals(
+        move || {
+            trigger.escalate();
+            eprintln!(
+                "referee: stopping: no new games; running games finish (Ctrl-C again to abort them)"
+            );
+        },
+        move || {
+            if again.escalate() == Stage::Abort {
+                eprintln!("referee: aborting running games");
+            }
+        },
+    );
+}
+
+/// Calls `first` at the first Ctrl-C or SIGTERM and `then` at each one after, on a task of the
+/// current runtime: the two-stage stop every long-running command of the project has (the
+/// first stops starting work and lets what runs finish, the second aborts it).
+pub fn on_stop_signals(first: impl Fn() + Send + 'static, then: impl Fn() + Send + 'static) {
     tokio::spawn(async move {
         let mut term =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        loop {
+        for round in 0u64.. {
             let got = async {
                 match term.as_mut() {
                     Some(t) => {
@@ -99,15 +120,7 @@ pub(crate) fn listen(trigger: Trigger) {
             if !got {
                 return;
             }
-            match trigger.escalate() {
-                Stage::Draining => eprintln!(
-                    "referee: stopping: no new games; running games finish (Ctrl-C again to abort them)"
-                ),
-                _ => {
-                    eprintln!("referee: aborting running games");
-                    return;
-                }
-            }
+            if round == 0 { first() } else { then() }
         }
     });
 }

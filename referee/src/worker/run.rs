@@ -126,29 +126,17 @@ impl Ctx {
 
 /// Ctrl-C or SIGTERM: the first drains, the second aborts.
 fn signals(ctx: Arc<Ctx>, draining: Arc<Notify>, flag: Arc<AtomicBool>) {
-    tokio::spawn(async move {
-        let Ok(mut term) =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        else {
-            return;
-        };
-        for round in 0.. {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            if round == 0 {
-                eprintln!(
-                    "referee worker: stopping: no new leases; games in hand finish (again to abort them)"
-                );
-                flag.store(true, Ordering::SeqCst);
-                draining.notify_waiters();
-                draining.notify_one();
-            } else {
-                ctx.abort();
-            }
-        }
-    });
+    crate::shutdown::on_stop_signals(
+        move || {
+            eprintln!(
+                "referee worker: stopping: no new leases; games in hand finish (again to abort them)"
+            );
+            flag.store(true, Ordering::SeqCst);
+            draining.notify_waiters();
+            draining.notify_one();
+        },
+        move || ctx.abort(),
+    );
 }
 
 enum Leased {
