@@ -3,7 +3,9 @@
 //! their games over HTTP. For each count: games per second (and the ratio to one worker), the
 //! server's CPU per game (from /proc) and the work queue's database time per game (the
 //! server's own `aluette_arena_database_seconds_total` in `/metrics`), over a window that
-//! starts once games flow.
+//! starts once games flow. With `ARENA_BENCH_POSTGRES=URL` (a PostgreSQL server the bench may
+//! create databases on, `psql` on PATH) the same runs are made on PostgreSQL too, each on a
+//! fresh database.
 
 use crate::sys;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -73,29 +75,58 @@ fn metric(web: &str, name: &str) -> io::Result<f64> {
 const GAMES: &str = "aluette_arena_games_total{where=\"worker\"}";
 const DB: &str = "aluette_arena_database_seconds_total";
 
-/// Plays `workers` workers for `seconds` once the first games are in.
+/// A fresh database named `name` on the PostgreSQL server of `url`; its URL.
+fn fresh_postgres(url: &str, name: &str) -> io::Result<String> {
+    let out = sys::command("psql")
+        .args([url, "-v", "ON_ERROR_STOP=1", "-q", "-c"])
+        .arg(format!("DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"))
+        .output()
+        .map_err(|e| io::Error::other(format!("psql: {e}")))?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        return Err(io::Error::other(format!("psql could not create {name}: {why}")));
+    }
+    // The URL's database is the path's last part, before any query.
+    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let at = base.rfind('/').filter(|&i| i > "postgres://".len()).unwrap_or(base.len());
+    let mut fresh = format!("{}/{name}", &base[..at]);
+    if let Some(q) = query {
+        fresh = format!("{fresh}?{q}");
+    }
+    Ok(fresh)
+}
+
+/// Plays `workers` workers for `seconds` once the first games are in, on a fresh SQLite file
+/// or, given a server's URL, a fresh PostgreSQL database.
 pub(crate) fn run(
     referee: &Path,
     arena: &Path,
     bench: &Path,
     workers: usize,
     seconds: f64,
+    postgres: Option<&str>,
 ) -> io::Result<Run> {
     let dir: PathBuf = std::env::temp_dir()
         .join(format!("aluette-bench-workers-{workers}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let db = dir.join("arena.db").display().to_string();
+    let db = match postgres {
+        Some(url) => {
+            fresh_postgres(url, &format!("aluette_bench_workers_{workers}_{}", std::process::id()))?
+        }
+        None => dir.join("arena.db").display().to_string(),
+    };
+    let db_flag = if postgres.is_some() { "--database" } else { "--db" };
     let mut tokens = Vec::new();
     for k in 1..=workers {
-        let out = admin(arena, &["add-worker", "--db", &db, &format!("w{k}")])?;
+        let out = admin(arena, &["add-worker", db_flag, &db, &format!("w{k}")])?;
         let token = out.lines().find_map(|l| l.strip_prefix("token ")).unwrap_or("").trim();
         tokens.push(token.to_string());
     }
     let count = HOSTED.to_string();
     admin(
         arena,
-        &["add-bot", "--db", &db, "--author", "bench", "--name", "hosted", "--hosted"]
+        &["add-bot", db_flag, &db, "--author", "bench", "--name", "hosted", "--hosted"]
             .into_iter()
             .chain(["--count", &count, "--games-per-day", "100000000"])
             .collect::<Vec<_>>(),
@@ -105,7 +136,7 @@ pub(crate) fn run(
     let mut server = sys::command(arena)
         .args(["serve", "--no-house", "--qualifying-games", "0", "--listen", "127.0.0.1:0"])
         .args(["--web", "127.0.0.1:0", "--work", "--work-deals", &deals, "--answer-ms", "2000"])
-        .args(["--db", &db, "--records", &records])
+        .args([db_flag, &db, "--records", &records])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -181,26 +212,44 @@ pub(crate) fn rows(report: &mut crate::report::Report, referee: &Path, arena: &P
         Err(e) => return s.missing("games per second", "games/s", &e.to_string()),
     };
     let seconds = if quick { 3.0 } else { 15.0 };
-    let mut one: Option<f64> = None;
-    for workers in [1, 2, 4] {
-        crate::rows::progress(&format!("workers: {workers}"));
-        let label =
-            if workers == 1 { "1 worker".to_string() } else { format!("{workers} workers") };
-        match run(referee, arena, &bench, workers, seconds) {
-            Ok(r) => {
-                let rate = r.per_second();
-                let row = s.row(&format!("games per second, {label}"), rate, "games/s");
-                match one {
-                    None => one = Some(rate),
-                    Some(base) => {
-                        row.note(format!("{:.2}x one worker", rate / base));
+    let postgres = std::env::var("ARENA_BENCH_POSTGRES").ok().filter(|u| !u.is_empty());
+    for (engine, url) in [("SQLite", None), ("PostgreSQL", postgres.as_deref())] {
+        if engine == "PostgreSQL" && url.is_none() {
+            s.missing(
+                "games per second, PostgreSQL",
+                "games/s",
+                "ARENA_BENCH_POSTGRES is not set (a postgres:// server the bench may create databases on)",
+            );
+            continue;
+        }
+        let mut one: Option<f64> = None;
+        for workers in [1, 2, 4] {
+            crate::rows::progress(&format!("workers: {workers} on {engine}"));
+            let label = if workers == 1 {
+                format!("1 worker, {engine}")
+            } else {
+                format!("{workers} workers, {engine}")
+            };
+            match run(referee, arena, &bench, workers, seconds, url) {
+                Ok(r) => {
+                    let rate = r.per_second();
+                    let row = s.row(&format!("games per second, {label}"), rate, "games/s");
+                    match one {
+                        None => one = Some(rate),
+                        Some(base) => {
+                            row.note(format!("{:.2}x one worker", rate / base));
+                        }
                     }
+                    let games = r.games.max(1.0);
+                    let cpu = r.cpu_us / games / 1000.0;
+                    s.row(&format!("server CPU per game, {label}"), cpu, "ms");
+                    let db = r.db_us / games / 1000.0;
+                    s.row(&format!("database time per game, {label}"), db, "ms");
                 }
-                let games = r.games.max(1.0);
-                s.row(&format!("server CPU per game, {label}"), r.cpu_us / games / 1000.0, "ms");
-                s.row(&format!("database time per game, {label}"), r.db_us / games / 1000.0, "ms");
+                Err(e) => {
+                    s.missing(&format!("games per second, {label}"), "games/s", &e.to_string())
+                }
             }
-            Err(e) => s.missing(&format!("games per second, {label}"), "games/s", &e.to_string()),
         }
     }
 }
