@@ -78,8 +78,11 @@ const DB: &str = "aluette_arena_database_seconds_total";
 /// A fresh database named `name` on the PostgreSQL server of `url`; its URL.
 fn fresh_postgres(url: &str, name: &str) -> io::Result<String> {
     let out = sys::command("psql")
+        // Two commands, not one: psql runs one `-c` as a transaction, and neither may be in one.
         .args([url, "-v", "ON_ERROR_STOP=1", "-q", "-c"])
-        .arg(format!("DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"))
+        .arg(format!("DROP DATABASE IF EXISTS {name}"))
+        .arg("-c")
+        .arg(format!("CREATE DATABASE {name}"))
         .output()
         .map_err(|e| io::Error::other(format!("psql: {e}")))?;
     if !out.status.success() {

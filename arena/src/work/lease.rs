@@ -84,6 +84,30 @@ impl Hub {
         leased
     }
 
+    /// [`Hub::lease`], waiting up to `wait` for deals to be queued when there are none now:
+    /// a worker is answered as soon as work comes (a long poll) instead of sleeping out a
+    /// retry time while the queue fills, and an idle arena is asked once per `wait`.
+    pub async fn lease_waiting(
+        &self,
+        worker: &Worker,
+        req: &LeaseRequest,
+        wait: std::time::Duration,
+    ) -> Result<Option<Lease>, Refusal> {
+        let until = tokio::time::Instant::now() + wait;
+        loop {
+            // Armed before the queue is looked at, so a fill in between is not missed.
+            let queued = self.0.queued.notified();
+            tokio::pin!(queued);
+            queued.as_mut().enable();
+            if let Some(lease) = self.lease(worker, req).await? {
+                return Ok(Some(lease));
+            }
+            if tokio::time::timeout_at(until, queued).await.is_err() {
+                return Ok(None);
+            }
+        }
+    }
+
     async fn grant(
         &self,
         worker: &Worker,

@@ -61,6 +61,8 @@ struct Inner {
     scored: Mutex<u64>,
     ended: Mutex<Vec<BotId>>,
     stopping: std::sync::atomic::AtomicBool,
+    /// Woken when deals are queued: a lease request that found none waits on it.
+    queued: tokio::sync::Notify,
 }
 
 impl Hub {
@@ -84,6 +86,7 @@ impl Hub {
             scored: Mutex::new(0),
             ended: Mutex::new(Vec::new()),
             stopping: std::sync::atomic::AtomicBool::new(false),
+            queued: tokio::sync::Notify::new(),
         }))
     }
 

@@ -57,6 +57,9 @@ impl Hub {
             queued += 1;
         }
         self.0.metrics.db_time(started.elapsed());
+        if queued > 0 {
+            self.0.queued.notify_waiters();
+        }
         Ok(queued)
     }
 

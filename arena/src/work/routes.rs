@@ -18,8 +18,13 @@ use axum::routing::{get, post};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// Seconds a worker is told to wait when there is nothing to play.
+/// Seconds a worker is told to wait when there is nothing to play, after its request waited
+/// `LEASE_WAIT` for deals to be queued.
 const IDLE_RETRY_S: u64 = 1;
+
+/// How long a lease request waits for work when the queue is empty (a worker's request deadline
+/// is longer: 20 s).
+const LEASE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The work API and `/metrics`, to be merged into the web server's router.
 pub fn routes(hub: Hub) -> Router {
@@ -98,7 +103,7 @@ async fn lease(State(hub): State<Hub>, headers: HeaderMap, bytes: Bytes) -> Resp
         Ok(r) => r,
         Err(why) => return text(400, &why),
     };
-    match hub.lease(&w, &req).await {
+    match hub.lease_waiting(&w, &req, LEASE_WAIT).await {
         Ok(Some(lease)) => json(&lease),
         Ok(None) => {
             let mut res = StatusCode::NO_CONTENT.into_response();

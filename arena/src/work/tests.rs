@@ -277,3 +277,28 @@ async fn the_door_refuses_a_hosted_entrants_token() {
     assert!(index.admit(other_token.as_str()).is_some());
     store.close().await;
 }
+
+/// A lease request on an empty queue waits for deals: answered as soon as the server queues
+/// one, and with nothing once its wait is over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_request_waits_for_work_to_be_queued() {
+    let dir = Scratch::new("long-poll");
+    let (store, house, a, _) = setup(&dir).await;
+    let hub = hub(&store, &dir, &house, 60_000);
+    let started = std::time::Instant::now();
+    let none = hub.lease_waiting(&a, &request(2), std::time::Duration::from_millis(300)).await;
+    assert!(none.unwrap().is_none(), "nothing queued: nothing leased");
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300), "it waited");
+    let filler = {
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            hub.fill(0, &crate::pairing::Params::default()).await.unwrap()
+        })
+    };
+    let waited = hub.lease_waiting(&a, &request(2), std::time::Duration::from_secs(60)).await;
+    let lease = waited.unwrap().expect("the deal queued meanwhile");
+    assert_eq!(lease.deals.len(), 1);
+    assert!(filler.await.unwrap() > 0);
+    store.close().await;
+}
