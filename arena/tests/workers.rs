@@ -293,6 +293,9 @@ fn three_workers(dir: &Scratch, db: &Db) {
     assert!(metric(&web, "aluette_arena_games_total{where=\"worker\"}") >= 24.0);
     assert!(metric(&web, "aluette_arena_leases_expired_total") >= 2.0);
     assert!(metric(&web, "aluette_arena_games_per_second") > 0.0);
+    // A stranger polling /metrics past a page's rate is told to wait (it runs queries).
+    let codes: Vec<u16> = (0..80).map(|_| http(&web, "GET", "/metrics", None, "").0).collect();
+    assert!(codes.contains(&429), "80 quick reads of /metrics, never refused: {codes:?}");
 
     // The workers drain (their games in hand are posted), then the server stops.
     for w in workers.iter_mut().flatten() {

@@ -63,6 +63,16 @@ struct Inner {
     stopping: std::sync::atomic::AtomicBool,
     /// Woken when deals are queued: a lease request that found none waits on it.
     queued: tokio::sync::Notify,
+    /// Per address: `/metrics` requests, and wrong worker tokens (see `routes::guard`).
+    limits: Mutex<Limits>,
+}
+
+/// What strangers may ask of the work API: `/metrics` as often as a page, and wrong tokens a few
+/// at a time, each past those answered only after a wait.
+#[derive(Debug)]
+struct Limits {
+    metrics: crate::web::limit::Buckets,
+    wrong_tokens: crate::web::limit::Buckets,
 }
 
 impl Hub {
@@ -87,6 +97,10 @@ impl Hub {
             ended: Mutex::new(Vec::new()),
             stopping: std::sync::atomic::AtomicBool::new(false),
             queued: tokio::sync::Notify::new(),
+            limits: Mutex::new(Limits {
+                metrics: crate::web::limit::Buckets::new(crate::web::limit::Rate::default()),
+                wrong_tokens: crate::web::limit::Buckets::new(WRONG_TOKENS),
+            }),
         }))
     }
 
@@ -122,6 +136,30 @@ impl Hub {
 
     fn record_path(&self, game: i64) -> String {
         self.0.records.spool(game).display().to_string()
+    }
+}
+
+/// Wrong worker tokens an address may present at once, and regains a second.
+const WRONG_TOKENS: crate::web::limit::Rate =
+    crate::web::limit::Rate { burst: 10.0, per_second: 0.2 };
+
+impl Hub {
+    /// One `/metrics` request from `addr`: allowed, or the seconds to wait.
+    fn metrics_allowed(&self, addr: std::net::IpAddr) -> Result<(), u64> {
+        let mut limits = self.0.limits.lock().unwrap_or_else(PoisonError::into_inner);
+        limits.metrics.take(addr, std::time::Instant::now())
+    }
+
+    /// A wrong token from `addr`: how long to wait before saying so (nothing for the first
+    /// few, then the time its bucket needs to refill one, five seconds at most). A stranger
+    /// guessing tokens is slowed to a few a second per connection it may hold; a worker, whose
+    /// token is right, never waits.
+    fn wrong_token_delay(&self, addr: std::net::IpAddr) -> std::time::Duration {
+        let mut limits = self.0.limits.lock().unwrap_or_else(PoisonError::into_inner);
+        match limits.wrong_tokens.take(addr, std::time::Instant::now()) {
+            Ok(()) => std::time::Duration::ZERO,
+            Err(wait) => std::time::Duration::from_secs(wait.min(5)),
+        }
     }
 }
 

@@ -11,12 +11,14 @@ use crate::store::Worker;
 use aluette_referee::worker::wire::{self, HeartbeatAnswer};
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
+use axum::middleware::Next;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::net::SocketAddr;
 
 /// Seconds a worker is told to wait when there is nothing to play, after its request waited
 /// `LEASE_WAIT` for deals to be queued.
@@ -37,7 +39,32 @@ pub fn routes(hub: Hub) -> Router {
         )
         .route("/metrics", get(metrics))
         .layer(DefaultBodyLimit::max(64 << 10))
+        .layer(axum::middleware::from_fn_with_state(hub.clone(), guard))
         .with_state(hub)
+}
+
+/// What a stranger may do here: `/metrics` is held to a page's rate per address (429 past it),
+/// and a wrong token is answered only after a wait once an address has presented a few (the
+/// routes are outside the pages' rate limit, so that workers on one host do not share it).
+async fn guard(
+    State(hub): State<Hub>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    req: Request,
+    next: Next,
+) -> Response {
+    if req.uri().path() == "/metrics" {
+        if let Err(wait) = hub.metrics_allowed(peer.ip()) {
+            let mut res = text(429, "too many requests from this address: wait and ask again");
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait));
+            return res;
+        }
+        return next.run(req).await;
+    }
+    let res = next.run(req).await;
+    if res.status() == StatusCode::UNAUTHORIZED {
+        tokio::time::sleep(hub.wrong_token_delay(peer.ip())).await;
+    }
+    res
 }
 
 fn text(status: u16, why: &str) -> Response {

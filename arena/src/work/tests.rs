@@ -302,3 +302,25 @@ async fn a_lease_request_waits_for_work_to_be_queued() {
     assert!(filler.await.unwrap() > 0);
     store.close().await;
 }
+
+/// A stranger's share of the work API: `/metrics` at a page's rate, and wrong tokens answered
+/// at once only for the first few, then after a growing wait of five seconds at most; another
+/// address is not slowed by it.
+#[tokio::test]
+async fn strangers_are_held_to_their_share() {
+    let dir = Scratch::new("limits");
+    let (store, house, _, _) = setup(&dir).await;
+    let hub = hub(&store, &dir, &house, 60_000);
+    let (a, b): (std::net::IpAddr, std::net::IpAddr) =
+        ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
+    let burst = crate::web::limit::Rate::default().burst as usize;
+    assert!((0..burst).all(|_| hub.metrics_allowed(a).is_ok()));
+    assert!(hub.metrics_allowed(a).is_err(), "past the burst");
+    assert!(hub.metrics_allowed(b).is_ok(), "another address has its own");
+    let first: Vec<_> = (0..10).map(|_| hub.wrong_token_delay(a)).collect();
+    assert!(first.iter().all(|d| d.is_zero()), "the first few are answered at once");
+    let later = hub.wrong_token_delay(a);
+    assert!(!later.is_zero() && later <= std::time::Duration::from_secs(5), "{later:?}");
+    assert!(hub.wrong_token_delay(b).is_zero());
+    store.close().await;
+}
