@@ -1,8 +1,9 @@
 //! The work API's routes on the arena's web server: `POST /api/work/lease`, `/heartbeat` and
 //! `/result` behind a worker's bearer token, JSON bodies decoded strictly into the referee's
 //! wire types, refusals as one line of text; and `GET /metrics`. They sit outside the pages'
-//! per-address rate limit (workers on one host would share a bucket); an unknown token costs
-//! one hash and one indexed read.
+//! per-address rate limit (workers on one host would share a bucket), behind a guard of their
+//! own ([`guard`]): `/metrics` at a page's rate, and wrong tokens slowed once an address has
+//! presented ten, each costing one hash and one indexed read.
 
 use super::Hub;
 use super::lease::Refusal;
