@@ -199,6 +199,14 @@ macro_rules! select_game {
     };
 }
 
+/// The games whose four seats are drawn from four ids (`$1`..`$4`), with their status. The
+/// status is filtered by the caller, not here: with `status = 'done'` in the query SQLite's
+/// planner (it keeps no statistics) reads through the status index, every finished game ever,
+/// instead of the foursome's own rows through `games_by_foursome` (migration 0004).
+pub(super) const FOURSOME_GAMES: &str = "SELECT seat0, seat1, seat2, seat3, status FROM games \
+     WHERE seat0 IN ($1, $2, $3, $4) AND seat1 IN ($1, $2, $3, $4) \
+     AND seat2 IN ($1, $2, $3, $4) AND seat3 IN ($1, $2, $3, $4)";
+
 impl Store {
     /// A new deal with this seed (a fresh random one: the database refuses a seed twice).
     pub async fn new_deal(&self, seed: u64, now: i64) -> Result<i64> {
@@ -515,11 +523,7 @@ impl Store {
         for four in foursomes {
             let mut ids = *four;
             ids.sort_unstable();
-            let seatings: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
-                "SELECT seat0, seat1, seat2, seat3 FROM games WHERE status = 'done' \
-                 AND seat0 IN ($1, $2, $3, $4) AND seat1 IN ($1, $2, $3, $4) \
-                 AND seat2 IN ($1, $2, $3, $4) AND seat3 IN ($1, $2, $3, $4)",
-            )
+            let seatings: Vec<(i64, i64, i64, i64, String)> = sqlx::query_as(FOURSOME_GAMES)
             .bind(ids[0])
             .bind(ids[1])
             .bind(ids[2])
@@ -527,7 +531,7 @@ impl Store {
             .fetch_all(&self.pool)
             .await?;
             let counts = splits.entry(ids).or_default();
-            for (a, b, c, d) in seatings {
+            for (a, b, c, d, _) in seatings.into_iter().filter(|s| s.4 == "done") {
                 // Four seats drawn from four ids are the foursome itself only if all differ.
                 let seats = [a, b, c, d];
                 let mut sorted = seats;

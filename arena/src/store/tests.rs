@@ -153,6 +153,24 @@ async fn the_database_is_a_wal_file_with_foreign_keys() {
     assert!(db.0.exists());
 }
 
+/// Pairing reads a foursome's games before every deal: through the index on all four seats,
+/// never through every finished game (which the status index, or the seat0 index a house bot
+/// fills, would be), so planning does not slow down as the arena's history grows.
+#[tokio::test]
+async fn a_foursome_s_games_are_found_through_its_own_index() {
+    let db = TempDb::new();
+    let store = Store::open(&db.0).await.unwrap();
+    let explain = format!("EXPLAIN QUERY PLAN {}", games::FOURSOME_GAMES);
+    let mut query = sqlx::query_as::<_, (i64, i64, i64, String)>(sqlx::AssertSqlSafe(explain));
+    for id in [1i64, 2, 3, 4] {
+        query = query.bind(id);
+    }
+    let plan = query.fetch_all(&store.pool).await.unwrap();
+    let steps: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
+    assert_eq!(steps.len(), 1, "{steps:?}");
+    assert!(steps[0].starts_with("SEARCH games USING INDEX games_by_foursome (seat0=?"), "{steps:?}");
+}
+
 async fn a_bot_is_found_by_its_token_and_only_by_it(db: TestDb) {
     let store = db.open().await.unwrap();
     let (bot, token) = store.add_bot(&new_bot("ada", "lovelace"), 100).await.unwrap();
