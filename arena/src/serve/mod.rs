@@ -12,7 +12,7 @@ use crate::BotId;
 use crate::pairing::Params;
 use crate::rating::batch;
 use crate::records::Records;
-use crate::store::{GameEnd, Location, NewGame, SchedulerLock, Store};
+use crate::store::{GameEnd, Location, SchedulerLock, Store};
 use aluette_referee::protocol::record::Penalty;
 use aluette_referee::rules::{MatchLength, Rules};
 use aluette_referee::{Config, Connection, Door, Game, Outcome, Seat, Status, Stop, Table};
@@ -414,25 +414,14 @@ impl Server {
                 return Ok(());
             }
             let seed = crate::token::random_seed().map_err(|e| format!("no random seed: {e}"))?;
-            let deal = timed(&mut self.db, self.store.new_deal(seed, t))
-                .await
-                .map_err(|e| e.to_string())?;
+            let tables: Vec<_> = plan.tables.iter().map(|t| (t.seats, t.orientation)).collect();
+            let records = &self.records;
+            let record_of = |game| records.spool(game).display().to_string();
+            let opened = self.store.open_deal(seed, &tables, record_of, t);
+            let (deal, games) = timed(&mut self.db, opened).await.map_err(|e| e.to_string())?;
             self.in_play.insert(deal, plan.tables.len());
-            for (no, table) in plan.tables.iter().enumerate() {
-                let new = NewGame {
-                    deal,
-                    table_no: no as u32,
-                    seats: table.seats,
-                    orientation: table.orientation,
-                };
-                let game = timed(&mut self.db, self.store.add_game(&new))
-                    .await
-                    .map_err(|e| e.to_string())?;
+            for (table, game) in plan.tables.iter().zip(games) {
                 let record = self.records.spool(game);
-                let shown = record.display().to_string();
-                timed(&mut self.db, self.store.start_game(game, Some(&shown), t))
-                    .await
-                    .map_err(|e| e.to_string())?;
                 let mut seats = Vec::with_capacity(4);
                 for (s, &id) in table.seats.iter().enumerate() {
                     seats.push(match self.house.get(&id) {

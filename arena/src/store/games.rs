@@ -207,18 +207,76 @@ pub(super) const FOURSOME_GAMES: &str = "SELECT seat0, seat1, seat2, seat3, stat
      WHERE seat0 IN ($1, $2, $3, $4) AND seat1 IN ($1, $2, $3, $4) \
      AND seat2 IN ($1, $2, $3, $4) AND seat3 IN ($1, $2, $3, $4)";
 
+/// Inserts a deal with this seed; its id, or `None` when the seed was used before.
+async fn insert_deal<'e>(
+    db: impl sqlx::Executor<'e, Database = sqlx::Any>,
+    seed: u64,
+    now: i64,
+) -> Result<Option<i64>> {
+    // The seed's 64 bits are kept as a signed integer, the widest both databases have.
+    Ok(sqlx::query_scalar::<_, i64>(
+        "INSERT INTO deals (seed, created_at) VALUES ($1, $2) ON CONFLICT (seed) DO NOTHING RETURNING id",
+    )
+    .bind(seed as i64)
+    .bind(now)
+    .fetch_optional(db)
+    .await?)
+}
+
+fn seed_used(seed: u64) -> StoreError {
+    StoreError::Conflict(format!("deal seed {seed} was used before"))
+}
+
 impl Store {
     /// A new deal with this seed (a fresh random one: the database refuses a seed twice).
     pub async fn new_deal(&self, seed: u64, now: i64) -> Result<i64> {
-        // The seed's 64 bits are kept as a signed integer, the widest both databases have.
-        let id = sqlx::query_scalar::<_, i64>(
-            "INSERT INTO deals (seed, created_at) VALUES ($1, $2) ON CONFLICT (seed) DO NOTHING RETURNING id",
-        )
-        .bind(seed as i64)
-        .bind(now)
-        .fetch_optional(&self.pool)
-        .await?;
-        id.ok_or_else(|| StoreError::Conflict(format!("deal seed {seed} was used before")))
+        insert_deal(&self.pool, seed, now).await?.ok_or_else(|| seed_used(seed))
+    }
+
+    /// A new deal with this seed and its tables (seats and orientation, numbered in order),
+    /// every one running from `now` with its record at `record_of(game id)`; the deal's id and
+    /// its games' ids. One transaction: a crash leaves the whole deal or none of it, and no
+    /// table is ever seen queued, where a worker's lease could claim a table whose seats are
+    /// connected here.
+    pub async fn open_deal(
+        &self,
+        seed: u64,
+        tables: &[([BotId; 4], u8)],
+        record_of: impl Fn(i64) -> String,
+        now: i64,
+    ) -> Result<(i64, Vec<i64>)> {
+        let mut tx = self.begin_write().await?;
+        let Some(deal) = insert_deal(&mut *tx, seed, now).await? else {
+            tx.rollback().await?;
+            return Err(seed_used(seed));
+        };
+        let mut games = Vec::with_capacity(tables.len());
+        for (no, &([s0, s1, s2, s3], orientation)) in tables.iter().enumerate() {
+            let game: i64 = sqlx::query_scalar(
+                "INSERT INTO games (deal_id, table_no, seat0, seat1, seat2, seat3, orientation, \
+                 status, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8) RETURNING id",
+            )
+            .bind(deal)
+            .bind(no as i64)
+            .bind(s0)
+            .bind(s1)
+            .bind(s2)
+            .bind(s3)
+            .bind(i64::from(orientation % 4))
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await?;
+            sqlx::query("UPDATE games SET record_path = $1 WHERE id = $2")
+                .bind(record_of(game))
+                .bind(game)
+                .execute(&mut *tx)
+                .await?;
+            games.push(game);
+        }
+        let seats: Vec<BotId> = tables.iter().flat_map(|(seats, _)| *seats).collect();
+        stats::started(&mut tx, &seats, now).await?;
+        tx.commit().await?;
+        Ok((deal, games))
     }
 
     /// A deal's seed, once it is published (its last table has ended).
@@ -524,12 +582,12 @@ impl Store {
             let mut ids = *four;
             ids.sort_unstable();
             let seatings: Vec<(i64, i64, i64, i64, String)> = sqlx::query_as(FOURSOME_GAMES)
-            .bind(ids[0])
-            .bind(ids[1])
-            .bind(ids[2])
-            .bind(ids[3])
-            .fetch_all(&self.pool)
-            .await?;
+                .bind(ids[0])
+                .bind(ids[1])
+                .bind(ids[2])
+                .bind(ids[3])
+                .fetch_all(&self.pool)
+                .await?;
             let counts = splits.entry(ids).or_default();
             for (a, b, c, d, _) in seatings.into_iter().filter(|s| s.4 == "done") {
                 // Four seats drawn from four ids are the foursome itself only if all differ.

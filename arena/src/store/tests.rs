@@ -69,7 +69,39 @@ on_both!(
     the_web_pages_queries_read_a_bots_games_and_comparisons,
     the_scheduler_lock_is_held_once_and_freed_with_its_holder,
     a_rating_history_is_thinned_to_the_points_asked,
+    a_deal_opens_whole_with_its_tables_running,
 );
+
+/// The server opens a deal in one transaction: every table running, with its record, its
+/// bots counted as playing; a seed used before opens nothing, not even a deal without games.
+async fn a_deal_opens_whole_with_its_tables_running(db: TestDb) {
+    let store = db.open().await.unwrap();
+    let ids = eight_bots(&store).await;
+    let tables = [([ids[0], ids[1], ids[2], ids[3]], 0), ([ids[4], ids[5], ids[6], ids[7]], 1)];
+    let (deal, games) = store.open_deal(41, &tables, |g| format!("r{g}.jsonl"), 500).await.unwrap();
+    let rows = store.deal_games(deal).await.unwrap();
+    assert_eq!(rows.iter().map(|g| g.id).collect::<Vec<_>>(), games);
+    for (row, (seats, orientation)) in rows.iter().zip(tables) {
+        assert_eq!(
+            (row.seats, row.orientation, row.status),
+            (seats, orientation, GameStatus::Running)
+        );
+        assert_eq!(
+            (row.record_path.clone(), row.started_at),
+            (Some(format!("r{}.jsonl", row.id)), Some(500))
+        );
+    }
+    let activity = store.activity_of(&ids, 500).await.unwrap();
+    assert!(ids.iter().all(|id| activity[id].running == 1), "{activity:?}");
+    // None of them is queued: a worker's claim finds nothing to take.
+    assert!(store.claim_queued(10, 510).await.unwrap().is_empty());
+    let again = store.open_deal(41, &tables, |g| format!("r{g}.jsonl"), 520).await;
+    assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");
+    assert_eq!(store.recent_games(100).await.unwrap().len(), 2, "the refused deal left no game");
+    let activity = store.activity_of(&ids, 520).await.unwrap();
+    assert!(ids.iter().all(|id| activity[id].running == 1), "nor a count: {activity:?}");
+    store.close().await;
+}
 
 /// A fresh database file path, removed (with its WAL files and lock file) when dropped.
 struct TempDb(PathBuf);
@@ -168,7 +200,10 @@ async fn a_foursome_s_games_are_found_through_its_own_index() {
     let plan = query.fetch_all(&store.pool).await.unwrap();
     let steps: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
     assert_eq!(steps.len(), 1, "{steps:?}");
-    assert!(steps[0].starts_with("SEARCH games USING INDEX games_by_foursome (seat0=?"), "{steps:?}");
+    assert!(
+        steps[0].starts_with("SEARCH games USING INDEX games_by_foursome (seat0=?"),
+        "{steps:?}"
+    );
 }
 
 async fn a_bot_is_found_by_its_token_and_only_by_it(db: TestDb) {
