@@ -235,9 +235,8 @@ impl Store {
 
     /// A new deal with this seed and its tables (seats and orientation, numbered in order),
     /// every one running from `now` with its record at `record_of(game id)`; the deal's id and
-    /// its games' ids. One transaction: a crash leaves the whole deal or none of it, and no
-    /// table is ever seen queued, where a worker's lease could claim a table whose seats are
-    /// connected here.
+    /// its games' ids. One transaction, one commit instead of a deal's, each table's and each
+    /// start's: a crash leaves the whole deal or none of it, never a deal short of a table.
     pub async fn open_deal(
         &self,
         seed: u64,

@@ -93,7 +93,7 @@ async fn a_deal_opens_whole_with_its_tables_running(db: TestDb) {
     }
     let activity = store.activity_of(&ids, 500).await.unwrap();
     assert!(ids.iter().all(|id| activity[id].running == 1), "{activity:?}");
-    // None of them is queued: a worker's claim finds nothing to take.
+    // None is left queued on the way.
     assert!(store.claim_queued(10, 510).await.unwrap().is_empty());
     let again = store.open_deal(41, &tables, |g| format!("r{g}.jsonl"), 520).await;
     assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");
