@@ -231,8 +231,10 @@ pub(crate) async fn serve(listener: TcpListener, door: Arc<Door>, router: Router
             let served = builder.serve_connection(TokioIo::new(stream), svc).with_upgrades();
             tokio::select! {
                 _ = served => {}
-                // Its place went to a newer connection.
-                _ = closed => {}
+                // Its place went to a newer connection. (A connection upgraded to a WebSocket
+                // gave its place up, which drops the sender: that is no reason to close, and
+                // before the upgrade is handed over it would lose the page's socket.)
+                Ok(()) = closed => {}
             }
             door.release(from, id);
         });

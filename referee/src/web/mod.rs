@@ -8,13 +8,16 @@
 //! Each token opens one thing: a human seat, the organiser's view, or one seat's view.
 //!
 //! The rooms: `door.rs` connections, their caps and deadlines; `routes.rs` the answers and
-//! checks (`Host`, `Origin`, tokens); `human.rs` a person's seat carried over its page's
-//! WebSocket (the seat itself, which outlives the page's connection, is `bot::relay`);
+//! checks (`Host`, `Origin`, tokens); `follow.rs` a spectator's socket, sent the view afresh
+//! when it falls behind and told when the match is over; `human.rs` a person's seat carried
+//! over its page's WebSocket (the seat itself, which outlives the page's connection, is
+//! `bot::relay`);
 //! `watch.rs` the record lines as they are added, for spectators; `seat_view.rs` each seat's
 //! view, derived once for all its spectators; this file the server's start and its addresses.
 
 mod bot_socket;
 mod door;
+mod follow;
 mod hosts;
 mod human;
 mod routes;
@@ -186,11 +189,13 @@ impl Web {
                 && self.app.seats.values().all(|seat| seat.settled())
         };
         let deadline = tokio::time::Instant::now() + limit;
-        while !done() && tokio::time::Instant::now() < deadline {
+        let shown_by = deadline - TELL_END.min(limit / 2);
+        while !done() && tokio::time::Instant::now() < shown_by {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         // Then every spectator is told the match is over (its page says so and stops, instead
-        // of reconnecting to a server that is gone), for as long as the linger has left.
+        // of reconnecting to a server that is gone), for as long as the linger has left: one
+        // still catching up is sent what it lacks first.
         if let Some(feed) = &self.app.feed {
             feed.close();
             while feed.watched() && tokio::time::Instant::now() < deadline {
@@ -220,8 +225,15 @@ pub async fn serve_http(listener: tokio::net::TcpListener, router: axum::Router)
     door::serve(listener, door, router).await;
 }
 
+/// Of a linger, what is kept for telling the spectators the match is over, however long they
+/// took to be shown its end: without it, a page still catching up when the linger ran out would
+/// see the server vanish, and connect again for ever.
+const TELL_END: Duration = Duration::from_secs(2);
+
 /// How long one message to a page (a spectator's, a person's seat) may take to leave: a page
-/// that stops reading is dropped, never waited for.
+/// that stops reading is dropped, never waited for. A message is at most about 64 KiB
+/// (`follow::CHUNK_BYTES`) and the sockets' buffers hold far more: only a page that takes less
+/// than a message in that time misses it.
 const SEND_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Sends one text message to a page; false when the page is gone or too slow.

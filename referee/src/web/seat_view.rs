@@ -8,9 +8,9 @@
 //! added, it plays the game once and hands each seat's lines on as it sends them (a seat on the
 //! CPU clock charged each answer's recorded `cpu_us` as it comes). Only when that thread cannot
 //! be started are the views re-derived from the record so far instead, at most every
-//! [`REDERIVE_EVERY`]. Either way the cost does not grow with the spectators, and each change goes out once on a bounded
-//! broadcast: a spectator that falls behind is dropped (its page connects again), never waited
-//! for.
+//! [`REDERIVE_EVERY`]. Either way the cost does not grow with the spectators, and each change
+//! goes out once on a bounded broadcast: a spectator that falls behind is sent the view afresh
+//! (`follow.rs`), never waited for.
 
 use super::watch::Feed;
 use crate::seat_replay::{self, Live, Sink};
@@ -24,7 +24,8 @@ use tokio::time::Instant;
 /// How often a game whose follower could not be started has its seat views re-derived at most:
 /// each derivation re-runs the game so far.
 const REDERIVE_EVERY: Duration = Duration::from_millis(300);
-/// Changes (mostly single lines) a spectator may fall behind by before it is dropped.
+/// Changes (mostly single lines) a spectator may fall behind by before it is sent the view
+/// afresh.
 const BEHIND: usize = 4096;
 
 /// A change of one seat's view, with the count of record lines it reflects.
@@ -88,8 +89,13 @@ enum Game {
 
 impl SeatViews {
     pub(super) fn new(feed: Arc<Feed>, max_line: usize) -> Arc<SeatViews> {
+        SeatViews::holding(feed, max_line, BEHIND)
+    }
+
+    /// The views, each broadcasting to its spectators with room for `behind` changes.
+    pub(super) fn holding(feed: Arc<Feed>, max_line: usize, behind: usize) -> Arc<SeatViews> {
         let seats = std::array::from_fn(|_| {
-            let (tx, _) = broadcast::channel(BEHIND);
+            let (tx, _) = broadcast::channel(behind);
             Mutex::new(View { lines: Vec::new(), error: None, added: 0, watchers: 0, tx })
         });
         let (pushed, epoch) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -211,7 +217,7 @@ impl SeatViews {
     }
 
     /// A line the re-run of game `epoch` sent seat `seat`.
-    fn add(&self, epoch: u64, seat: usize, line: &[u8]) {
+    pub(super) fn add(&self, epoch: u64, seat: usize, line: &[u8]) {
         let line: Arc<str> = Arc::from(String::from_utf8_lossy(line).trim_end());
         let added = self.pushed.load(Ordering::Relaxed);
         let mut v = self.seat(seat);

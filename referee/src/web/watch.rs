@@ -1,6 +1,7 @@
 //! The live spectators' feed: every record line as the game adds it (`record_io::Tap`), kept for
-//! the game in progress and broadcast with a bounded buffer per spectator, so a slow spectator
-//! falls behind and is dropped, never the table.
+//! the game in progress and broadcast with a bounded buffer shared by every spectator, so a slow
+//! spectator falls behind and is sent the game afresh (`follow.rs`), never waited for by the
+//! table.
 //!
 //! All the table's thread does for spectators is [`Feed::push`]: a line added to a queue under
 //! a lock nobody else holds for long, and no wake-up: a wake-up per line would be a system call
@@ -15,9 +16,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio::sync::broadcast;
 
-/// Lines a spectator may fall behind by before it is dropped (its page connects again and is
-/// sent the game afresh).
-pub(super) const BEHIND: usize = 4096;
+/// Lines a spectator may fall behind by before it is sent the game afresh.
+const BEHIND: usize = 4096;
 /// How often the web server's thread takes the lines the table added.
 const TICK: Duration = Duration::from_millis(20);
 /// Lines the table may add that the web server has not taken yet: past this (the server's
@@ -42,6 +42,8 @@ struct Pumped {
     /// Lines broadcast since the match began.
     count: u64,
     tx: broadcast::Sender<Arc<str>>,
+    /// The broadcast's room, in lines: [`BEHIND`] but in tests.
+    behind: usize,
     /// For each spectator, how many lines it has been shown: an atomic each.
     shown: std::collections::HashMap<u64, Arc<AtomicU64>>,
     spectators: u64,
@@ -76,9 +78,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Feed {
     pub(crate) fn new() -> Arc<Feed> {
-        let (tx, _) = broadcast::channel(BEHIND);
-        let pumped =
-            Pumped { lines: Vec::new(), count: 0, tx, shown: Default::default(), spectators: 0 };
+        Feed::holding(BEHIND)
+    }
+
+    /// A feed whose broadcast holds `behind` lines.
+    pub(super) fn holding(behind: usize) -> Arc<Feed> {
+        let (tx, _) = broadcast::channel(behind);
+        let shown = Default::default();
+        let pumped = Pumped { lines: Vec::new(), count: 0, tx, behind, shown, spectators: 0 };
         let over = tokio::sync::watch::Sender::new(false);
         Arc::new(Feed { queue: Mutex::default(), pumped: Mutex::new(pumped), over })
     }
@@ -106,7 +113,7 @@ impl Feed {
     }
 
     /// On the table's thread: one line queued.
-    fn push(&self, bytes: &[u8]) {
+    pub(super) fn push(&self, bytes: &[u8]) {
         // The referee's own encoding: UTF-8, one line, the tag first.
         let Ok(text) = std::str::from_utf8(bytes) else { return };
         let line: Arc<str> = Arc::from(text.trim_end_matches('\n'));
@@ -128,16 +135,17 @@ impl Feed {
         }
     }
 
-    fn take(&self) {
+    /// Broadcasts what the table added since the last take.
+    pub(super) fn take(&self) {
         let (lines, added, gap) = {
             let mut q = lock(&self.queue);
             (std::mem::take(&mut q.lines), q.added, std::mem::take(&mut q.gap))
         };
         let mut p = lock(&self.pumped);
         if gap {
-            // Lines were lost: every subscriber ends (a page connects again; the seat views
-            // follow afresh) and the game so far is no longer known whole.
-            p.tx = broadcast::channel(BEHIND).0;
+            // Lines were lost: every subscriber's broadcast ends (a page is sent the game afresh;
+            // the seat views follow afresh) and the game so far is no longer known whole.
+            p.tx = broadcast::channel(p.behind).0;
             p.lines.clear();
             p.count = added - lines.len() as u64;
         }
@@ -152,19 +160,19 @@ impl Feed {
         }
     }
 
-    /// A new spectator, the game so far, the count of lines added so far, and the lines that
-    /// follow, with nothing lost or repeated between.
-    pub(super) fn subscribe(&self) -> (Viewer, Vec<Arc<str>>, u64, broadcast::Receiver<Arc<str>>) {
+    /// A new spectator, shown nothing yet: the match's end waits for it to be shown every line.
+    pub(super) fn spectator(&self) -> Viewer {
         let mut p = lock(&self.pumped);
         p.spectators += 1;
         let n = p.spectators;
         let shown = Arc::new(AtomicU64::new(0));
         p.shown.insert(n, shown.clone());
-        (Viewer { n, shown }, p.lines.clone(), p.count, p.tx.subscribe())
+        Viewer { n, shown }
     }
 
-    /// The game so far, the count of lines added so far, and the lines that follow, for the
-    /// seat views' follower (not a spectator: the match's end does not wait for it).
+    /// The game so far, the count of lines added so far, and the lines that follow, with nothing
+    /// lost or repeated between: for the organiser's view (afresh each time it falls behind) and
+    /// the seat views' follower.
     pub(super) fn snapshot(&self) -> (Vec<Arc<str>>, u64, broadcast::Receiver<Arc<str>>) {
         let p = lock(&self.pumped);
         (p.lines.clone(), p.count, p.tx.subscribe())
@@ -176,16 +184,11 @@ impl Feed {
     }
 
     /// True when every line the table added has been broadcast and every spectator has been
-    /// shown it, but those more than [`BEHIND`] lines behind: the feed has dropped what they
-    /// missed, so they can only be let go.
+    /// shown it (one that fell behind is being sent the game afresh, so it is waited for too).
     pub(super) fn caught_up(&self) -> bool {
         let added = lock(&self.queue).added;
         let p = lock(&self.pumped);
-        p.count == added
-            && p.shown
-                .values()
-                .map(|n| n.load(Ordering::Relaxed))
-                .all(|n| n == p.count || p.count.saturating_sub(n) > BEHIND as u64)
+        p.count == added && p.shown.values().all(|n| n.load(Ordering::Relaxed) == p.count)
     }
 
     /// The game so far as one record text, and the count of lines added up to it.

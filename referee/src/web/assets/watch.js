@@ -27,8 +27,13 @@
         seat = m.view === "seat" ? Number(m.seat) : null;
         named = true;
       } else if (seat === null) {
-        // The organiser's view: one or more record lines, one per line of the message.
-        for (const line of e.data.split("\n")) G.applyRecord(t, JSON.parse(line));
+        // The organiser's view: one or more record lines, one per line of the message; or a
+        // reset, before the game is sent afresh (the page had fallen behind).
+        for (const line of e.data.split("\n")) {
+          const m = JSON.parse(line);
+          if (m.reset) t = G.newTable();
+          else G.applyRecord(t, m);
+        }
       } else {
         const m = JSON.parse(e.data);
         if (m.reset) {
