@@ -7,7 +7,8 @@ use std::path::PathBuf;
 pub(crate) const USAGE: &str =
     "usage: aluette-bench [--quick] [--json FILE] [--games N] [--python-games N] [--seed S]
                      [--referee-bin PATH] [--bot-bin PATH] [--python CMD] [--python-bot PATH]
-                     [--engine-bin PATH] [--no-python] [--repeat N] [--web-only]
+                     [--engine-bin PATH] [--no-python] [--repeat N] [--headline-only]
+                     [--web-only | --arena-only | --workers-only]
        aluette-bench --instant-bot [--connect HOST:PORT --token T] [--burn-us US]
 
   --quick            small runs for a smoke test (under 10 s)
@@ -26,6 +27,8 @@ pub(crate) const USAGE: &str =
   --repeat N         measure the headline (pinned floor, pinned table of instant bots, of
                      Python bots) N times and print each figure's median (default 3, 1 with
                      --quick)
+  --headline-only    only the floors, the headline and the TCP bots' table (the figures the
+                     referee's per-answer cost is held to), without the other sections
   --web-only         only the web server's sections (spectators, web flood)
   --arena-only       only the arena's section
   --workers-only     only the workers' section (arena serve --work, referee worker)
@@ -52,6 +55,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Config, String> {
         python_bot: workspace.join("sample-bots/python/random_bot.py"),
         engine_bin: None,
         repeat: 0,
+        headline_only: false,
         web_only: false,
         arena_only: false,
         workers_only: false,
@@ -82,6 +86,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--python-bot" => cfg.python_bot = value()?.into(),
             "--engine-bin" => cfg.engine_bin = Some(value()?.into()),
             "--no-python" => cfg.python = None,
+            "--headline-only" => cfg.headline_only = true,
             "--web-only" => cfg.web_only = true,
             "--arena-only" => cfg.arena_only = true,
             "--workers-only" => cfg.workers_only = true,

@@ -84,6 +84,11 @@ pub(crate) enum Placement {
     Free,
 }
 
+/// The echo child of the Python floor, for `python -c`: a loop as plain as the bench's own, in
+/// the interpreter of the Python bots, so that the floor parent meets the caches a Python bot
+/// leaves behind it.
+pub(crate) const PYTHON_ECHO: &str = "import sys\ni, o = sys.stdin.buffer, sys.stdout.buffer\nfor line in i:\n    o.write(line)\n    o.flush()\n";
+
 /// Times `iterations` round trips to `children` echo processes served in turn (write to one,
 /// read its answer, go to the next), as a referee serves four seats.
 pub(crate) fn measure(
@@ -91,6 +96,18 @@ pub(crate) fn measure(
     iterations: usize,
     placement: Placement,
     transport: Transport,
+) -> io::Result<Floor> {
+    measure_with(children, iterations, placement, transport, None)
+}
+
+/// [`measure`] with another echo program (`argv`; pipes only, a TCP child is always the
+/// bench's own), or the bench's own (`None`).
+pub(crate) fn measure_with(
+    children: usize,
+    iterations: usize,
+    placement: Placement,
+    transport: Transport,
+    argv: Option<&[String]>,
 ) -> io::Result<Floor> {
     let (parent_cpu, children_cpu) = match placement {
         Placement::Pinned(cpu) => (Some(cpu), Some(cpu)),
@@ -108,11 +125,19 @@ pub(crate) fn measure(
     for _ in 0..children {
         let peer = match &listener {
             None => {
-                let mut child = sys::command(&me)
-                    .arg("--echo")
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .spawn()?;
+                let mut command = match argv {
+                    Some([program, args @ ..]) => {
+                        let mut c = sys::command(program);
+                        c.args(args);
+                        c
+                    }
+                    _ => {
+                        let mut c = sys::command(&me);
+                        c.arg("--echo");
+                        c
+                    }
+                };
+                let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
                 let to = child.stdin.take().ok_or_else(|| io::Error::other("no stdin pipe"))?;
                 let from = child.stdout.take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
                 Peer { child, to: Box::new(to), from: BufReader::new(Box::new(from)) }

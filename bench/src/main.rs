@@ -46,6 +46,8 @@ struct Config {
     python_bot: PathBuf,
     engine_bin: Option<PathBuf>,
     repeat: usize,
+    /// Only the floors, the headline and the TCP table.
+    headline_only: bool,
     web_only: bool,
     arena_only: bool,
     workers_only: bool,
@@ -138,6 +140,10 @@ fn run(cfg: &Config) -> Res<()> {
     let instant = sections::instant_tables(&mut report, &bench, &floors)?;
     let python = sections::python_table(&mut report, &bench, &floors.pinned)?;
     sections::headline(&mut report, &bench, floors.pinned, &instant, python.as_ref())?;
+    if cfg.headline_only {
+        scale::tcp_table(&mut report, &bench, &floors.tcp)?;
+        return finish(report, cfg);
+    }
     sections::cpu_clock(&mut report, &bench)?;
     scale::tcp_table(&mut report, &bench, &floors.tcp)?;
     let many = scale::many_tables(&mut report, &bench)?;

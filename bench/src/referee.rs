@@ -253,9 +253,12 @@ pub(crate) fn outcome(fin: Finished) -> io::Result<Outcome> {
     let doc: Value = serde_json::from_slice(&fin.stdout)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("referee JSON: {e}")))?;
     let tick_us = 1e6 / sys::USER_HZ as f64;
+    // The referee's own reading is exact; the zombie's /proc times are whole clock ticks
+    // (10 ms), a tenth of what a Python table's 200 games cost the referee.
+    let referee_cpu_us = doc.get("referee_cpu_us").and_then(Value::as_u64);
     let mut outcome = Outcome {
         wall: fin.wall,
-        referee_cpu_us: fin.ticks.own as f64 * tick_us,
+        referee_cpu_us: referee_cpu_us.map_or(fin.ticks.own as f64 * tick_us, |us| us as f64),
         bots_cpu_us: fin.ticks.children as f64 * tick_us,
         peak_rss_kib: fin.peak_rss_kib,
         warning: String::from_utf8_lossy(&fin.stderr)

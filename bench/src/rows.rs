@@ -11,7 +11,8 @@ use crate::{Res, floor};
 pub(crate) struct HeadRun {
     pub(crate) floor: FloorRef,
     pub(crate) instant: (Outcome, Outcome),
-    pub(crate) python: Option<(Outcome, Outcome)>,
+    /// The Python table's runs and the floor with Python echo children beside them.
+    pub(crate) python: Option<((Outcome, Outcome), FloorRef)>,
 }
 
 /// The median of some figures (the mean of the middle two for an even count).
@@ -118,11 +119,53 @@ pub(crate) fn headline_rows(report: &mut Report, runs: &[HeadRun], pin: usize) {
     };
     cpu_rows("instant bots", &instant);
     if runs.iter().all(|r| r.python.is_some()) {
-        cpu_rows("Python bots", &|r: &HeadRun| {
-            let (full, one) = r.python.as_ref().expect("checked above");
+        let python = |r: &HeadRun| {
+            let ((full, one), _) = r.python.as_ref().expect("checked above");
             steady_of(full, one).0
-        });
+        };
+        cpu_rows("Python bots", &python);
+        // For information, beside the target: the same floor with Python echo children, whose
+        // parent meets the caches a Python process leaves, as the referee does.
+        let python_floor = |r: &HeadRun| r.python.as_ref().expect("checked above").1.parent_cpu_us;
+        figure(
+            "Python echo floor: parent's CPU per round trip",
+            "us",
+            per_run(&python_floor),
+            None,
+        );
+        figure(
+            "Python bots: referee CPU per answer / Python echo floor parent's CPU",
+            "x",
+            per_run(&|r| referee_cpu(&python(r)) / python_floor(r)),
+            None,
+        );
     }
+}
+
+/// The Python table's rows against the floor whose echo children are Python processes: what
+/// the floor's parent itself loses beside them, and the referee's CPU per answer against it.
+pub(crate) fn python_floor_rows(
+    report: &mut Report,
+    title: &str,
+    (full, one): &(Outcome, Outcome),
+    floor: &FloorRef,
+    python_floor: &FloorRef,
+) {
+    let steady = steady_of(full, one).0;
+    let referee_us = steady.referee_cpu_us / steady.answers as f64;
+    let mut s = report.section(title);
+    s.row("Python echo floor: parent's CPU per round trip", python_floor.parent_cpu_us, "us")
+        .note("4 echo children in `python -c`, pinned, served in turn");
+    s.row(
+        "Python echo floor parent's CPU / floor parent's CPU",
+        python_floor.parent_cpu_us / floor.parent_cpu_us,
+        "x",
+    );
+    s.row(
+        "referee CPU per answer / Python echo floor parent's CPU",
+        referee_us / python_floor.parent_cpu_us,
+        "x",
+    );
 }
 
 /// The floor a referee row is compared with: the four-children median for "x floor", and the

@@ -181,10 +181,22 @@ pub(crate) fn instant_tables(
     Ok(instant_pinned)
 }
 
-/// The Python table, once measured: its bots' command and its runs.
+/// The Python table, once measured: its bots' command, its runs, and the floor beside Python
+/// echo children measured with it.
 pub(crate) struct Python {
     pub(crate) bot: String,
+    /// `python -c PYTHON_ECHO`, the Python floor's children.
+    echo: Vec<String>,
     pub(crate) pinned: (Outcome, Outcome),
+    pub(crate) floor: FloorRef,
+}
+
+/// The four-children pipe floor, pinned, with Python echo children.
+fn python_floor(b: &Bench<'_>, echo: &[String]) -> Res<FloorRef> {
+    let iterations = floor_iterations(b.cfg.quick);
+    let f =
+        floor::measure_with(4, iterations, Placement::Pinned(b.pin), Transport::Pipe, Some(echo))?;
+    Ok(FloorRef::new(&f, "pinned, Python echo children"))
 }
 
 /// The referee with four Python bots; none when Python is off or not found (said in the
@@ -223,12 +235,15 @@ pub(crate) fn python_table(
             progress("referee + 4 Python bots, pinned");
             let out = single(b.launch(&bot, cfg.python_games, cfg.seed, Some(pin)))?;
             table_rows(report, &python_title, &out.0, &out.1, floor);
+            let echo = vec![python.clone(), "-c".into(), floor::PYTHON_ECHO.into()];
+            let python_floor = python_floor(b, &echo)?;
+            python_floor_rows(report, &python_title, &out, floor, &python_floor);
             // Which interpreter ran matters for the figures: say it on the section's first row.
             if let Some(row) = report.rows.iter_mut().find(|r| r.section == python_title) {
                 let note = row.note.take().unwrap_or_default();
                 row.note = Some(format!("{note}; interpreter {python}"));
             }
-            Ok(Some(Python { bot, pinned: out }))
+            Ok(Some(Python { bot, echo, pinned: out, floor: python_floor }))
         }
     }
 }
@@ -244,15 +259,21 @@ pub(crate) fn headline(
     python: Option<&Python>,
 ) -> Res<()> {
     let (cfg, pin) = (b.cfg, b.pin);
-    let mut runs =
-        vec![HeadRun { floor, instant: instant.clone(), python: python.map(|p| p.pinned.clone()) }];
+    let mut runs = vec![HeadRun {
+        floor,
+        instant: instant.clone(),
+        python: python.map(|p| (p.pinned.clone(), p.floor)),
+    }];
     for r in 2..=cfg.repeat {
         progress(&format!("the headline again, run {r} of {}", cfg.repeat));
         let iterations = floor_iterations(cfg.quick);
         let floor = floor::measure(4, iterations, Placement::Pinned(pin), Transport::Pipe)?;
         let instant = single(b.launch(&b.instant_bot, cfg.games, cfg.seed, Some(pin)))?;
         let python = match python {
-            Some(p) => Some(single(b.launch(&p.bot, cfg.python_games, cfg.seed, Some(pin)))?),
+            Some(p) => Some((
+                single(b.launch(&p.bot, cfg.python_games, cfg.seed, Some(pin)))?,
+                python_floor(b, &p.echo)?,
+            )),
             None => None,
         };
         runs.push(HeadRun { floor: FloorRef::new(&floor, "pinned"), instant, python });

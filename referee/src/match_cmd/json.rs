@@ -128,13 +128,23 @@ impl JsonGames {
         String::from_utf8(p.text).unwrap_or_default()
     }
 
-    /// The closing text, after the last game.
-    pub(super) fn finish(self, seed: u64, players: &[BotSpec; 4]) -> String {
+    /// The closing text, after the last game. `referee_cpu_us` is the referee process's own CPU
+    /// time so far (its bots' left out), when the system tells it.
+    pub(super) fn finish(
+        self,
+        seed: u64,
+        players: &[BotSpec; 4],
+        referee_cpu_us: Option<u64>,
+    ) -> String {
         let players: Vec<_> = players.iter().map(|p| p.describe()).collect();
         let players = serde_json::to_string_pretty(&players).unwrap_or_default();
         let players = players.replace('\n', "\n  ");
         let close = if self.any { "\n  ]" } else { "]" };
-        format!("{close},\n  \"players\": {players},\n  \"seed\": {seed}\n}}")
+        let cpu = match referee_cpu_us {
+            Some(us) => format!(",\n  \"referee_cpu_us\": {us}"),
+            None => String::new(),
+        };
+        format!("{close},\n  \"players\": {players}{cpu},\n  \"seed\": {seed}\n}}")
     }
 }
 
@@ -287,13 +297,18 @@ mod tests {
                 // Each game parsed back; the layout around and within them must be serde's.
                 expected_games.push(out_value(s));
             }
-            text.push_str(&out.finish(42, &players));
-            let expected = serde_json::to_string_pretty(&json!({
+            // With and without the referee's CPU time (a system that does not tell it).
+            let cpu = (n != 1).then_some(1234);
+            text.push_str(&out.finish(42, &players, cpu));
+            let mut doc = json!({
                 "seed": 42,
                 "players": players.iter().map(|p| p.describe()).collect::<Vec<_>>(),
                 "games": expected_games,
-            }))
-            .unwrap();
+            });
+            if let Some(us) = cpu {
+                doc["referee_cpu_us"] = json!(us);
+            }
+            let expected = serde_json::to_string_pretty(&doc).unwrap();
             assert_eq!(text, expected, "{n} games");
         }
     }

@@ -186,6 +186,8 @@ fn json_output_is_one_document() {
         .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{out}"));
     assert_eq!(doc["seed"], 5);
     assert_eq!(doc["players"].as_array().map(Vec::len), Some(4));
+    // Three games of built-in bots, which run in the referee's own process: some of its CPU.
+    assert!(doc["referee_cpu_us"].as_u64().is_some_and(|us| us > 0), "{}", doc["referee_cpu_us"]);
     let games = doc["games"].as_array().expect("a games array");
     assert_eq!(games.len(), 3);
     for (n, g) in games.iter().enumerate() {
