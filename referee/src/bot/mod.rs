@@ -3,7 +3,8 @@
 //! The rooms, each a concern (ARCHITECTURE.md layers them): `process` (spawning, process
 //! groups), `link` (the one way a connection is held), `players` (in-process bots), `relay`
 //! (a seat that outlives its connection), `lobby` (bots that connect), `seat` (a seat's bot
-//! across games); this file and those beside it are the bot itself, its lifecycle in `life`.
+//! across games); this file and those beside it are the bot itself, its lifecycle in `life`,
+//! which holds its connection too.
 
 pub(crate) mod ask;
 mod hello;
@@ -17,7 +18,7 @@ pub(crate) mod seat;
 mod spec;
 
 use crate::bot::ask::{Heard, IgnoredLines, Limit, Peer};
-use crate::bot::life::{Event, Life, Step};
+use crate::bot::life::{Event, Life, Refused, Step};
 use crate::bot::link::LineConn;
 use crate::bot::process::{BotProcess, SpawnSpec};
 use crate::bot::relay::Resumable;
@@ -45,7 +46,7 @@ pub(crate) struct ConnectConfig {
     /// Measure each bot process's CPU time per answer (`cpu_us`).
     pub(crate) cpu_time: bool,
     /// How long a seat whose bot listed `resume` waits for it to come back
-    /// ([`resumable`]).
+    /// ([`Resumable`]).
     pub(crate) resume_grace: Duration,
     /// The games' rules hold the rounds before the first lead, so `hello` offers `surrender`.
     pub(crate) pre_lead_rounds: bool,
@@ -92,12 +93,12 @@ pub(crate) struct Bot {
     pub(crate) identity: Identity,
     /// File name (in the records folder) of the current process's stderr log.
     pub(crate) stderr_log: Option<String>,
-    conn: Option<LineConn>,
     process: Option<BotProcess>,
     builtin: Option<JoinHandle<()>>,
     next_id: u64,
-    /// Where it is in its life; only [`Bot::step`] moves it.
-    life: Life,
+    /// Where it is in its life, with its connection while it has one; only [`Bot::step`]
+    /// moves it.
+    life: Life<LineConn>,
     /// Processes that ended and are being reaped (their stderr logs completed).
     retired: Vec<JoinHandle<()>>,
     /// Faults met while connecting, recorded by the next game.
@@ -136,19 +137,18 @@ impl Bot {
         stderr_stem: &str,
         cpu: Option<usize>,
     ) -> Bot {
-        let mut bot = Bot::idle(spec, None, 1, 0);
+        let mut bot = Bot::idle(spec, 1, 0);
         bot.start(cfg, stderr_dir, stderr_stem, cpu).await;
         bot
     }
 
-    /// A bot not yet started, or (with `conn`) whose connection is open but not yet announced
-    /// to its lifecycle ([`Event::Connected`]).
-    fn idle(spec: BotSpec, conn: Option<LineConn>, first_id: u64, starts: u32) -> Bot {
+    /// A bot not yet connected: started next, or handed the connection it is attached to
+    /// ([`Event::Connected`]).
+    fn idle(spec: BotSpec, first_id: u64, starts: u32) -> Bot {
         Bot {
             identity: Identity { name: spec.short_name(), ..Identity::default() },
             spec,
             stderr_log: None,
-            conn,
             process: None,
             builtin: None,
             next_id: first_id,
@@ -167,19 +167,28 @@ impl Bot {
     /// Moves the bot along its lifecycle ([`life`]) and does what the move says: the one place
     /// its state changes. A move the table refuses is a bug of the referee's, not of the bot's:
     /// it leaves the bot as it was.
-    fn step(&mut self, event: Event) {
-        // A replacement's connection is the other bot's, moved in after the step.
-        let replaced = matches!(event, Event::Replaced(_));
-        match self.life.on(event) {
-            Ok(Step { to, retire }) => {
-                if let Some(grace) = retire {
-                    self.retire(grace);
-                }
+    fn step(&mut self, event: Event<LineConn>) {
+        if let Err(refused) = self.try_step(event) {
+            debug_assert!(false, "{refused}");
+        }
+    }
+
+    /// [`Bot::step`], for a move the caller may be refused: the connection that leaves without
+    /// being retired (a relay's, a closed bot's) is handed back.
+    fn try_step(&mut self, event: Event<LineConn>) -> Result<Option<LineConn>, Refused> {
+        let life = std::mem::replace(&mut self.life, Life::Idle);
+        match life.on(event) {
+            Ok(Step { to, leaves, retire }) => {
                 self.life = to;
-                let connected = self.conn.is_some() || replaced;
-                debug_assert!(!self.life.is_alive() || connected, "alive, unconnected");
+                let Some(grace) = retire else { return Ok(leaves) };
+                drop(leaves);
+                self.retire(grace);
+                Ok(None)
             }
-            Err(refused) => debug_assert!(false, "{refused}"),
+            Err((life, refused)) => {
+                self.life = life;
+                Err(refused)
+            }
         }
     }
 
@@ -212,9 +221,8 @@ impl Bot {
         first_id: u64,
         handshake: bool,
     ) -> Bot {
-        let conn = LineConn::new(reader, writer, cfg.max_line);
-        let mut bot = Bot::idle(spec, Some(conn), first_id, 1);
-        bot.step(Event::Connected);
+        let mut bot = Bot::idle(spec, first_id, 1);
+        bot.step(Event::Connected(LineConn::new(reader, writer, cfg.max_line)));
         if handshake {
             bot.greet(cfg).await;
         } else {
@@ -233,9 +241,9 @@ impl Bot {
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         let (r, w) = tokio::io::split(ours);
         let conn = LineConn::new(Box::new(r), Box::new(w), cfg.max_line);
-        let mut bot = Bot::idle(BotSpec::InProcess { name }, Some(conn), 1, 1);
+        let mut bot = Bot::idle(BotSpec::InProcess { name }, 1, 1);
         bot.builtin = Some(tokio::spawn(players::serve(player, theirs, cfg.max_line)));
-        bot.step(Event::Connected);
+        bot.step(Event::Connected(conn));
         bot.greet(cfg).await;
         bot
     }
@@ -252,7 +260,7 @@ impl Bot {
         self.next_id = 1;
         self.hello_raw = None;
         self.starts += 1;
-        match &self.spec {
+        let conn = match &self.spec {
             BotSpec::Command(argv) => {
                 let log = if self.starts == 1 {
                     format!("{stderr_stem}.stderr.log")
@@ -285,8 +293,8 @@ impl Bot {
                         if let Ok(fd) = direct_out {
                             conn.write_directly(fd);
                         }
-                        self.conn = Some(conn);
                         self.process = Some(proc_);
+                        conn
                     }
                     Err(e) => {
                         let detail = format!("cannot start {}: {e}", argv[0]);
@@ -298,15 +306,15 @@ impl Bot {
             BotSpec::Builtin(kind) => {
                 let (ours, theirs) = tokio::io::duplex(64 * 1024);
                 let (r, w) = tokio::io::split(ours);
-                self.conn = Some(LineConn::new(Box::new(r), Box::new(w), cfg.max_line));
                 self.builtin =
                     Some(tokio::spawn(players::builtin::run(*kind, theirs, cfg.max_line)));
+                LineConn::new(Box::new(r), Box::new(w), cfg.max_line)
             }
             BotSpec::TcpConnect(addr) => match link::connect(addr, cfg.handshake).await {
                 Ok((r, w, fd)) => {
                     let mut conn = LineConn::new(r, w, cfg.max_line);
                     conn.watch_socket(fd);
-                    self.conn = Some(conn);
+                    conn
                 }
                 Err(e) => {
                     let detail = format!("cannot connect to {addr}: {e}");
@@ -331,8 +339,8 @@ impl Bot {
                 self.set_unavailable(fault, false);
                 return;
             }
-        }
-        self.step(Event::Connected);
+        };
+        self.step(Event::Connected(conn));
         self.greet(cfg).await;
     }
 
@@ -401,7 +409,7 @@ impl Bot {
 
     /// Lets [`Bot::drop_if_closed`] look at the TCP socket under the connection.
     pub(crate) fn watch_socket(&mut self, socket: link::Socket) {
-        if let Some(conn) = self.conn.as_mut() {
+        if let Some(conn) = self.life.conn_mut() {
             conn.watch_socket(socket);
         }
     }
@@ -410,7 +418,7 @@ impl Bot {
     /// gone (`disconnected`), so its seat can be taken again before the next game instead of
     /// failing at that game's first question. True when it was.
     pub(crate) async fn drop_if_closed(&mut self) -> bool {
-        if self.is_alive() && self.conn.as_ref().is_some_and(LineConn::peer_closed) {
+        if self.life.conn().is_some_and(LineConn::peer_closed) {
             let why = Fault::new(FaultKind::Disconnected, "the connection closed between games");
             self.step(Event::Gone(why));
             return true;
@@ -445,26 +453,22 @@ impl Bot {
 
     /// Queues a notice; it leaves with the next question or [`Bot::flush`].
     pub(crate) fn notify(&mut self, msg: &ToBot) {
-        if self.life.dead().is_none()
-            && let Some(conn) = self.conn.as_mut()
-        {
+        if let Some(conn) = self.life.conn_mut() {
             conn.queue(msg);
         }
     }
 
     /// Queues a notice already encoded as a line.
     pub(crate) fn notify_encoded(&mut self, line: &[u8]) {
-        if self.life.dead().is_none()
-            && let Some(conn) = self.conn.as_mut()
-        {
+        if let Some(conn) = self.life.conn_mut() {
             conn.queue_bytes(line);
         }
     }
 
     /// Writes queued notices. A bot that does not read them within `limit` is dead.
     pub(crate) async fn flush(&mut self, limit: Duration) {
-        let Some(conn) = self.conn.as_mut() else { return };
-        if conn.queued() == 0 || self.life.dead().is_some() {
+        let Some(conn) = self.life.conn_mut() else { return };
+        if conn.queued() == 0 {
             return;
         }
         if let Err(e) = conn.flush(Instant::now() + limit).await {
@@ -491,7 +495,7 @@ impl Bot {
         if let Some(fault) = self.life.dead() {
             return Reply::Fault(fault.clone());
         }
-        let Some(conn) = self.conn.as_mut() else {
+        let Some(conn) = self.life.conn_mut() else {
             return Reply::Fault(Fault::new(FaultKind::ClosedStdout, "no connection"));
         };
         let id = self.next_id;
@@ -514,7 +518,7 @@ impl Bot {
     /// asked again; empty without one. Most answers are judged and forgotten: only a record,
     /// a spectator or a fault copies the line.
     pub(crate) fn answer_line(&self) -> &[u8] {
-        self.conn.as_ref().map_or(&[], LineConn::line)
+        self.life.conn().map_or(&[], LineConn::line)
     }
 
     /// True when the bot's answers come with their CPU time: its process is measured, or a
@@ -555,9 +559,9 @@ impl Bot {
         writer: link::Writer,
         relay: Arc<Resumable>,
     ) -> Option<(link::Reader, link::Writer)> {
-        let max_line = self.conn.as_ref()?.max_line();
-        self.life = self.life.on(Event::Relayed).ok()?.to;
-        let old = self.conn.replace(LineConn::new(reader, writer, max_line))?;
+        let max_line = self.life.conn()?.max_line();
+        let relayed = LineConn::new(reader, writer, max_line);
+        let old = self.try_step(Event::Relayed(relayed)).ok()??;
         self.relay = Some(relay);
         Some(old.into_parts())
     }
@@ -572,9 +576,10 @@ impl Bot {
     }
 
     /// The connection's halves, taken from a bot that is not going to play (a connection taking
-    /// a seat back, whose own handshake only told its token).
+    /// a seat back, whose own handshake only told its token): it is closed, and its connection
+    /// leaves with the caller.
     pub(crate) fn into_connection(mut self) -> Option<(link::Reader, link::Writer)> {
-        self.conn.take().map(LineConn::into_parts)
+        self.try_step(Event::Close).ok().flatten().map(LineConn::into_parts)
     }
 
     /// Registers what to do when this bot dies.
@@ -583,8 +588,10 @@ impl Bot {
     }
 
     /// Hands the connection of `other` (a freshly connected bot for the same seat) to this one.
-    pub(crate) fn replace_with(&mut self, other: Bot) {
-        self.step(Event::Replaced(Box::new(other.life.clone())));
+    pub(crate) fn replace_with(&mut self, mut other: Bot) {
+        let life = std::mem::replace(&mut other.life, Life::Idle);
+        self.step(Event::Replaced(Box::new(life)));
+        other.life = std::mem::replace(&mut self.life, Life::Idle);
         let spec = self.spec.clone();
         let retired = std::mem::take(&mut self.retired);
         *self = other;
@@ -592,10 +599,10 @@ impl Bot {
         self.retired.extend(retired);
     }
 
-    /// Drops the connection (a step's retirement, [`Bot::step`]); the process gets `grace` to exit on its own (it may be reading a
-    /// `bye`), then its group is killed, in the background so the game does not wait.
+    /// What a step's retirement does once the connection has left ([`Bot::step`]): the process
+    /// gets `grace` to exit on its own (it may be reading a `bye`), then its group is killed, in
+    /// the background so the game does not wait.
     fn retire(&mut self, grace: Duration) {
-        self.conn = None;
         if let Some(DeathHook(f)) = self.on_death.take() {
             f();
         }
@@ -610,7 +617,7 @@ impl Bot {
     }
 
     async fn say_bye(&mut self, reason: &str) {
-        if let Some(conn) = self.conn.as_mut() {
+        if let Some(conn) = self.life.conn_mut() {
             conn.queue(&ToBot::Bye { reason: reason.into() });
             let _ = conn.flush(Instant::now() + Duration::from_secs(1)).await;
         }
@@ -621,7 +628,7 @@ impl Bot {
     pub(crate) async fn stop(&mut self, reason: &str) {
         if self.is_alive() {
             self.say_bye(reason).await;
-            if let Some(conn) = self.conn.as_mut() {
+            if let Some(conn) = self.life.conn_mut() {
                 conn.shutdown().await;
             }
             // What the next game finds is a seat without a bot: a program is gone (it is
@@ -639,13 +646,16 @@ impl Bot {
     pub(crate) async fn close(mut self, reason: &str, grace: Duration) {
         if self.is_alive() {
             self.say_bye(reason).await;
-            if let Some(conn) = self.conn.as_mut() {
+            if let Some(conn) = self.life.conn_mut() {
                 conn.shutdown().await;
             }
         }
-        // The process is ended here, awaited, rather than retired in the background.
-        self.step(Event::Close);
-        self.conn = None;
+        // The process is ended here, awaited, rather than retired in the background; the
+        // connection that leaves is dropped first.
+        match self.try_step(Event::Close) {
+            Ok(leaves) => drop(leaves),
+            Err(refused) => debug_assert!(false, "{refused}"),
+        }
         if let Some(p) = self.process.take() {
             p.finish(grace).await;
         }

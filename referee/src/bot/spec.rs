@@ -25,7 +25,7 @@ pub(crate) enum BotSpec {
         /// The seat's token, in the page's URL.
         token: String,
     },
-    /// A library user's own [`Player`](super::player::Player), in the referee's process: it
+    /// A library user's own [`Player`](super::players::Player), in the referee's process: it
     /// cannot be started again once it has stopped.
     InProcess {
         /// What the record calls it until its hello names it.

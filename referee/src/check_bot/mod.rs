@@ -5,7 +5,7 @@
 //! scripted checks drive its pipes here, with their own line I/O: they must send what the
 //! referee's `Bot` never sends (unknown fields and message types) and judge each answer
 //! themselves. Then the same connection is handed to [`Bot::attach_at`] and plays two real games
-//! through [`run_game`](crate::game_runner::run_game) against built-in bots, and finally gets
+//! through [`play_seated`](crate::api::play_seated) against built-in bots, and finally gets
 //! `bye`. The process handle stays here, so the exit status after `bye` can be checked.
 //!
 //! Every scripted conversation is one the referee could really have, so a bot that keeps state

@@ -217,7 +217,7 @@ pub(crate) async fn run_game(
     run_game_with_decks(bots, setup, cfg, rec, shutdown, None).await
 }
 
-/// [`run_game`] with the decks given instead of derived from the seed (deal `d` uses
+/// `run_game` with the decks given instead of derived from the seed (deal `d` uses
 /// `decks[d - 1]`; past the end, the seed's decks): for replaying a record, whose decks are
 /// authoritative, and for tests that change what no seat may see.
 pub(crate) async fn run_game_with_decks(

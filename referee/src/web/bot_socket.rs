@@ -70,16 +70,13 @@ async fn carry_bot_socket(mut socket: WebSocket, door: &Door, peer: SocketAddr, 
                     }
                 }
             }
-            msg = socket.recv() => match msg {
-                Some(Ok(Message::Text(text))) if !text.contains('\n') && text.len() <= max_line => {
-                    let line = [text.as_str().as_bytes(), b"\n"].concat();
-                    if to_referee.write_all(&line).await.is_err() {
-                        break;
-                    }
+            text = super::recv_line(&mut socket, max_line) => {
+                let Some(text) = text else { break };
+                let line = [text.as_str().as_bytes(), b"\n"].concat();
+                if to_referee.write_all(&line).await.is_err() {
+                    break;
                 }
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                _ => break,
-            },
+            }
         }
     }
     let _ = to_referee.shutdown().await;

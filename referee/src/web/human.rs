@@ -1,51 +1,45 @@
 //! A person's seat over its page's WebSocket: the seat's lines go to the page as text messages
 //! and the page's messages come back as lines. The seat itself, which outlives the page's
-//! connection (feature `resume`), is `bot::relay`; this file is only the WebSocket's end,
-//! and the one place that tells the page, with each question, what the rules allow its answer
+//! connection (feature `resume`), is `bot::relay`, and the loop that carries it is
+//! `bot/relay/carry.rs`'s; this file is only the WebSocket's end of it ([`SeatLink`]), and the
+//! one place that tells the page, with each question, what the rules allow its answer
 //! (spec/protocol.md section 9.1): the page states no rule of its own.
 
 use crate::bot::relay::Resumable;
-use axum::extract::ws::{Message, WebSocket};
+use crate::bot::relay::carry::{SeatLink, take_seat};
+use axum::extract::ws::{Utf8Bytes, WebSocket};
 use protocol::ToBot;
 use rules::{CardSet, DISCARD_COUNT, DiscardChoice, DiscardRule, Rules, allowed_signals};
 use serde_json::json;
 use std::sync::Arc;
 
-/// A page at its seat: the seat's messages out, the page's messages in as lines.
-pub(super) async fn play(mut socket: WebSocket, seat: Arc<Resumable>, max_line: usize) {
-    let mut page = match seat.attach() {
-        Ok(page) => page,
-        Err(why) => {
-            let bye = protocol::encode_line(&protocol::ToBot::Bye { reason: why.reason().into() });
-            let _ = super::send(&mut socket, bye.trim_end().to_string()).await;
-            return;
-        }
-    };
-    let mut told = Told::default();
-    loop {
-        tokio::select! {
-            out = page.next() => match out {
-                // A page that does not take a message in time is let go, as a spectator's is:
-                // the seat waits its grace for it to connect again.
-                Some(text) => {
-                    if !super::send(&mut socket, told.for_page(text)).await {
-                        break;
-                    }
-                }
-                // The seat was closed (the match is over) or another page took it.
-                None => break,
-            },
-            msg = socket.recv() => match msg {
-                // A message is a line: one holding a line break would be several.
-                Some(Ok(Message::Text(text))) if !text.contains('\n') && text.len() <= max_line => {
-                    seat.heard(page.n, text.as_str().as_bytes()).await;
-                }
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                _ => break,
-            },
-        }
+/// A page at its seat: the seat's messages out, the page's messages in as lines, by the seat's
+/// one carrying loop.
+pub(super) async fn play(socket: WebSocket, seat: Arc<Resumable>, max_line: usize) {
+    let page = Page { socket, max_line, told: Told::default(), heard: Utf8Bytes::default() };
+    take_seat(seat, page).await;
+}
+
+/// A page's WebSocket holding its seat: a message is a line each way. A page that does not take
+/// a message in time is let go, as a spectator's is (the seat waits its grace for it to connect
+/// again); a message over `max_line` or holding a line break ends it.
+struct Page {
+    socket: WebSocket,
+    max_line: usize,
+    told: Told,
+    /// The page's last message, which [`SeatLink::next`] lends.
+    heard: Utf8Bytes,
+}
+
+impl SeatLink for Page {
+    async fn send(&mut self, line: String) -> bool {
+        super::send(&mut self.socket, self.told.for_page(line)).await
     }
-    seat.detach(page.n);
+
+    async fn next(&mut self) -> Option<&[u8]> {
+        self.heard = super::recv_line(&mut self.socket, self.max_line).await?;
+        Some(self.heard.as_bytes())
+    }
 }
 
 /// What one page connection has been told that the rules' answers depend on: the rules in

@@ -242,6 +242,26 @@ async fn send(socket: &mut axum::extract::ws::WebSocket, text: String) -> bool {
     matches!(tokio::time::timeout(SEND_DEADLINE, socket.send(message)).await, Ok(Ok(())))
 }
 
+/// The next message of a socket that speaks the protocol, as one line: a text message of at
+/// most `max_line` bytes without a line break (one holding a line break would be several
+/// lines). `None` at the socket's end and on anything else, which ends the connection.
+/// Cancel-safe: pings and pongs are skipped, and a message is taken only when it is returned.
+async fn recv_line(
+    socket: &mut axum::extract::ws::WebSocket,
+    max_line: usize,
+) -> Option<axum::extract::ws::Utf8Bytes> {
+    use axum::extract::ws::Message;
+    loop {
+        match socket.recv().await {
+            Some(Ok(Message::Text(text))) if !text.contains('\n') && text.len() <= max_line => {
+                return Some(text);
+            }
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+            _ => return None,
+        }
+    }
+}
+
 /// A task the server may not have: without it, one that never ends.
 async fn or_never(task: Option<impl Future<Output = ()>>) {
     match task {

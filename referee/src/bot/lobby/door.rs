@@ -5,7 +5,7 @@ use super::PendingLimits;
 use super::gate::{Admission, Gate, Origin};
 use super::refusals::{Refusal, SUMMARY_EVERY};
 use crate::bot::link::{self, Reader, Writer};
-use crate::bot::relay::carry::carry;
+use crate::bot::relay::carry::{TcpLink, hold, refuse};
 use crate::bot::relay::{Refused, Resumable};
 use crate::bot::{Bot, BotSpec, ConnectConfig};
 use protocol::msg::ToBot;
@@ -477,8 +477,8 @@ async fn serve(
             Ok(held) => {
                 tracing::info!("{peer} took back the seat of token {token}");
                 if let Some((r, w)) = bot.into_connection() {
-                    let carry = carry(seat, held, r, w, cfg.max_line, cfg.handshake);
-                    tokio::spawn(carry);
+                    let link = TcpLink::new(r, w, cfg.max_line, cfg.handshake);
+                    tokio::spawn(hold(seat, held, link));
                 }
                 return;
             }
@@ -486,7 +486,9 @@ async fn serve(
                 // The seat's own token, so no strike: the rate alone holds a storm back, and
                 // the game never hears of it until the seat is given up for it.
                 shared.refused(Refusal::Resumes, from);
-                bot.close(why.reason(), Duration::ZERO).await;
+                if let Some((r, w)) = bot.into_connection() {
+                    refuse(TcpLink::new(r, w, cfg.max_line, cfg.handshake), &why).await;
+                }
                 return;
             }
             // Given up: the token may take the seat as a new bot, below.
@@ -544,14 +546,14 @@ async fn serve(
 type Earlier = (Box<Bot>, Origin, Relay);
 
 /// Puts a resumable seat between `bot` and its connection: the match talks to the seat, and
-/// the connection is carried to it until it ends (`carry`).
+/// the connection is carried to it until it ends (`hold`).
 async fn relay(bot: &mut Bot, cfg: &ConnectConfig) -> Relay {
     let seat = Resumable::new(true, cfg.resume_grace);
     let held = seat.attach().ok()?;
     let (r, w) = tokio::io::split(seat.take(Duration::ZERO).await?);
     let (tcp_r, tcp_w) = bot.relay_through(Box::new(r), Box::new(w), seat.clone())?;
-    let carry = carry(seat.clone(), held, tcp_r, tcp_w, cfg.max_line, cfg.handshake);
-    tokio::spawn(carry);
+    let link = TcpLink::new(tcp_r, tcp_w, cfg.max_line, cfg.handshake);
+    tokio::spawn(hold(seat.clone(), held, link));
     Some(seat)
 }
 

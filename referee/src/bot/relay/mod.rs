@@ -1,9 +1,10 @@
 //! A seat that outlives its bot's connection (feature `resume`, spec/protocol.md section 9.2),
 //! whatever carries it: the referee's end is a byte stream like any bot's (`Bot::attach`); the
-//! other end is handed, line by line, to whichever connection holds the seat now (a page's
-//! WebSocket in `web/human.rs`, a TCP connection in `bot/relay/carry.rs`). A bot that listed
-//! `resume` may connect again within a grace (`--resume-grace-ms`, a minute by default) and is
-//! sent the current game again, while the referee only sees a bot that is slow to answer.
+//! other end is handed, line by line, to whichever connection holds the seat now, by the one
+//! carrying loop of `bot/relay/carry.rs` (a TCP connection there, a page's WebSocket in
+//! `web/human.rs`). A bot that listed `resume` may connect again within a grace
+//! (`--resume-grace-ms`, a minute by default) and is sent the current game again, while the
+//! referee only sees a bot that is slow to answer.
 //!
 //! Everything here is bounded like any other read or write of a bot's: the lines a connection
 //! sends wait in a short queue and then hold the connection's own reads back (back-pressure,
@@ -163,6 +164,11 @@ impl Attached {
             None => self.messages.recv().await,
         }
     }
+}
+
+/// The `bye` a connection is told, for `reason`, as one of the seat's lines.
+pub(crate) fn bye_line(reason: &str) -> String {
+    protocol::encode_line(&ToBot::Bye { reason: reason.into() }).trim_end().to_string()
 }
 
 /// A question as it stands `spent` after it was sent: its `time_ms` less what was spent, then
@@ -334,8 +340,7 @@ impl Resumable {
             // Its last message: a page told why does not connect again, and take the seat
             // back in turn, as one merely cut off would. A connection too far behind to take
             // it is let go all the same.
-            let bye = ToBot::Bye { reason: TAKEN_OVER.into() };
-            let _ = earlier.out.try_send(protocol::encode_line(&bye).trim_end().to_string());
+            let _ = earlier.out.try_send(bye_line(TAKEN_OVER));
         }
         drop(st);
         self.arrived.notify_waiters();
