@@ -1,9 +1,10 @@
 //! The alpha-beta search over the trick phase: team 0 maximises, team 1 minimises team 0's
 //! points minus team 1's. Cards a hand holds that no other card in play separates are one move
-//! (`moves`), and positions at the start of a trick go through the transposition table.
+//! (`moves`), so are the cards no trick can turn on any more (`dead`), and positions at the
+//! start of a trick go through the transposition table, keyed without those cards.
 
 use crate::bounds;
-use crate::slots::{LEVEL, levels};
+use crate::slots::{LEVEL, UPTO, levels, weakest};
 use crate::table::{Key, NONE, Table};
 use crate::tally::{Scoring, Tally};
 
@@ -14,6 +15,8 @@ pub(crate) struct Search<'t> {
     pub(crate) table: [u8; 4],
     pub(crate) n_table: u8,
     pub(crate) table_mask: u64,
+    /// The cards no trick can turn on any more ([`dead`]), as of the last trick start.
+    pub(crate) dead: u64,
     pub(crate) tally: Tally,
     pub(crate) scoring: Scoring,
     pub(crate) tt: &'t mut Table,
@@ -46,6 +49,34 @@ pub(crate) fn moves(hand: u64, others: u64) -> ([u8; 9], usize) {
     (out, n.min(9))
 }
 
+/// The cards that can never decide a trick again: those weaker than every card of some other
+/// hand, which plays a stronger card in each trick they are played in. They neither win nor
+/// tie, so a hand's are one move (a throwaway), they tell no other cards apart, and the table's
+/// key leaves them out (their number is the hand's size less its other cards). A card once
+/// dead stays dead: the other hand's cards only leave it.
+#[inline]
+pub(crate) fn dead(hands: &[u64; 4]) -> u64 {
+    let floor = hands.map(|h| if h == 0 { 19 } else { weakest(h) });
+    let mut out = 0;
+    for s in 0..4 {
+        let t = (1..4).map(|k| floor[(s + k) & 3]).min().unwrap_or(19);
+        out |= hands[s] & !UPTO[usize::from(t) % 20];
+    }
+    out
+}
+
+/// The moves of `hand`, as `moves`, with its dead cards (of `dead`) one move, the weakest.
+#[inline]
+fn moves_alive(hand: u64, others: u64, dead: u64) -> ([u8; 9], usize) {
+    let (mut list, mut n) = moves(hand & !dead, others & !dead);
+    let gone = hand & dead;
+    if gone != 0 && n < 9 {
+        list[n] = 63 - gone.leading_zeros() as u8;
+        n += 1;
+    }
+    (list, n)
+}
+
 impl Search<'_> {
     /// The par of the current position within the window `alpha..beta` (fail-soft).
     pub(crate) fn search(&mut self, mut alpha: i8, mut beta: i8) -> i8 {
@@ -72,9 +103,13 @@ impl Search<'_> {
             if hi <= alpha {
                 return hi;
             }
-            let (least, most) = bounds::reach(&self.hands);
+            let (least, most) = bounds::reach(&self.hands, usize::from(self.leader));
             let (clo, chi) = bounds::bounds(&self.tally, least, most, self.scoring);
             (lo, hi) = (lo.max(clo), hi.min(chi));
+            if lo < hi && lo < beta && hi > alpha {
+                let (slo, shi) = bounds::sweep_bounds(&self.hands, &self.tally, self.scoring);
+                (lo, hi) = (lo.max(slo), hi.min(shi));
+            }
             if lo >= hi || lo >= beta {
                 return lo;
             }
@@ -84,6 +119,7 @@ impl Search<'_> {
             // A seat with tricks whose cards cannot win all the rest has no run left.
             let left = 9 - self.tally.done;
             let live = (0..4).fold(0u8, |m, s| m | u8::from(most[s] == left) << s);
+            self.dead = dead(&self.hands);
             let k = self.key(live);
             if let Some((tlo, thi, best)) = self.tt.get(&k) {
                 (lo, hi) = (lo.max(tlo), hi.min(thi));
@@ -159,7 +195,13 @@ impl Search<'_> {
             }
         }
         if self.n_table == 0 {
-            let (mut list, n) = moves(hand, others);
+            let (mut list, n) = moves_alive(hand, others, self.dead);
+            // A dead card remembered is any dead card.
+            let first = if first != NONE && self.dead & hand & 1 << (first & 63) != 0 {
+                list[n - 1]
+            } else {
+                first
+            };
             if first != NONE
                 && let Some(i) = list[..n].iter().position(|&s| s == first)
             {
@@ -181,7 +223,8 @@ impl Search<'_> {
         }
         // Of the table, only its strongest level can tell two cards apart: the weaker cards
         // on it decide nothing in this trick and are gone after it.
-        let (mut list, n) = moves(hand, others | (self.table_mask & levels(top, top)));
+        let (mut list, n) =
+            moves_alive(hand, others | (self.table_mask & levels(top, top)), self.dead);
         let partner_holds = holder == Some(seat ^ 2);
         // Sort keys: smaller first. Taking cards by weakness first, then the rest by weakness.
         let mut keyed = [(0u8, 0u8); 9];
@@ -211,15 +254,16 @@ impl Search<'_> {
             v
         } else {
             // The next tricks write over the table: the cards of this one come back with it.
-            let (tally, leader, mask, table) =
-                (self.tally, self.leader, self.table_mask, self.table);
+            let (tally, leader, mask, table, dead) =
+                (self.tally, self.leader, self.table_mask, self.table, self.dead);
             let winner = self.trick_winner();
             self.tally = self.tally.after(winner);
             self.leader = winner.unwrap_or(leader);
             self.n_table = 0;
             self.table_mask = 0;
             let v = self.search(alpha, beta);
-            (self.tally, self.leader, self.table_mask, self.table) = (tally, leader, mask, table);
+            (self.tally, self.leader, self.table_mask, self.table, self.dead) =
+                (tally, leader, mask, table, dead);
             self.n_table = 4;
             v
         };
@@ -251,13 +295,14 @@ impl Search<'_> {
     fn key(&self, live: u8) -> Key {
         let mut cards = 0u128;
         let mut last_owner = 4u8;
-        let mut rest = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3];
+        let alive = self.hands.map(|h| h & !self.dead);
+        let mut rest = alive[0] | alive[1] | alive[2] | alive[3];
         // Level by level, only the levels with cards left.
         while rest != 0 {
             let level = LEVEL[rest.trailing_zeros() as usize & 63];
             let m = levels(level, level);
             rest &= !m;
-            let counts = self.hands.map(|h| (h & m).count_ones() as u8);
+            let counts = alive.map(|h| (h & m).count_ones() as u8);
             let owners = counts.iter().filter(|&&c| c > 0).count();
             let single = if owners == 1 { counts.iter().position(|&c| c > 0) } else { None };
             let mut start = match single {

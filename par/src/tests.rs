@@ -1,5 +1,5 @@
 //! Unit tests of the pieces the exhaustive cross-check cannot aim at one by one: the tally's
-//! score against `rules`' scoring on random trick histories, and move merging.
+//! score against `rules`' scoring on random trick histories, move merging and dead cards.
 
 use super::*;
 use rules::{Rules, Seat, SplitMix64, score_announced, score_committed, score_deal};
@@ -42,4 +42,17 @@ fn cards_no_other_card_separates_are_one_move() {
     // Nothing else in play: the whole hand is one move.
     let (_, n) = search::moves(m("3o 5b 4s"), 0);
     assert_eq!(n, 1);
+}
+
+#[test]
+fn cards_weaker_than_a_whole_other_hand_are_dead() {
+    let m =
+        |cards: &str| slots::mask(cards.split(' ').map(|c| c.parse::<Card>().unwrap()).collect());
+    // Seat 0's weakest card is an ace: every card below the aces in the other hands is dead,
+    // and seat 0's own ace only dies below the weakest card of another hand (none here).
+    let hands = [m("3o Ao"), m("Kc 4s"), m("2c 5o"), m("Ks 9c")];
+    assert_eq!(search::dead(&hands), m("Kc 4s 5o Ks"));
+    // A card that ties another hand's weakest card may still spoil a trick: it is alive.
+    let hands = [m("Ko"), m("Kc"), m("4o"), m("5o")];
+    assert_eq!(search::dead(&hands), m("4o 5o"));
 }
