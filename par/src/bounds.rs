@@ -30,11 +30,14 @@ fn wins_against(o: u64, p: u64) -> u8 {
 
 /// For each seat, the fewest and the most tricks it can still win: at least its cards stronger
 /// than every card of the other hands (it can play one in each of the next tricks), at most
-/// what its cards win against the hand that holds it to fewest.
+/// what its cards win against the hand that holds it to fewest; and the tricks its team can
+/// make it win: its cards stronger than every card of the other team, each with a weaker card
+/// of its partner to play under it.
 #[inline]
-pub(crate) fn reach(hands: &[u64; 4], leader: usize) -> ([u8; 4], [u8; 4]) {
+pub(crate) fn reach(hands: &[u64; 4], leader: usize) -> ([u8; 4], [u8; 4], [u8; 4]) {
     let mut least = [0u8; 4];
     let mut most = [0u8; 4];
+    let mut forced = [0u8; 4];
     for o in 0..4 {
         let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
         if others != 0 {
@@ -61,8 +64,12 @@ pub(crate) fn reach(hands: &[u64; 4], leader: usize) -> ([u8; 4], [u8; 4]) {
             }
         }
         most[o] = m;
+        if opp != 0 {
+            let best = LEVEL[opp.trailing_zeros() as usize & 63];
+            forced[o] = wins_against(hands[o] & UPTO[usize::from(best - 1) % 20], hands[o ^ 2]);
+        }
     }
-    (least, most)
+    (least, most, forced)
 }
 
 /// True when the other team, holding `opp`, can stop a seat holding `hand` from winning the
@@ -155,7 +162,11 @@ pub(crate) fn run_bounds(
 
 /// Bounds on the final value from the start of a trick: `least` and `most` are each seat's
 /// fewest and most tricks still to win (`reach`), with `9 - tally.done` tricks to play.
-pub(crate) fn bounds(tally: &Tally, least: [u8; 4], most: [u8; 4], scoring: Scoring) -> (i8, i8) {
+pub(crate) fn bounds(
+    tally: &Tally,
+    (least, most, forced): ([u8; 4], [u8; 4], [u8; 4]),
+    scoring: Scoring,
+) -> (i8, i8) {
     let left = 9 - tally.done;
     // A seat whose cards beat all the others' wins every trick left: the deal is decided.
     if let Some(s) = (0..4).find(|&s| least[s] == left) {
@@ -189,9 +200,14 @@ pub(crate) fn bounds(tally: &Tally, least: [u8; 4], most: [u8; 4], scoring: Scor
     let wins = |t: usize| team(t).iter().any(|&s| can_win(s));
     // Nobody scores only when every trick is spoiled.
     let nobody = won == [0; 4];
-    // A seat of a team that takes its sure tricks ends above all the other team can reach.
-    let forces =
-        |t: usize| team(t).iter().any(|&w| team(1 - t).iter().all(|&o| won[w] + least[w] > top(o)));
+    // A seat of a team that takes the tricks its team can make it win ends above all the
+    // other team can reach in the tricks that are left.
+    let forces = |t: usize| {
+        team(t).iter().any(|&w| {
+            let reach = |o: usize| won[o] + most[o].min(left - forced[w]);
+            team(1 - t).iter().all(|&o| won[w] + forced[w] > reach(o))
+        })
+    };
     let mut hi = if mordienne(0) {
         2
     } else if wins(0) {
