@@ -184,9 +184,10 @@ impl Search<'_> {
     }
 
     /// The moves of `seat` in the window `alpha..beta`, in the order most likely to cut the
-    /// search short: the table's remembered lead first, then leads strongest first (weakest
-    /// first for a team that stops a mordienne); in a trick, the last seat, unless its partner
-    /// holds the trick, tries the cheapest card that takes it; else the weakest first.
+    /// search short. A team stopping a mordienne (the window is about one) plays its weakest
+    /// cards first. Otherwise leads go strongest first, and in a trick the last seat, unless its
+    /// partner holds the trick, tries the cheapest card that takes it; else the weakest first.
+    /// The table's remembered lead goes before all.
     #[inline]
     fn ordered(&self, seat: u8, first: u8, alpha: i8, beta: i8) -> ([u8; 9], usize) {
         let hand = self.hands[seat as usize];
@@ -196,11 +197,12 @@ impl Search<'_> {
                 others |= self.hands[s as usize];
             }
         }
+        // Against a mordienne the other team keeps its best cards for the last tricks: it plays
+        // its weakest first, leads too (from trick 1 this took a mordienne test of 1.89 M nodes
+        // to 48 k, and leading so alone took one of 3.82 M to 1.89 M).
+        let stopping = if seat & 1 == 0 { beta <= -1 } else { alpha >= 1 };
         if self.n_table == 0 {
             let (mut list, n) = moves_alive(hand, others, self.dead);
-            // Against a mordienne the other team keeps its best cards for the last tricks: it
-            // leads its weakest first (which halved the nodes of such a test from trick 1).
-            let stopping = if seat & 1 == 0 { beta <= -1 } else { alpha >= 1 };
             if stopping {
                 let alive = n - usize::from(self.dead & hand != 0);
                 list[..alive].reverse();
@@ -243,7 +245,7 @@ impl Search<'_> {
         let mut keyed = [(0u8, 0u8); 9];
         for (k, &slot) in keyed.iter_mut().zip(&list[..n]) {
             let l = LEVEL[slot as usize & 63];
-            let takes = last && l < top && !partner_holds;
+            let takes = last && !stopping && l < top && !partner_holds;
             *k = (if takes { 0 } else { 1 } * 32 + (31 - l), slot);
         }
         keyed[..n].sort_unstable();
