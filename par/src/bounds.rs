@@ -3,7 +3,7 @@
 //! hand's) and at least (its cards that nothing left can beat) often settle who can still be the
 //! deal winner and who can still make a mordienne, long before the last trick.
 
-use crate::slots::{LEVEL, STRONGER, UPTO};
+use crate::slots::{LEVEL, STRONGER, UPTO, weakest};
 use crate::tally::{Scoring, Tally};
 
 /// The most tricks the cards of `o` can win against the cards of `p` alone: each trick `o` wins,
@@ -30,11 +30,14 @@ fn wins_against(o: u64, p: u64) -> u8 {
 
 /// For each seat, the fewest and the most tricks it can still win: at least its cards stronger
 /// than every card of the other hands (it can play one in each of the next tricks), at most
-/// what its cards win against the hand that holds it to fewest.
+/// what its cards win against the hand that holds it to fewest; and the tricks its team can
+/// make it win: its cards stronger than every card of the other team, each with a weaker card
+/// of its partner to play under it.
 #[inline]
-pub(crate) fn reach(hands: &[u64; 4]) -> ([u8; 4], [u8; 4]) {
+pub(crate) fn reach(hands: &[u64; 4], leader: usize) -> ([u8; 4], [u8; 4], [u8; 4]) {
     let mut least = [0u8; 4];
     let mut most = [0u8; 4];
+    let mut forced = [0u8; 4];
     for o in 0..4 {
         let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
         if others != 0 {
@@ -48,9 +51,25 @@ pub(crate) fn reach(hands: &[u64; 4]) -> ([u8; 4], [u8; 4]) {
             }
             m = m.min(wins_against(hands[o], hands[(o + k) & 3]));
         }
+        // A seat that wins every trick left leads each one after the first (each one, when
+        // it leads this one), and the other team, playing after it, keeps its best card to tie
+        // or beat the first card of the seat that is not stronger.
+        let left = hands[o].count_ones() as u8;
+        let opp = hands[o ^ 1] | hands[o ^ 3];
+        if m == left && opp != 0 {
+            let best = LEVEL[opp.trailing_zeros() as usize & 63];
+            let above = (hands[o] & UPTO[usize::from(best - 1) % 20]).count_ones() as u8;
+            if above < left - u8::from(o != leader) {
+                m -= 1;
+            }
+        }
         most[o] = m;
+        if opp != 0 {
+            let best = LEVEL[opp.trailing_zeros() as usize & 63];
+            forced[o] = wins_against(hands[o] & UPTO[usize::from(best - 1) % 20], hands[o ^ 2]);
+        }
     }
-    (least, most)
+    (least, most, forced)
 }
 
 /// True when the other team, holding `opp`, can stop a seat holding `hand` from winning the
@@ -109,6 +128,16 @@ pub(crate) fn run_bounds(
             };
             // At the start of a trick, fewer tricks left than the run needs is no mordienne;
             // in a trick under way, whose cards are partly down, it says nothing.
+            // Once its run has begun, the seat leads every trick of it, and the other team,
+            // playing after it, keeps its best card to tie or beat the first card of the seat
+            // that is not stronger: all but the run's first trick need such cards.
+            let led = if tally.won[s] > 0 { need } else { need - 1 };
+            if opp != 0 {
+                let best = LEVEL[opp.trailing_zeros() as usize & 63];
+                if ((hands[s] & UPTO[usize::from(best - 1) % 20]).count_ones() as u8) < led {
+                    return false;
+                }
+            }
             let unknown = !at_start && need >= left;
             unknown || (need <= left && !stoppable(hands[s], opp, need))
         })
@@ -133,8 +162,18 @@ pub(crate) fn run_bounds(
 
 /// Bounds on the final value from the start of a trick: `least` and `most` are each seat's
 /// fewest and most tricks still to win (`reach`), with `9 - tally.done` tricks to play.
-pub(crate) fn bounds(tally: &Tally, least: [u8; 4], most: [u8; 4], scoring: Scoring) -> (i8, i8) {
+pub(crate) fn bounds(
+    tally: &Tally,
+    (least, most, forced): ([u8; 4], [u8; 4], [u8; 4]),
+    scoring: Scoring,
+) -> (i8, i8) {
     let left = 9 - tally.done;
+    // A seat whose cards beat all the others' wins every trick left: the deal is decided.
+    if let Some(s) = (0..4).find(|&s| least[s] == left) {
+        let end = (0..left).fold(*tally, |t, _| t.after(Some(s as u8)));
+        let v = end.value(scoring);
+        return (v, v);
+    }
     let won = tally.won;
     let top = |s: usize| won[s] + most[s];
     // Seat s can end the deal winner only if no other seat already has what s can reach at
@@ -161,9 +200,14 @@ pub(crate) fn bounds(tally: &Tally, least: [u8; 4], most: [u8; 4], scoring: Scor
     let wins = |t: usize| team(t).iter().any(|&s| can_win(s));
     // Nobody scores only when every trick is spoiled.
     let nobody = won == [0; 4];
-    // A seat of a team that takes its sure tricks ends above all the other team can reach.
-    let forces =
-        |t: usize| team(t).iter().any(|&w| team(1 - t).iter().all(|&o| won[w] + least[w] > top(o)));
+    // A seat of a team that takes the tricks its team can make it win ends above all the
+    // other team can reach in the tricks that are left.
+    let forces = |t: usize| {
+        team(t).iter().any(|&w| {
+            let reach = |o: usize| won[o] + most[o].min(left - forced[w]);
+            team(1 - t).iter().all(|&o| won[w] + forced[w] > reach(o))
+        })
+    };
     let mut hi = if mordienne(0) {
         2
     } else if wins(0) {
@@ -187,6 +231,48 @@ pub(crate) fn bounds(tally: &Tally, least: [u8; 4], most: [u8; 4], scoring: Scor
     }
     if forces(1) {
         hi = hi.min(-1);
+    }
+    (lo, hi)
+}
+
+/// True when seat `s` can win every trick left whatever the other team does: each of its cards
+/// beats every card of the other team, and its partner has a weaker card to play under each of
+/// them (its cards matched, weakest to weakest, below the seat's).
+#[inline]
+fn sweeps(hands: &[u64; 4], s: usize) -> bool {
+    let (mine, partner) = (hands[s], hands[s ^ 2]);
+    let opp = hands[s ^ 1] | hands[s ^ 3];
+    if mine == 0 {
+        return false;
+    }
+    if opp != 0 && weakest(mine) >= LEVEL[opp.trailing_zeros() as usize & 63] {
+        return false;
+    }
+    let (mut a, mut b) = (mine, partner);
+    while a != 0 && b != 0 {
+        if weakest(a) >= weakest(b) {
+            return false;
+        }
+        a &= !(1 << (63 - a.leading_zeros()));
+        b &= !(1 << (63 - b.leading_zeros()));
+    }
+    true
+}
+
+/// Bounds at the start of a trick from a seat that can win all the tricks left
+/// ([`sweeps`]): its team gets at least what that scores.
+pub(crate) fn sweep_bounds(hands: &[u64; 4], tally: &Tally, scoring: Scoring) -> (i8, i8) {
+    let (mut lo, mut hi) = scoring.range();
+    let left = 9 - tally.done;
+    for s in 0..4 {
+        if sweeps(hands, s) {
+            let v = (0..left).fold(*tally, |t, _| t.after(Some(s as u8))).value(scoring);
+            if s & 1 == 0 {
+                lo = lo.max(v);
+            } else {
+                hi = hi.min(v);
+            }
+        }
     }
     (lo, hi)
 }

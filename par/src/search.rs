@@ -1,9 +1,10 @@
 //! The alpha-beta search over the trick phase: team 0 maximises, team 1 minimises team 0's
 //! points minus team 1's. Cards a hand holds that no other card in play separates are one move
-//! (`moves`), and positions at the start of a trick go through the transposition table.
+//! (`moves`), so are the cards no trick can turn on any more (`dead`), and positions at the
+//! start of a trick go through the transposition table, keyed without those cards.
 
 use crate::bounds;
-use crate::slots::{LEVEL, levels};
+use crate::slots::{LEVEL, UPTO, levels, weakest};
 use crate::table::{Key, NONE, Table};
 use crate::tally::{Scoring, Tally};
 
@@ -14,6 +15,8 @@ pub(crate) struct Search<'t> {
     pub(crate) table: [u8; 4],
     pub(crate) n_table: u8,
     pub(crate) table_mask: u64,
+    /// The cards no trick can turn on any more ([`dead`]), as of the last trick start.
+    pub(crate) dead: u64,
     pub(crate) tally: Tally,
     pub(crate) scoring: Scoring,
     pub(crate) tt: &'t mut Table,
@@ -46,6 +49,34 @@ pub(crate) fn moves(hand: u64, others: u64) -> ([u8; 9], usize) {
     (out, n.min(9))
 }
 
+/// The cards that can never decide a trick again: those weaker than every card of some other
+/// hand, which plays a stronger card in each trick they are played in. They neither win nor
+/// tie, so a hand's are one move (a throwaway), they tell no other cards apart, and the table's
+/// key leaves them out (their number is the hand's size less its other cards). A card once
+/// dead stays dead: the other hand's cards only leave it.
+#[inline]
+pub(crate) fn dead(hands: &[u64; 4]) -> u64 {
+    let floor = hands.map(|h| if h == 0 { 19 } else { weakest(h) });
+    let mut out = 0;
+    for s in 0..4 {
+        let t = (1..4).map(|k| floor[(s + k) & 3]).min().unwrap_or(19);
+        out |= hands[s] & !UPTO[usize::from(t) % 20];
+    }
+    out
+}
+
+/// The moves of `hand`, as `moves`, with its dead cards (of `dead`) one move, the weakest.
+#[inline]
+fn moves_alive(hand: u64, others: u64, dead: u64) -> ([u8; 9], usize) {
+    let (mut list, mut n) = moves(hand & !dead, others & !dead);
+    let gone = hand & dead;
+    if gone != 0 && n < 9 {
+        list[n] = 63 - gone.leading_zeros() as u8;
+        n += 1;
+    }
+    (list, n)
+}
+
 impl Search<'_> {
     /// The par of the current position within the window `alpha..beta` (fail-soft).
     pub(crate) fn search(&mut self, mut alpha: i8, mut beta: i8) -> i8 {
@@ -72,9 +103,14 @@ impl Search<'_> {
             if hi <= alpha {
                 return hi;
             }
-            let (least, most) = bounds::reach(&self.hands);
-            let (clo, chi) = bounds::bounds(&self.tally, least, most, self.scoring);
+            let reach = bounds::reach(&self.hands, usize::from(self.leader));
+            let most = reach.1;
+            let (clo, chi) = bounds::bounds(&self.tally, reach, self.scoring);
             (lo, hi) = (lo.max(clo), hi.min(chi));
+            if lo < hi && lo < beta && hi > alpha {
+                let (slo, shi) = bounds::sweep_bounds(&self.hands, &self.tally, self.scoring);
+                (lo, hi) = (lo.max(slo), hi.min(shi));
+            }
             if lo >= hi || lo >= beta {
                 return lo;
             }
@@ -84,6 +120,7 @@ impl Search<'_> {
             // A seat with tricks whose cards cannot win all the rest has no run left.
             let left = 9 - self.tally.done;
             let live = (0..4).fold(0u8, |m, s| m | u8::from(most[s] == left) << s);
+            self.dead = dead(&self.hands);
             let k = self.key(live);
             if let Some((tlo, thi, best)) = self.tt.get(&k) {
                 (lo, hi) = (lo.max(tlo), hi.min(thi));
@@ -112,7 +149,7 @@ impl Search<'_> {
         let (alpha0, beta0) = (alpha, beta);
         let nodes0 = self.nodes;
         let seat = (self.leader + self.n_table) & 3;
-        let (list, n) = self.ordered(seat, first);
+        let (list, n) = self.ordered(seat, first, alpha, beta);
         let maximise = seat & 1 == 0;
         let mut best = if maximise { i8::MIN } else { i8::MAX };
         let mut best_slot = NONE;
@@ -146,11 +183,15 @@ impl Search<'_> {
         best
     }
 
-    /// The moves of `seat`, in the order most likely to cut the search short: the table's
-    /// remembered lead first; behind a partner who holds the trick, the weakest card; else the
-    /// cheapest card that takes the trick, then the weakest.
+    /// The moves of `seat` in the window `alpha..beta`, in the order most likely to cut the
+    /// search short. A team stopping a mordienne (the window is about one) plays its weakest
+    /// cards first. Otherwise leads go strongest first, and in a trick the last seat, unless its
+    /// partner holds the trick, tries the cheapest card that takes it, then the weakest first;
+    /// the second and third seats their weakest, then (unless the partner holds the trick) the
+    /// cheapest that takes it, then the rest weakest first. The table's remembered lead goes
+    /// before all.
     #[inline]
-    fn ordered(&self, seat: u8, first: u8) -> ([u8; 9], usize) {
+    fn ordered(&self, seat: u8, first: u8, alpha: i8, beta: i8) -> ([u8; 9], usize) {
         let hand = self.hands[seat as usize];
         let mut others = 0;
         for s in 0..4 {
@@ -158,8 +199,27 @@ impl Search<'_> {
                 others |= self.hands[s as usize];
             }
         }
+        // Against a mordienne the other team keeps its best cards for the last tricks: it plays
+        // its weakest first, leads too (from trick 1 this took a mordienne test of 1.89 M nodes
+        // to 48 k, and leading so alone took one of 3.82 M to 1.89 M).
+        let stopping = match self.scoring.committed {
+            // In a committed deal every test is whether the committed team makes its mordienne.
+            Some(c) => usize::from(seat & 1) != c.index(),
+            None if seat & 1 == 0 => beta <= -1,
+            None => alpha >= 1,
+        };
         if self.n_table == 0 {
-            let (mut list, n) = moves(hand, others);
+            let (mut list, n) = moves_alive(hand, others, self.dead);
+            if stopping {
+                let alive = n - usize::from(self.dead & hand != 0);
+                list[..alive].reverse();
+            }
+            // A dead card remembered is any dead card.
+            let first = if first != NONE && self.dead & hand & 1 << (first & 63) != 0 {
+                list[n - 1]
+            } else {
+                first
+            };
             if first != NONE
                 && let Some(i) = list[..n].iter().position(|&s| s == first)
             {
@@ -181,18 +241,32 @@ impl Search<'_> {
         }
         // Of the table, only its strongest level can tell two cards apart: the weaker cards
         // on it decide nothing in this trick and are gone after it.
-        let (mut list, n) = moves(hand, others | (self.table_mask & levels(top, top)));
+        let (mut list, n) =
+            moves_alive(hand, others | (self.table_mask & levels(top, top)), self.dead);
         let partner_holds = holder == Some(seat ^ 2);
+        // The second and third seats keep their strong cards (a seat after them may take the
+        // trick anyway): weakest first, which halved the nodes from trick 2. The last seat
+        // takes the trick with its cheapest card that does, unless its partner holds it.
+        let last = self.n_table == 3;
         // Sort keys: smaller first. Taking cards by weakness first, then the rest by weakness.
         let mut keyed = [(0u8, 0u8); 9];
         for (k, &slot) in keyed.iter_mut().zip(&list[..n]) {
             let l = LEVEL[slot as usize & 63];
-            let takes = l < top && !partner_holds;
+            let takes = last && !stopping && l < top && !partner_holds;
             *k = (if takes { 0 } else { 1 } * 32 + (31 - l), slot);
         }
         keyed[..n].sort_unstable();
         for (out, &(_, slot)) in list.iter_mut().zip(&keyed[..n]) {
             *out = slot;
+        }
+        // A second or third seat tries next, after its weakest card, its cheapest that takes
+        // the trick (the whole deals of the bench: 7% fewer nodes).
+        if !last
+            && !stopping
+            && !partner_holds
+            && let Some(j) = (1..n).find(|&j| LEVEL[list[j] as usize & 63] < top)
+        {
+            list[1..=j].rotate_right(1);
         }
         (list, n)
     }
@@ -211,15 +285,16 @@ impl Search<'_> {
             v
         } else {
             // The next tricks write over the table: the cards of this one come back with it.
-            let (tally, leader, mask, table) =
-                (self.tally, self.leader, self.table_mask, self.table);
+            let (tally, leader, mask, table, dead) =
+                (self.tally, self.leader, self.table_mask, self.table, self.dead);
             let winner = self.trick_winner();
             self.tally = self.tally.after(winner);
             self.leader = winner.unwrap_or(leader);
             self.n_table = 0;
             self.table_mask = 0;
             let v = self.search(alpha, beta);
-            (self.tally, self.leader, self.table_mask, self.table) = (tally, leader, mask, table);
+            (self.tally, self.leader, self.table_mask, self.table, self.dead) =
+                (tally, leader, mask, table, dead);
             self.n_table = 4;
             v
         };
@@ -251,13 +326,14 @@ impl Search<'_> {
     fn key(&self, live: u8) -> Key {
         let mut cards = 0u128;
         let mut last_owner = 4u8;
-        let mut rest = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3];
+        let alive = self.hands.map(|h| h & !self.dead);
+        let mut rest = alive[0] | alive[1] | alive[2] | alive[3];
         // Level by level, only the levels with cards left.
         while rest != 0 {
             let level = LEVEL[rest.trailing_zeros() as usize & 63];
             let m = levels(level, level);
             rest &= !m;
-            let counts = self.hands.map(|h| (h & m).count_ones() as u8);
+            let counts = alive.map(|h| (h & m).count_ones() as u8);
             let owners = counts.iter().filter(|&&c| c > 0).count();
             let single = if owners == 1 { counts.iter().position(|&c| c > 0) } else { None };
             let mut start = match single {

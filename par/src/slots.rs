@@ -54,6 +54,12 @@ pub(crate) const fn levels(from: u8, to: u8) -> u64 {
     UPTO[to as usize % 20] & !UPTO[from.saturating_sub(1) as usize % 20]
 }
 
+/// The level of the weakest card of a non-empty slot mask (its highest slot).
+#[inline]
+pub(crate) fn weakest(mask: u64) -> u8 {
+    LEVEL[(63 - mask.leading_zeros() as usize) & 63]
+}
+
 /// The slot mask of a set of cards.
 pub(crate) fn mask(cards: rules::CardSet) -> u64 {
     cards.iter().fold(0, |m, c| m | 1 << c.strength())

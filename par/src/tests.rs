@@ -1,5 +1,6 @@
 //! Unit tests of the pieces the exhaustive cross-check cannot aim at one by one: the tally's
-//! score against `rules`' scoring on random trick histories, and move merging.
+//! score against `rules`' scoring on random trick histories, move merging, dead cards and two
+//! of the bounds.
 
 use super::*;
 use rules::{Rules, Seat, SplitMix64, score_announced, score_committed, score_deal};
@@ -42,4 +43,48 @@ fn cards_no_other_card_separates_are_one_move() {
     // Nothing else in play: the whole hand is one move.
     let (_, n) = search::moves(m("3o 5b 4s"), 0);
     assert_eq!(n, 1);
+}
+
+#[test]
+fn cards_weaker_than_a_whole_other_hand_are_dead() {
+    let m =
+        |cards: &str| slots::mask(cards.split(' ').map(|c| c.parse::<Card>().unwrap()).collect());
+    // Seat 0's weakest card is an ace: every card below the aces in the other hands is dead,
+    // and seat 0's own ace only dies below the weakest card of another hand (none here).
+    let hands = [m("3o Ao"), m("Kc 4s"), m("2c 5o"), m("Ks 9c")];
+    assert_eq!(search::dead(&hands), m("Kc 4s 5o Ks"));
+    // A card that ties another hand's weakest card may still spoil a trick: it is alive.
+    let hands = [m("Ko"), m("Kc"), m("4o"), m("5o")];
+    assert_eq!(search::dead(&hands), m("4o 5o"));
+}
+
+/// A deal's slot masks from card codes, seat by seat.
+fn hands(seats: [&str; 4]) -> [u64; 4] {
+    seats.map(|cards| slots::mask(cards.split(' ').map(|c| c.parse::<Card>().unwrap()).collect()))
+}
+
+#[test]
+fn a_seat_that_would_take_every_trick_left_meets_the_other_teams_best_card() {
+    // Seat 3 leads and beats each other hand card for card, but only its Vache beats seat 0's
+    // king of coins: leading every trick, it must give the king its chance.
+    let h = hands(["Ko Js 8b", "9c 6s 6b", "8c 8s 7c", "2c Kb Jc"]);
+    let (_, most, _) = bounds::reach(&h, 3);
+    assert_eq!(most[3], 2);
+    // Not leading, it still leads the tricks after the first: the king stops it the same way.
+    let (_, most, _) = bounds::reach(&h, 0);
+    assert_eq!(most[3], 2);
+}
+
+#[test]
+fn a_seat_above_the_other_team_sweeps_only_with_a_partner_who_can_play_under() {
+    let scoring = Scoring { mordienne: true, run: 2, committed: None, announced: None };
+    // Seven tricks: seat 1 won the first, the rest were spoiled; two left.
+    let tally = (0..6).fold(Tally::new().after(Some(1)), |t, _| t.after(None));
+    // Seat 0's Monsieur and Grand-neuf beat everything of the other team, and its partner has
+    // a weaker card for each: it takes both tricks, a run of two that beats seat 1's one trick.
+    let h = hands(["3o 9c", "Kc Ko", "3c Ao", "4o 5o"]);
+    assert_eq!(bounds::sweep_bounds(&h, &tally, scoring), (2, 2));
+    // A partner whose Borgne beats the Grand-neuf would have to take a trick itself.
+    let h = hands(["3o 9c", "Kc Ko", "3c 2o", "4o 5o"]);
+    assert_eq!(bounds::sweep_bounds(&h, &tally, scoring), (-2, 2));
 }
