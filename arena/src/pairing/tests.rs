@@ -161,6 +161,34 @@ fn tablemates_come_from_the_seeds_window() {
     assert_eq!(first, [0, 1, 2, 3]);
 }
 
+/// Eight bots of two strengths, all ready together and equally urgent (as the bots of two
+/// tables that ended together are): both tables mix the strengths instead of seating each
+/// strength at a table of its own, where no comparison could tell them apart.
+#[test]
+fn tablemates_are_spread_across_the_window() {
+    let mut pool: Vec<Entrant> = (0..8).map(|i| entrant(i, i)).collect();
+    for e in &mut pool {
+        e.mu = if e.id < 4 { 22.0 } else { 28.0 };
+    }
+    let plan = plan_deal(&pool, &Params::default(), &SplitCounts::new()).unwrap();
+    for t in &plan.tables {
+        let strong = t.seats.iter().filter(|&&b| b >= 4).count();
+        assert!((1..=3).contains(&strong), "{plan:?}");
+    }
+    // Inside the window the farthest from the nearest already seated comes first: the seed at
+    // 50 takes 54 (4 from it), then 46 (4 from 50), then 52 (2 from 50 and 54), not 50.5; 70
+    // is outside the window.
+    let pool: Vec<Entrant> = [50.0, 50.5, 52.0, 54.0, 46.0, 70.0]
+        .into_iter()
+        .zip(0..)
+        .map(|(mu, i)| Entrant { mu, ..entrant(i, i) })
+        .collect();
+    let ready: Vec<&Entrant> = pool.iter().collect();
+    let rank = pool.iter().map(|e| (e.id, e.id as usize)).collect();
+    let table = fill(&pool[0], &ready, &BTreeSet::new(), &rank, 5.0).unwrap();
+    assert_eq!(table.map(|e| e.id), [0, 3, 4, 2]);
+}
+
 #[test]
 fn splits_rotate_through_the_three_ways() {
     let pool: Vec<Entrant> = (0..8).map(|i| entrant(i, i)).collect();
