@@ -201,7 +201,7 @@ fn urgency(a: &Entrant, b: &Entrant) -> Ordering {
 /// Why spread them: a duplicate comparison measures a team against its own opponents, so a
 /// table of four bots of one strength says nothing about any other strength, and bots that
 /// finish together are ready together: seated most urgent first, they sat together again and
-/// again (in a measured run, 85% of the tables held bots of one strength only), and the board's
+/// again (in measured runs, up to 85% of the tables held bots of one strength only), and the board's
 /// intervals stopped narrowing.
 fn fill<'a>(
     seed: &'a Entrant,

@@ -26,14 +26,16 @@ const PER_TIER: usize = 4;
 /// Tables each bot takes at once (a connection each: `TOKEN`, `TOKEN/2`).
 const TABLES: u32 = 2;
 
-/// How long the ladder may take before the test gives up. What it must show by then is
-/// [`Verdict::Ordered`]; with `ARENA_E2E_STRICT=1` (and a patience of `ARENA_E2E_SECONDS`), every
-/// tier's intervals apart from the next one's, which takes far longer than a CI run has: in a
-/// measured run (debug build, two cores) the random and heuristic tiers still overlapped after
-/// 300 s and 11,760 games, each bot then some 3,300 comparisons in with a half-width of 0.19.
-fn patience() -> Duration {
-    let secs = std::env::var("ARENA_E2E_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
-    Duration::from_secs(secs)
+/// How long the ladder may take before the test gives up (`ARENA_E2E_SECONDS` overrides it).
+/// On SQLite it must show [`Verdict::Separated`], every tier's intervals apart from the next
+/// one's: in measured runs (debug build, two cores) that took 338 s and 20,410 games. On
+/// PostgreSQL, which runs beside it in the same test binary, it need only show
+/// [`Verdict::Ordered`] (`ARENA_E2E_STRICT=1` asks it for the same): the store is what that
+/// test is for, and two strict ladders at once would share the two cores for twice as long.
+fn patience(wanted: Verdict) -> Duration {
+    let default = if wanted == Verdict::Separated { 900 } else { 240 };
+    let secs = std::env::var("ARENA_E2E_SECONDS").ok().and_then(|s| s.parse().ok());
+    Duration::from_secs(secs.unwrap_or(default))
 }
 
 fn strict() -> bool {
@@ -41,19 +43,20 @@ fn strict() -> bool {
 }
 
 #[test]
-fn twelve_tcp_bots_of_three_strengths_are_ordered_by_the_official_board() {
+fn twelve_tcp_bots_of_three_strengths_are_separated_by_the_official_board() {
     let dir = Scratch::new("e2e-ladder");
     let db = Db::sqlite(&dir);
-    ladder(&dir, &db);
+    ladder(&dir, &db, Verdict::Separated);
 }
 
 #[test]
 fn twelve_tcp_bots_on_postgres_are_ordered_by_the_official_board() {
     let Some(db) = Db::postgres("e2e") else { return };
-    ladder(&Scratch::new("e2e-ladder-pg"), &db);
+    let wanted = if strict() { Verdict::Separated } else { Verdict::Ordered };
+    ladder(&Scratch::new("e2e-ladder-pg"), &db, wanted);
 }
 
-fn ladder(dir: &Scratch, db: &Db) {
+fn ladder(dir: &Scratch, db: &Db, wanted: Verdict) {
     let mut tier_of: BTreeMap<String, usize> = BTreeMap::new();
     let mut tokens = Vec::new();
     for (t, (tier, _)) in TIERS.iter().enumerate() {
@@ -83,13 +86,12 @@ fn ladder(dir: &Scratch, db: &Db) {
         .into_iter()
         .filter_map(|b| tier_of.get(&b.name).map(|&t| (b.id, t)))
         .collect();
-    let wanted = if strict() { Verdict::Separated } else { Verdict::Ordered };
     let (verdict, board) = loop {
         std::thread::sleep(Duration::from_secs(3));
         let official = rt().block_on(store.latest_snapshot(BoardKind::Official)).unwrap();
         let Some(official) = official else { continue };
         let verdict = verdict(&official.rows, &ids);
-        if verdict >= wanted || started.elapsed() > patience() {
+        if verdict >= wanted || started.elapsed() > patience(wanted) {
             break (verdict, official.rows);
         }
     };
@@ -111,7 +113,11 @@ fn ladder(dir: &Scratch, db: &Db) {
         started.elapsed(),
         games.iter().filter(|g| g.status == GameStatus::Void).count()
     );
-    assert!(verdict >= wanted, "after {:?} the board is {verdict:?}, not {wanted:?}", patience());
+    assert!(
+        verdict >= wanted,
+        "after {:?} the board is {verdict:?}, not {wanted:?}",
+        patience(wanted)
+    );
     check_stored(&store, &games);
     rt().block_on(store.close());
 }
