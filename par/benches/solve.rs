@@ -56,14 +56,15 @@ fn positions(solver: &mut Solver, n: u64, trick: u8, seed: u64) -> (Duration, i6
 
 /// Analyses `n` whole deals as `replay --par` does: random cards, then the par before every
 /// card and after the last, as one line (`Solver::solve_line`), with the referee's default
-/// node budget a position. Returns the time, the share of positions solved within the budget and
-/// the nodes searched.
-fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64, u64) {
+/// node budget a position. Returns the time, the share of positions solved within the budget,
+/// the nodes searched, and each deal's nodes and time (the mean hides how uneven deals are).
+fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64, u64, Vec<(u64, f64)>) {
     let mut rng = SplitMix64::new(seed);
     // The referee's table size (referee/src/par.rs).
     let mut solver = Solver::with_table(20);
     let mut total = Duration::ZERO;
     let (mut solved, mut asked) = (0u64, 0u64);
+    let mut each = Vec::new();
     for i in 0..n {
         let game = deal(seed ^ i);
         let mut p = Position::from_game(&game).unwrap();
@@ -73,13 +74,15 @@ fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64, u64) {
             p.play(hand.nth(rng.below(hand.len() as u64) as usize).unwrap()).ok();
             positions.push(p);
         }
-        let start = Instant::now();
+        let (start, nodes) = (Instant::now(), solver.nodes());
         let pars = solver.solve_line(&positions, budget);
-        total += start.elapsed();
+        let took = start.elapsed();
+        total += took;
+        each.push((solver.nodes() - nodes, took.as_secs_f64() * 1000.0));
         asked += pars.len() as u64;
         solved += pars.iter().filter(|p| p.is_some()).count() as u64;
     }
-    (total, solved as f64 / asked as f64, solver.nodes())
+    (total, solved as f64 / asked as f64, solver.nodes(), each)
 }
 
 fn median(mut xs: Vec<f64>) -> (f64, f64) {
@@ -146,12 +149,31 @@ fn main() {
     let mut per_deal = Vec::new();
     let mut share = 0.0;
     let mut nodes = 0;
+    // Each deal's nodes, and its times over the runs.
+    let mut deals_seen: Vec<(u64, Vec<f64>)> = Vec::new();
     for _ in 0..repeat {
-        let (t, solved, k) = whole_deals(n, 900, budget);
+        let (t, solved, k, each) = whole_deals(n, 900, budget);
         per_deal.push(t.as_secs_f64() * 1000.0 / n as f64);
         share = solved;
         nodes = k / n;
+        deals_seen.resize(each.len(), (0, Vec::new()));
+        for (seen, (k, ms)) in deals_seen.iter_mut().zip(each) {
+            seen.0 = k;
+            seen.1.push(ms);
+        }
     }
+    let deal_nodes: Vec<f64> = deals_seen.iter().map(|d| d.0 as f64).collect();
+    let deal_ms: Vec<f64> = deals_seen.iter().map(|d| median(d.1.clone()).0).collect();
+    let worst = deals_seen.iter().enumerate().max_by_key(|(_, d)| d.0).map_or(0, |(i, _)| i);
+    println!(
+        "whole deals, each: median {:.0} nodes / {:.1} ms; worst (deal {worst}) {:.0} nodes / \
+         {:.1} ms; under 50 ms: {} of {n}",
+        median(deal_nodes.clone()).0,
+        median(deal_ms.clone()).0,
+        deal_nodes[worst],
+        deal_ms[worst],
+        deal_ms.iter().filter(|&&ms| ms < 50.0).count()
+    );
     let (med, best) = median(per_deal);
     let shown = if budget == u64::MAX { "no".to_string() } else { budget.to_string() };
     println!(

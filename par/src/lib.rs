@@ -169,6 +169,7 @@ impl Solver {
             tt: &mut self.tt,
             nodes: 0,
             budget: max_nodes,
+            pre: None,
         };
         // Null-window tests ("is the par at least t?") bisect the five possible values: each
         // test cuts far more than one wide search, and the table carries bounds between them.
