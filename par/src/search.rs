@@ -83,6 +83,20 @@ fn moves_alive(hand: u64, others: u64, dead: u64) -> ([u8; 9], usize) {
     (list, n)
 }
 
+/// The value that ends a search with bounds `lo..=hi` in the window `alpha..beta` (fail-soft):
+/// `lo` when the bounds meet or `lo` fails high, `hi` when `hi` fails low; `None` when the
+/// window is still open.
+#[inline]
+fn cut(lo: i8, hi: i8, alpha: i8, beta: i8) -> Option<i8> {
+    if lo >= hi || lo >= beta {
+        Some(lo)
+    } else if hi <= alpha {
+        Some(hi)
+    } else {
+        None
+    }
+}
+
 impl Search<'_> {
     /// The par of the current position within the window `alpha..beta` (fail-soft).
     pub(crate) fn search(&mut self, mut alpha: i8, mut beta: i8) -> i8 {
@@ -100,11 +114,8 @@ impl Search<'_> {
                 Some(Ok((lo, hi, first, key, dead))) => {
                     self.dead = dead;
                     // The window may have narrowed since.
-                    if lo >= hi || lo >= beta {
-                        return lo;
-                    }
-                    if hi <= alpha {
-                        return hi;
+                    if let Some(v) = cut(lo, hi, alpha, beta) {
+                        return v;
                     }
                     Ok((lo, hi, first, key))
                 }
@@ -190,25 +201,24 @@ impl Search<'_> {
         if self.tally.done == 8 {
             return Err(self.last_trick());
         }
-        let settled = |lo: i8, hi: i8| lo >= hi || lo >= beta || hi <= alpha;
         let (mut lo, mut hi) = if self.runs_matter(alpha, beta) {
             bounds::run_bounds(&self.hands, &self.tally, true, self.scoring)
         } else {
             self.scoring.range()
         };
-        if settled(lo, hi) {
-            return Err(if hi <= alpha && lo < hi { hi } else { lo });
+        if let Some(v) = cut(lo, hi, alpha, beta) {
+            return Err(v);
         }
         let reach = bounds::reach(&self.hands, usize::from(self.leader));
         let most = reach.1;
         let (clo, chi) = bounds::bounds(&self.tally, reach, self.scoring);
         (lo, hi) = (lo.max(clo), hi.min(chi));
-        if !settled(lo, hi) {
+        if cut(lo, hi, alpha, beta).is_none() {
             let (slo, shi) = bounds::sweep_bounds(&self.hands, &self.tally, self.scoring);
             (lo, hi) = (lo.max(slo), hi.min(shi));
         }
-        if settled(lo, hi) {
-            return Err(if hi <= alpha && lo < hi { hi } else { lo });
+        if let Some(v) = cut(lo, hi, alpha, beta) {
+            return Err(v);
         }
         // A seat with tricks whose cards cannot win all the rest has no run left.
         let left = 9 - self.tally.done;
@@ -220,8 +230,8 @@ impl Search<'_> {
             (lo, hi) = (lo.max(tlo), hi.min(thi));
             first = best;
         }
-        if settled(lo, hi) {
-            return Err(if hi <= alpha && lo < hi { hi } else { lo });
+        if let Some(v) = cut(lo, hi, alpha, beta) {
+            return Err(v);
         }
         Ok((lo, hi, first, k))
     }
@@ -241,19 +251,15 @@ impl Search<'_> {
     /// `Err` is a value that cuts; `Ok` what each card's position start found, for its search.
     fn etc(&mut self, seat: u8, list: &[u8], alpha: i8, beta: i8) -> Result<[Pre; 9], i8> {
         let maximise = seat & 1 == 0;
-        let saved = (self.tally, self.leader, self.table, self.dead);
         let mut out = [Err(0); 9];
         for (o, &slot) in out.iter_mut().zip(list) {
             let bit = 1u64 << slot;
             self.hands[seat as usize] &= !bit;
             self.table[3] = slot;
-            let winner = self.trick_winner();
-            self.tally = self.tally.after(winner);
-            self.leader = winner.unwrap_or(saved.1);
-            self.n_table = 0;
+            let saved = self.close_trick();
             let r = self.start(alpha, beta).map(|(lo, hi, first, k)| (lo, hi, first, k, self.dead));
             *o = r;
-            (self.tally, self.leader, self.table, self.dead) = saved;
+            self.reopen_trick(saved);
             self.n_table = 3;
             self.hands[seat as usize] |= bit;
             if let Err(v) = r
@@ -366,23 +372,37 @@ impl Search<'_> {
             self.table_mask &= !bit;
             v
         } else {
-            // The next tricks write over the table: the cards of this one come back with it.
-            let (tally, leader, mask, table, dead) =
-                (self.tally, self.leader, self.table_mask, self.table, self.dead);
-            let winner = self.trick_winner();
-            self.tally = self.tally.after(winner);
-            self.leader = winner.unwrap_or(leader);
-            self.n_table = 0;
-            self.table_mask = 0;
+            let saved = self.close_trick();
             let v = self.search(alpha, beta);
-            (self.tally, self.leader, self.table_mask, self.table, self.dead) =
-                (tally, leader, mask, table, dead);
+            self.reopen_trick(saved);
             self.n_table = 4;
             v
         };
         self.n_table -= 1;
         self.hands[seat as usize] |= bit;
         v
+    }
+
+    /// Ends the trick on the table (its four cards played): the winner's tally, the next
+    /// leader, an empty table. Returns what [`Search::reopen_trick`] puts back: the next tricks
+    /// write over the table, so the cards of this one come back with it. The search and the
+    /// look-ahead at a trick's last card (`etc`) both close a trick through it.
+    #[inline]
+    fn close_trick(&mut self) -> (Tally, u8, u64, [u8; 4], u64) {
+        let saved = (self.tally, self.leader, self.table_mask, self.table, self.dead);
+        let winner = self.trick_winner();
+        self.tally = self.tally.after(winner);
+        self.leader = winner.unwrap_or(self.leader);
+        self.n_table = 0;
+        self.table_mask = 0;
+        saved
+    }
+
+    /// Undoes [`Search::close_trick`], but for the count of cards on the table, which its
+    /// caller sets.
+    #[inline]
+    fn reopen_trick(&mut self, saved: (Tally, u8, u64, [u8; 4], u64)) {
+        (self.tally, self.leader, self.table_mask, self.table, self.dead) = saved;
     }
 
     /// The value of the last trick's one card a hand, played out at once.
