@@ -13,6 +13,14 @@ pub(crate) struct HeadRun {
     pub(crate) instant: (Outcome, Outcome),
     /// The Python table's runs and the floor with Python echo children beside them.
     pub(crate) python: Option<((Outcome, Outcome), FloorRef)>,
+    pub(crate) unclocked: Unclocked,
+}
+
+/// The headline's tables again with `--cpu-time off`: no reading of the bots' CPU clock.
+#[derive(Debug)]
+pub(crate) struct Unclocked {
+    pub(crate) instant: (Outcome, Outcome),
+    pub(crate) python: Option<(Outcome, Outcome)>,
 }
 
 /// The median of some figures (the mean of the middle two for an even count).
@@ -59,10 +67,8 @@ pub(crate) fn headline_rows(report: &mut Report, runs: &[HeadRun], pin: usize) {
         let o = instant(r);
         o.deals as f64 / o.wall.as_secs_f64()
     };
-    let wall_per_answer = |r: &HeadRun| {
-        let o = instant(r);
-        o.wall.as_secs_f64() * 1e6 / o.answers as f64
-    };
+    let wall_us = |o: &Outcome| o.wall.as_secs_f64() * 1e6 / o.answers as f64;
+    let wall_per_answer = |r: &HeadRun| wall_us(&instant(r));
     let referee_cpu = |o: &Outcome| o.referee_cpu_us / o.answers as f64;
     figure(
         "floor: 4 children in turn, pinned, median round trip",
@@ -118,11 +124,12 @@ pub(crate) fn headline_rows(report: &mut Report, runs: &[HeadRun], pin: usize) {
         );
     };
     cpu_rows("instant bots", &instant);
+    // Only called once every run is known to have its Python table.
+    let python = |r: &HeadRun| {
+        let ((full, one), _) = r.python.as_ref().expect("checked before");
+        steady_of(full, one).0
+    };
     if runs.iter().all(|r| r.python.is_some()) {
-        let python = |r: &HeadRun| {
-            let ((full, one), _) = r.python.as_ref().expect("checked above");
-            steady_of(full, one).0
-        };
         cpu_rows("Python bots", &python);
         // For information, beside the target: the same floor with Python echo children, whose
         // parent meets the caches a Python process leaves, as the referee does.
@@ -139,6 +146,36 @@ pub(crate) fn headline_rows(report: &mut Report, runs: &[HeadRun], pin: usize) {
             per_run(&|r| referee_cpu(&python(r)) / python_floor(r)),
             None,
         );
+    }
+    // For information: the price of the bots' CPU clock (one system call an answer, which the
+    // floor's loop does not make), from the same tables run again with `--cpu-time off`.
+    let off = |(full, one): &(Outcome, Outcome)| steady_of(full, one).0;
+    let instant_off = |r: &HeadRun| off(&r.unclocked.instant);
+    figure(
+        "instant bots, --cpu-time off: wall time per answer / floor",
+        "x",
+        per_run(&|r| wall_us(&instant_off(r)) / r.floor.median_us),
+        None,
+    );
+    let mut clock_rows =
+        |name: &str, on: &dyn Fn(&HeadRun) -> Outcome, off: &dyn Fn(&HeadRun) -> Outcome| {
+            figure(
+                &format!("{name}, --cpu-time off: referee CPU per answer / floor parent's CPU"),
+                "x",
+                per_run(&|r| referee_cpu(&off(r)) / r.floor.parent_cpu_us),
+                None,
+            );
+            figure(
+                &format!("{name}: referee CPU per answer the bots' CPU clock costs (on - off)"),
+                "us",
+                per_run(&|r| referee_cpu(&on(r)) - referee_cpu(&off(r))),
+                None,
+            );
+        };
+    clock_rows("instant bots", &instant, &instant_off);
+    if runs.iter().all(|r| r.python.is_some() && r.unclocked.python.is_some()) {
+        let python_off = |r: &HeadRun| off(r.unclocked.python.as_ref().expect("checked above"));
+        clock_rows("Python bots", &python, &python_off);
     }
 }
 

@@ -259,10 +259,26 @@ pub(crate) fn headline(
     python: Option<&Python>,
 ) -> Res<()> {
     let (cfg, pin) = (b.cfg, b.pin);
+    // The same tables without the bots' CPU clock (`--cpu-time off`), beside each run: what
+    // the one reading an answer costs the referee, which the floor does not pay.
+    let unclocked = || -> Res<Unclocked> {
+        let off = |bot: &str, games| Launch {
+            extra: ["--cpu-time", "off"].map(String::from).to_vec(),
+            ..b.launch(bot, games, cfg.seed, Some(pin))
+        };
+        Ok(Unclocked {
+            instant: single(off(&b.instant_bot, cfg.games))?,
+            python: match python {
+                Some(p) => Some(single(off(&p.bot, cfg.python_games))?),
+                None => None,
+            },
+        })
+    };
     let mut runs = vec![HeadRun {
         floor,
         instant: instant.clone(),
         python: python.map(|p| (p.pinned.clone(), p.floor)),
+        unclocked: unclocked()?,
     }];
     for r in 2..=cfg.repeat {
         progress(&format!("the headline again, run {r} of {}", cfg.repeat));
@@ -276,7 +292,8 @@ pub(crate) fn headline(
             )),
             None => None,
         };
-        runs.push(HeadRun { floor: FloorRef::new(&floor, "pinned"), instant, python });
+        let unclocked = unclocked()?;
+        runs.push(HeadRun { floor: FloorRef::new(&floor, "pinned"), instant, python, unclocked });
     }
     let before = report.rows.len();
     headline_rows(report, &runs, pin);
