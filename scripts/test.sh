@@ -13,7 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-say() { printf '== %s\n' "$*"; }
+# Each step says when it starts, in seconds since this script did.
+say() { printf '== [%ds] %s\n' "$SECONDS" "$*"; }
 fail() { printf 'scripts/test.sh: %s\n' "$*" >&2; exit 1; }
 
 filter=()
