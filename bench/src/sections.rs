@@ -260,7 +260,7 @@ pub(crate) fn headline(
 ) -> Res<()> {
     let (cfg, pin) = (b.cfg, b.pin);
     // The same tables without the bots' CPU clock (`--cpu-time off`), beside each run: what
-    // the one reading an answer costs the referee, which the floor does not pay.
+    // the one reading per answer costs the referee, which the floor does not pay.
     let unclocked = || -> Res<Unclocked> {
         let off = |bot: &str, games| Launch {
             extra: ["--cpu-time", "off"].map(String::from).to_vec(),
