@@ -120,7 +120,7 @@ impl Search<'_> {
                     Ok((lo, hi, first, key))
                 }
                 Some(Err(v)) => Err(v),
-                None => self.start(alpha, beta),
+                None => self.start(alpha, beta, None),
             };
             match start {
                 Err(v) => return v,
@@ -194,7 +194,12 @@ impl Search<'_> {
     /// outside `alpha..beta`; `Ok` the bounds, the remembered lead and the key, to search on.
     /// Sets `dead` for the trick.
     #[inline]
-    fn start(&mut self, alpha: i8, beta: i8) -> Result<(i8, i8, u8, Key), i8> {
+    fn start(
+        &mut self,
+        alpha: i8,
+        beta: i8,
+        known: Option<&bounds::Known>,
+    ) -> Result<(i8, i8, u8, Key), i8> {
         if self.tally.done == 9 {
             return Err(self.tally.value(self.scoring));
         }
@@ -209,9 +214,9 @@ impl Search<'_> {
         if let Some(v) = cut(lo, hi, alpha, beta) {
             return Err(v);
         }
-        let reach = bounds::reach(&self.hands, usize::from(self.leader));
+        let reach = bounds::reach(&self.hands, usize::from(self.leader), known);
         let most = reach.1;
-        let (clo, chi) = bounds::bounds(&self.tally, reach, self.scoring);
+        let (clo, chi) = bounds::bounds(&self.tally, &self.hands, reach, self.scoring);
         (lo, hi) = (lo.max(clo), hi.min(chi));
         if cut(lo, hi, alpha, beta).is_none() {
             let (slo, shi) = bounds::sweep_bounds(&self.hands, &self.tally, self.scoring);
@@ -252,12 +257,16 @@ impl Search<'_> {
     fn etc(&mut self, seat: u8, list: &[u8], alpha: i8, beta: i8) -> Result<[Pre; 9], i8> {
         let maximise = seat & 1 == 0;
         let mut out = [Err(0); 9];
+        // Only this seat's hand differs between the trick starts looked at.
+        let known = bounds::Known::new(&self.hands, usize::from(seat));
         for (o, &slot) in out.iter_mut().zip(list) {
             let bit = 1u64 << slot;
             self.hands[seat as usize] &= !bit;
             self.table[3] = slot;
             let saved = self.close_trick();
-            let r = self.start(alpha, beta).map(|(lo, hi, first, k)| (lo, hi, first, k, self.dead));
+            let r = self
+                .start(alpha, beta, Some(&known))
+                .map(|(lo, hi, first, k)| (lo, hi, first, k, self.dead));
             *o = r;
             self.reopen_trick(saved);
             self.n_table = 3;

@@ -1,5 +1,5 @@
 //! Unit tests of the pieces the exhaustive cross-check cannot aim at one by one: the tally's
-//! score against `rules`' scoring on random trick histories, move merging, dead cards and two
+//! score against `rules`' scoring on random trick histories, move merging, dead cards and three
 //! of the bounds.
 
 use super::*;
@@ -68,10 +68,10 @@ fn a_seat_that_would_take_every_trick_left_meets_the_other_teams_best_card() {
     // Seat 3 leads and beats each other hand card for card, but only its Vache beats seat 0's
     // king of coins: leading every trick, it must give the king its chance.
     let h = hands(["Ko Js 8b", "9c 6s 6b", "8c 8s 7c", "2c Kb Jc"]);
-    let (_, most, _) = bounds::reach(&h, 3);
+    let (_, most) = bounds::reach(&h, 3, None);
     assert_eq!(most[3], 2);
     // Not leading, it still leads the tricks after the first: the king stops it the same way.
-    let (_, most, _) = bounds::reach(&h, 0);
+    let (_, most) = bounds::reach(&h, 0, None);
     assert_eq!(most[3], 2);
 }
 
@@ -87,4 +87,18 @@ fn a_seat_above_the_other_team_sweeps_only_with_a_partner_who_can_play_under() {
     // A partner whose Borgne beats the Grand-neuf would have to take a trick itself.
     let h = hands(["3o 9c", "Kc Ko", "3c 2o", "4o 5o"]);
     assert_eq!(bounds::sweep_bounds(&h, &tally, scoring), (-2, 2));
+}
+
+#[test]
+fn a_team_whose_top_cards_lie_in_both_hands_still_holds_the_other_team_off() {
+    let scoring = Scoring { mordienne: true, run: 2, committed: None, announced: None };
+    // Six tricks: seats 1 and 3 took two each, seats 0 and 2 one each; three left.
+    let tally = [0, 1, 2, 3, 1, 3].iter().fold(Tally::new(), |t, &w| t.after(Some(w)));
+    // Seat 1's Monsieur and seat 3's Madame each take a trick of their own: team 1 ends with
+    // six tricks, so one of its seats with three, and team 0, left one trick, with two at most.
+    // No seat alone is sure to pass team 0's counts, so only the two teams' tricks counted
+    // together settle it.
+    let h = hands(["2o 2c 9c", "3o 5o 5c", "Ao Ac As", "3c 4o 4c"]);
+    let reach = bounds::reach(&h, 0, None);
+    assert_eq!(bounds::bounds(&tally, &h, reach, scoring).1, -1);
 }
