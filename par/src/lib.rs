@@ -18,10 +18,10 @@
 //! many its team can make it win; whether a team's sure tricks, the two teams counted together,
 //! leave both seats of the other below one of its own; whether a seat can take every trick
 //! left; whether the other team can stop a mordienne by keeping its best cards for the last
-//! tricks (or its best card for the tricks the run's seat leads). Moves are ordered for cuts (`search.rs`): a team stopping a
-//! mordienne plays its weakest cards first. `tests/exhaustive.rs` holds it to a plain search
-//! over `rules::Game` on thousands of small endings, `tests/recorded.rs` to the pars the search
-//! found before those bounds.
+//! tricks (or its best card for the tricks the run's seat leads). Moves are ordered for cuts
+//! (`search.rs`): a team stopping a mordienne plays its weakest cards first.
+//! `tests/exhaustive.rs` holds it to a plain search over `rules::Game` on thousands of small
+//! endings, `tests/recorded.rs` to the pars the search found before those bounds.
 //!
 //! ```
 //! use par::{Position, Solver};
