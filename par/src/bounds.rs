@@ -3,7 +3,7 @@
 //! hand's) and at least (its cards that nothing left can beat) often settle who can still be the
 //! deal winner and who can still make a mordienne, long before the last trick.
 
-use crate::slots::{LEVEL, STRONGER, UPTO, weakest};
+use crate::slots::{LEVEL, STRONGER, weakest};
 use crate::tally::{Scoring, Tally};
 
 /// The most tricks the cards of `o` can win against the cards of `p` alone: each trick `o` wins,
@@ -28,6 +28,13 @@ fn wins_against(o: u64, p: u64) -> u8 {
     n
 }
 
+/// How many cards of `hand` are stronger than every card of `set` (not empty): the cards no
+/// card of `set` can beat nor tie.
+#[inline]
+fn above(hand: u64, set: u64) -> u8 {
+    (hand & STRONGER[set.trailing_zeros() as usize & 63]).count_ones() as u8
+}
+
 /// For each seat, the fewest and the most tricks it can still win: at least its cards stronger
 /// than every card of the other hands (it can play one in each of the next tricks), at most
 /// what its cards win against the hand that holds it to fewest.
@@ -41,8 +48,7 @@ pub(crate) fn reach(hands: &[u64; 4], leader: usize, known: Option<&Known>) -> (
     for o in 0..4 {
         let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
         if others != 0 {
-            let top = LEVEL[others.trailing_zeros() as usize & 63];
-            least[o] = (hands[o] & UPTO[usize::from(top - 1) % 20]).count_ones() as u8;
+            least[o] = above(hands[o], others);
         }
         let mut m = hands[o].count_ones() as u8;
         match known {
@@ -59,12 +65,8 @@ pub(crate) fn reach(hands: &[u64; 4], leader: usize, known: Option<&Known>) -> (
         // or beat the first card of the seat that is not stronger.
         let left = hands[o].count_ones() as u8;
         let opp = hands[o ^ 1] | hands[o ^ 3];
-        if m == left && opp != 0 {
-            let best = LEVEL[opp.trailing_zeros() as usize & 63];
-            let above = (hands[o] & UPTO[usize::from(best - 1) % 20]).count_ones() as u8;
-            if above < left - u8::from(o != leader) {
-                m -= 1;
-            }
+        if m == left && opp != 0 && above(hands[o], opp) < left - u8::from(o != leader) {
+            m -= 1;
         }
         most[o] = m;
     }
@@ -116,8 +118,7 @@ fn forced(hands: &[u64; 4], o: usize) -> u8 {
     if opp == 0 {
         return 0;
     }
-    let best = LEVEL[opp.trailing_zeros() as usize & 63];
-    wins_against(hands[o] & UPTO[usize::from(best - 1) % 20], hands[o ^ 2])
+    wins_against(hands[o] & STRONGER[opp.trailing_zeros() as usize & 63], hands[o ^ 2])
 }
 
 /// True when the other team, holding `opp`, can stop a seat holding `hand` from winning the
@@ -180,11 +181,8 @@ pub(crate) fn run_bounds(
             // playing after it, keeps its best card to tie or beat the first card of the seat
             // that is not stronger: all but the run's first trick need such cards.
             let led = if tally.won[s] > 0 { need } else { need - 1 };
-            if opp != 0 {
-                let best = LEVEL[opp.trailing_zeros() as usize & 63];
-                if ((hands[s] & UPTO[usize::from(best - 1) % 20]).count_ones() as u8) < led {
-                    return false;
-                }
+            if opp != 0 && above(hands[s], opp) < led {
+                return false;
             }
             let unknown = !at_start && need >= left;
             unknown || (need <= left && !stoppable(hands[s], opp, need))
@@ -306,9 +304,7 @@ fn holds_off(hands: &[u64; 4], tally: &Tally, most: [u8; 4], t: usize) -> bool {
     if opp == 0 {
         return false;
     }
-    let best = LEVEL[opp.trailing_zeros() as usize & 63];
-    let above = |s: usize| (hands[s] & UPTO[usize::from(best - 1) % 20]).count_ones() as u8;
-    let (a, b) = (above(t), above(t + 2));
+    let (a, b) = (above(hands[t], opp), above(hands[t + 2], opp));
     // Past one a trick, each extra card above may meet its partner's in a trick.
     let sure = if a + b <= left { a + b } else { 2 * left - a - b };
     let floor = (tally.won[t] + tally.won[t + 2] + sure).div_ceil(2);
