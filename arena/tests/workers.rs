@@ -132,20 +132,19 @@ fn open_lease(store: &Store, w: i64) -> i64 {
     found.unwrap()
 }
 
-/// The lease worker `w` holds open now, if any.
-fn holding(store: &Store, w: i64) -> Option<i64> {
-    let leases = rt().block_on(store.leases()).unwrap();
-    leases.iter().rev().find(|l| l.worker == w && l.state == LeaseState::Open).map(|l| l.id)
-}
-
 /// Sends `signal` to the worker `w` runs as at a moment it holds an open lease, and returns that
-/// lease; `None` if its lease ended in the instant between the look and the signal.
+/// lease once it has expired; `None` if it was done instead (a result on the wire when the
+/// signal came, which the server takes whether or not the worker waits for the answer, was its
+/// last game).
 fn catch_holding(store: &Store, w: i64, worker: &Proc, signal: i32) -> Option<i64> {
-    open_lease(store, w);
+    let lease = open_lease(store, w);
     worker.signal(signal);
-    // A result already on the wire may still land.
-    std::thread::sleep(Duration::from_millis(300));
-    holding(store, w)
+    let mut state = LeaseState::Open;
+    until(Duration::from_secs(30), "the signalled worker's lease ending", || {
+        state = lease_state(store, lease);
+        state != LeaseState::Open
+    });
+    (state == LeaseState::Expired).then_some(lease)
 }
 
 fn lease_state(store: &Store, lease: i64) -> LeaseState {
@@ -211,7 +210,8 @@ fn three_workers(dir: &Scratch, db: &Db) {
     let ids: Vec<i64> = rt().block_on(store.workers()).unwrap().iter().map(|w| w.id).collect();
     until(Duration::from_secs(120), "twelve games done", || done(&store) >= 12);
 
-    // Worker 2 is killed holding a lease (started again if it let go of it in that instant).
+    // Worker 2 is killed holding a lease, which expires (it is started again if a result it had
+    // on the wire finished the lease instead).
     let mut killed = None;
     for attempt in 0..5 {
         killed = catch_holding(&store, ids[1], workers[1].as_ref().unwrap(), 9);
@@ -223,7 +223,8 @@ fn three_workers(dir: &Scratch, db: &Db) {
         workers[1] = Some(worker(&web, &tokens[1], &log, &bot));
     }
     let killed = killed.expect("worker 2 was killed holding a lease");
-    // Worker 3 is stopped holding a lease, past its ttl.
+    // Worker 3 is stopped holding a lease, until the lease expires (continued and stopped again
+    // if the lease was done).
     let w3 = workers[2].as_ref().unwrap();
     let mut stopped = None;
     for _ in 0..5 {
@@ -234,12 +235,6 @@ fn three_workers(dir: &Scratch, db: &Db) {
         w3.signal(18);
     }
     let stopped = stopped.expect("worker 3 was stopped holding a lease");
-    until(Duration::from_secs(30), "the stopped worker's lease expiring", || {
-        lease_state(&store, stopped) == LeaseState::Expired
-    });
-    until(Duration::from_secs(30), "the killed worker's lease expiring", || {
-        lease_state(&store, killed) == LeaseState::Expired
-    });
     let gone_before = metric(&web, "aluette_arena_errors_total{kind=\"lease_gone\"}")
         + metric(&web, "aluette_arena_errors_total{kind=\"result_refused\"}");
     w3.signal(18);

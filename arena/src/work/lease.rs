@@ -12,6 +12,7 @@ use aluette_referee::worker::wire::{
 };
 use aluette_referee::worker::{Expected, Verdict, check_result};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Why a request was refused: the HTTP status and its one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,26 +192,43 @@ impl Hub {
     /// The record is replayed before the gate, on a blocking thread, so workers' results are
     /// proved side by side; the gate holds only the database's part, which looks at the game
     /// again first (an expiry or another post may have come meanwhile).
+    ///
+    /// It runs to the end on a task of its own even if the caller stops waiting. The web
+    /// server drops a request's future when its client hangs up (a worker killed while its
+    /// post is on the wire), and the commit's statements cut apart there would leave a game
+    /// counted with its deal unscored and its lease open, to expire with nothing voided.
     pub async fn result(
         &self,
         worker: &Worker,
         post: &ResultPost,
     ) -> Result<ResultAnswer, Refusal> {
         self.settings()?;
+        let (hub, worker, post) = (self.clone(), worker.clone(), Arc::new(post.clone()));
+        tokio::spawn(async move { hub.take_result(&worker, post).await })
+            .await
+            .unwrap_or_else(|e| Err(Refusal::new(500, format!("the result's handling: {e}"))))
+    }
+
+    async fn take_result(
+        &self,
+        worker: &Worker,
+        post: Arc<ResultPost>,
+    ) -> Result<ResultAnswer, Refusal> {
         let started = std::time::Instant::now();
         let mut checking = std::time::Duration::ZERO;
-        let outcome = match self.admissible(worker, post).await {
+        let outcome = match self.admissible(worker, &post).await {
             Ok(Admissible::Counted(answer)) => Ok(answer),
             Ok(Admissible::Open { expected, .. }) => {
                 let check_started = std::time::Instant::now();
-                let record = post.record.clone();
+                let read = post.clone();
                 let proved =
-                    tokio::task::spawn_blocking(move || check_result(&record, &expected)).await;
+                    tokio::task::spawn_blocking(move || check_result(&read.record, &expected))
+                        .await;
                 checking = check_started.elapsed();
                 match proved {
                     Ok(Ok(verdict)) => {
                         let _gate = self.0.gate.lock().await;
-                        self.commit(worker, post, &verdict).await
+                        self.commit(worker, &post, &verdict).await
                     }
                     Ok(Err(e)) => Err(Refusal::new(422, e)),
                     Err(e) => Err(Refusal::new(500, format!("the record's check: {e}"))),

@@ -165,6 +165,42 @@ async fn a_lease_takes_results_only_for_its_games_as_proved_and_once() {
     store.close().await;
 }
 
+/// A worker killed while its result is on the wire: the web server drops the request's future
+/// mid-way. The result is counted all the same, and its lease and deal are closed with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_whose_poster_hangs_up_is_still_counted_whole() {
+    let dir = Scratch::new("hang-up");
+    let (store, house, a, _) = setup(&dir).await;
+    let hub = hub(&store, &dir, &house, 60_000);
+    hub.fill(0, &crate::pairing::Params::default()).await.unwrap();
+    let lease = hub.lease(&a, &request(2)).await.unwrap().expect("a lease");
+    let deal = &lease.deals[0];
+    let first = play(deal, &deal.games[0]).await;
+    hub.result(&a, &post(&lease, deal.games[0].game, &first)).await.unwrap();
+    let last = deal.games[1].game;
+    let record = play(deal, &deal.games[1]).await;
+    {
+        // The gate held, the post can only wait; then its caller stops waiting.
+        let gate = hub.0.gate.lock().await;
+        let sent = post(&lease, last, &record);
+        let posting = hub.result(&a, &sent);
+        let gone = tokio::time::timeout(std::time::Duration::from_millis(50), posting).await;
+        assert!(gone.is_err(), "the post waited at the gate");
+        drop(gate);
+    }
+    let counted = || async { store.lease(lease.lease).await.unwrap().unwrap().state };
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while counted().await != LeaseState::Done {
+        assert!(tokio::time::Instant::now() < deadline, "the lease was never closed");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(store.game(last).await.unwrap().unwrap().status, GameStatus::Done);
+    assert_eq!(store.published_seed(deal.deal).await.unwrap(), Some(deal.seed), "deal scored");
+    let again = hub.result(&a, &post(&lease, last, &record)).await.unwrap();
+    assert_eq!(again.status, ResultStatus::AlreadyCounted);
+    store.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_lease_is_void_refused_late_and_dealt_again() {
     let dir = Scratch::new("expiry");
