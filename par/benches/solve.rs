@@ -6,7 +6,8 @@
 //! Arguments (after `--`): `--deals N` positions a run from tricks 5 and 4 (default 50; a
 //! fifth of it from trick 3 and for whole deals), `--first N` from tricks 1 and 2 (default 2;
 //! 0 leaves them out), `--repeat N` runs (default 5), `--budget N` nodes a position for the
-//! whole deals (default 2,000,000; 0: none, every position solved exactly).
+//! whole deals (default 2,000,000; 0: none, every position solved exactly), `--table N` the
+//! whole deals' table, 2^N entries (default 20, the referee's).
 //! Each run solves the same positions, so the node counts, unlike the times, do not depend on
 //! the machine's load; each time is the median of the runs, with the best beside it.
 
@@ -58,10 +59,9 @@ fn positions(solver: &mut Solver, n: u64, trick: u8, seed: u64) -> (Duration, i6
 /// card and after the last, as one line (`Solver::solve_line`), with the referee's default
 /// node budget a position. Returns the time, the share of positions solved within the budget,
 /// the nodes searched, and each deal's nodes and time (the mean hides how uneven deals are).
-fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64, u64, Vec<(u64, f64)>) {
+fn whole_deals(n: u64, seed: u64, budget: u64, log2: u32) -> (Duration, f64, u64, Vec<(u64, f64)>) {
     let mut rng = SplitMix64::new(seed);
-    // The referee's table size (referee/src/par.rs).
-    let mut solver = Solver::with_table(20);
+    let mut solver = Solver::with_table(log2);
     let mut total = Duration::ZERO;
     let (mut solved, mut asked) = (0u64, 0u64);
     let mut each = Vec::new();
@@ -95,6 +95,8 @@ fn main() {
     let mut first = 2u64;
     let mut repeat = 5usize;
     let mut budget = 2_000_000u64;
+    // The referee's table size (referee/src/par.rs).
+    let mut log2 = 20u64;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut num = |d: u64| it.next().and_then(|v| v.parse().ok()).unwrap_or(d);
@@ -104,9 +106,11 @@ fn main() {
             "--first" => first = num(first),
             "--repeat" => repeat = num(repeat as u64).max(1) as usize,
             "--budget" => budget = num(budget),
+            "--table" => log2 = num(log2),
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --deals N, --first N, --repeat N, --budget N"
+                    "unknown argument {other}; use --deals N, --first N, --repeat N, \
+                     --budget N, --table N"
                 );
                 std::process::exit(2);
             }
@@ -152,7 +156,7 @@ fn main() {
     // Each deal's nodes, and its times over the runs.
     let mut deals_seen: Vec<(u64, Vec<f64>)> = Vec::new();
     for _ in 0..repeat {
-        let (t, solved, k, each) = whole_deals(n, 900, budget);
+        let (t, solved, k, each) = whole_deals(n, 900, budget, log2 as u32);
         per_deal.push(t.as_secs_f64() * 1000.0 / n as f64);
         share = solved;
         nodes = k / n;
