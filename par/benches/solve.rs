@@ -58,13 +58,18 @@ fn positions(solver: &mut Solver, n: u64, trick: u8, seed: u64) -> (Duration, i6
 /// Analyses `n` whole deals as `replay --par` does: random cards, then the par before every
 /// card and after the last, as one line (`Solver::solve_line`), with the referee's default
 /// node budget a position. Returns the time, the share of positions solved within the budget,
-/// the nodes searched, and each deal's nodes and time (the mean hides how uneven deals are).
-fn whole_deals(n: u64, seed: u64, budget: u64, log2: u32) -> (Duration, f64, u64, Vec<(u64, f64)>) {
+/// the nodes searched, each deal's nodes and time (the mean hides how uneven deals are), and a
+/// checksum of the pars found (the sum of their values, each times its place in the line), so
+/// that two solvers can be seen to agree on them.
+type Deals = (Duration, f64, u64, Vec<(u64, f64)>, i64);
+
+fn whole_deals(n: u64, seed: u64, budget: u64, log2: u32) -> Deals {
     let mut rng = SplitMix64::new(seed);
     let mut solver = Solver::with_table(log2);
     let mut total = Duration::ZERO;
     let (mut solved, mut asked) = (0u64, 0u64);
     let mut each = Vec::new();
+    let mut check = 0i64;
     for i in 0..n {
         let game = deal(seed ^ i);
         let mut p = Position::from_game(&game).unwrap();
@@ -81,8 +86,11 @@ fn whole_deals(n: u64, seed: u64, budget: u64, log2: u32) -> (Duration, f64, u64
         each.push((solver.nodes() - nodes, took.as_secs_f64() * 1000.0));
         asked += pars.len() as u64;
         solved += pars.iter().filter(|p| p.is_some()).count() as u64;
+        for (k, par) in pars.iter().enumerate() {
+            check += par.map_or(0, |p| i64::from(p.value()) * (k as i64 + 1));
+        }
     }
-    (total, solved as f64 / asked as f64, solver.nodes(), each)
+    (total, solved as f64 / asked as f64, solver.nodes(), each, check)
 }
 
 fn median(mut xs: Vec<f64>) -> (f64, f64) {
@@ -153,12 +161,14 @@ fn main() {
     let mut per_deal = Vec::new();
     let mut share = 0.0;
     let mut nodes = 0;
+    let mut pars = 0;
     // Each deal's nodes, and its times over the runs.
     let mut deals_seen: Vec<(u64, Vec<f64>)> = Vec::new();
     for _ in 0..repeat {
-        let (t, solved, k, each) = whole_deals(n, 900, budget, log2 as u32);
+        let (t, solved, k, each, check) = whole_deals(n, 900, budget, log2 as u32);
         per_deal.push(t.as_secs_f64() * 1000.0 / n as f64);
         share = solved;
+        pars = check;
         nodes = k / n;
         deals_seen.resize(each.len(), (0, Vec::new()));
         for (seen, (k, ms)) in deals_seen.iter_mut().zip(each) {
@@ -183,7 +193,7 @@ fn main() {
     println!(
         "whole deal as replay --par ({shown} node budget a position, last card first): {nodes} \
          nodes a deal, {med:.1} ms median of {repeat} runs of {n}, best {best:.1} ms; {:.1}% of \
-         its 37 positions solved ({:.0} of {})",
+         its 37 positions solved ({:.0} of {}; checksum {pars})",
         share * 100.0,
         share * 37.0 * n as f64,
         37 * n
