@@ -6,7 +6,8 @@
 //! Arguments (after `--`): `--deals N` positions a run from tricks 5 and 4 (default 50; a
 //! fifth of it from trick 3 and for whole deals), `--first N` from tricks 1 and 2 (default 2;
 //! 0 leaves them out), `--repeat N` runs (default 5), `--budget N` nodes a position for the
-//! whole deals (default 2,000,000; 0: none, every position solved exactly).
+//! whole deals (default 2,000,000; 0: none, every position solved exactly), `--table N` the
+//! whole deals' table, 2^N entries (default 20, the referee's).
 //! Each run solves the same positions, so the node counts, unlike the times, do not depend on
 //! the machine's load; each time is the median of the runs, with the best beside it.
 
@@ -57,14 +58,18 @@ fn positions(solver: &mut Solver, n: u64, trick: u8, seed: u64) -> (Duration, i6
 /// Analyses `n` whole deals as `replay --par` does: random cards, then the par before every
 /// card and after the last, as one line (`Solver::solve_line`), with the referee's default
 /// node budget a position. Returns the time, the share of positions solved within the budget,
-/// the nodes searched, and each deal's nodes and time (the mean hides how uneven deals are).
-fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64, u64, Vec<(u64, f64)>) {
+/// the nodes searched, each deal's nodes and time (the mean hides how uneven deals are), and a
+/// checksum of the pars found (the sum of their values, each times its place in the line), so
+/// that two solvers can be seen to agree on them.
+type Deals = (Duration, f64, u64, Vec<(u64, f64)>, i64);
+
+fn whole_deals(n: u64, seed: u64, budget: u64, log2: u32) -> Deals {
     let mut rng = SplitMix64::new(seed);
-    // The referee's table size (referee/src/par.rs).
-    let mut solver = Solver::with_table(20);
+    let mut solver = Solver::with_table(log2);
     let mut total = Duration::ZERO;
     let (mut solved, mut asked) = (0u64, 0u64);
     let mut each = Vec::new();
+    let mut check = 0i64;
     for i in 0..n {
         let game = deal(seed ^ i);
         let mut p = Position::from_game(&game).unwrap();
@@ -81,8 +86,11 @@ fn whole_deals(n: u64, seed: u64, budget: u64) -> (Duration, f64, u64, Vec<(u64,
         each.push((solver.nodes() - nodes, took.as_secs_f64() * 1000.0));
         asked += pars.len() as u64;
         solved += pars.iter().filter(|p| p.is_some()).count() as u64;
+        for (k, par) in pars.iter().enumerate() {
+            check += par.map_or(0, |p| i64::from(p.value()) * (k as i64 + 1));
+        }
     }
-    (total, solved as f64 / asked as f64, solver.nodes(), each)
+    (total, solved as f64 / asked as f64, solver.nodes(), each, check)
 }
 
 fn median(mut xs: Vec<f64>) -> (f64, f64) {
@@ -95,6 +103,8 @@ fn main() {
     let mut first = 2u64;
     let mut repeat = 5usize;
     let mut budget = 2_000_000u64;
+    // The referee's table size (referee/src/par.rs).
+    let mut log2 = 20u64;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut num = |d: u64| it.next().and_then(|v| v.parse().ok()).unwrap_or(d);
@@ -104,9 +114,11 @@ fn main() {
             "--first" => first = num(first),
             "--repeat" => repeat = num(repeat as u64).max(1) as usize,
             "--budget" => budget = num(budget),
+            "--table" => log2 = num(log2),
             other => {
                 eprintln!(
-                    "unknown argument {other}; use --deals N, --first N, --repeat N, --budget N"
+                    "unknown argument {other}; use --deals N, --first N, --repeat N, \
+                     --budget N, --table N"
                 );
                 std::process::exit(2);
             }
@@ -149,12 +161,14 @@ fn main() {
     let mut per_deal = Vec::new();
     let mut share = 0.0;
     let mut nodes = 0;
+    let mut pars = 0;
     // Each deal's nodes, and its times over the runs.
     let mut deals_seen: Vec<(u64, Vec<f64>)> = Vec::new();
     for _ in 0..repeat {
-        let (t, solved, k, each) = whole_deals(n, 900, budget);
+        let (t, solved, k, each, check) = whole_deals(n, 900, budget, log2 as u32);
         per_deal.push(t.as_secs_f64() * 1000.0 / n as f64);
         share = solved;
+        pars = check;
         nodes = k / n;
         deals_seen.resize(each.len(), (0, Vec::new()));
         for (seen, (k, ms)) in deals_seen.iter_mut().zip(each) {
@@ -178,8 +192,10 @@ fn main() {
     let shown = if budget == u64::MAX { "no".to_string() } else { budget.to_string() };
     println!(
         "whole deal as replay --par ({shown} node budget a position, last card first): {nodes} \
-         nodes a deal, {med:.1} ms median of {repeat} runs of {n}, best {best:.1} ms; {:.0}% of \
-         its 37 positions solved",
-        share * 100.0
+         nodes a deal, {med:.1} ms median of {repeat} runs of {n}, best {best:.1} ms; {:.1}% of \
+         its 37 positions solved ({:.0} of {}; checksum {pars})",
+        share * 100.0,
+        share * 37.0 * n as f64,
+        37 * n
     );
 }

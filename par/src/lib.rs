@@ -135,6 +135,16 @@ impl Solver {
     /// Deterministic: the same positions asked in the same order give the same answers. What
     /// the table learnt before the budget ran out is kept, and true.
     pub fn solve_within(&mut self, position: &Position, max_nodes: u64) -> Option<Par> {
+        self.solve_between(position, max_nodes, None)
+    }
+
+    /// [`Solver::solve_within`], with the par known to lie in `known` (team 0's side) when given.
+    fn solve_between(
+        &mut self,
+        position: &Position,
+        max_nodes: u64,
+        known: Option<(i8, i8)>,
+    ) -> Option<Par> {
         if let Some(score) = position.score() {
             return Some(Par(score_value(&score)));
         }
@@ -175,6 +185,9 @@ impl Solver {
         // Null-window tests ("is the par at least t?") bisect the five possible values: each
         // test cuts far more than one wide search, and the table carries bounds between them.
         let (mut lo, mut hi) = scoring.range();
+        if let Some((klo, khi)) = known {
+            (lo, hi) = (lo.max(klo), hi.min(khi));
+        }
         while lo < hi {
             let t = (lo + hi + 1).div_euclid(2);
             let r = search.search(t - 1, t);
@@ -192,6 +205,8 @@ impl Solver {
     /// came), solved last first: the later, smaller searches fill the table the earlier ones
     /// read. Once a position needs more than `max_nodes`, the earlier ones, which hold it in
     /// their trees, are not tried: they are `None` too. The table is cleared first.
+    /// A position one card before the next one has a par on the side of its seat to play at
+    /// least that position's (the seat can play that card): the search starts from that bound.
     pub fn solve_line(
         &mut self,
         line: &[Position],
@@ -199,10 +214,18 @@ impl Solver {
     ) -> alloc::vec::Vec<Option<Par>> {
         self.tt.clear();
         let mut out = alloc::vec![None; line.len()];
+        let mut next: Option<(&Position, Par)> = None;
         for (slot, p) in out.iter_mut().zip(line).rev() {
-            *slot = self.solve_within(p, max_nodes);
-            if slot.is_none() {
-                break;
+            let known = next.and_then(|(n, par)| one_card_before(p, n).then_some(par.0)).map(|v| {
+                match p.to_play().map(|s| s.team().index()) {
+                    Some(0) => (v, i8::MAX),
+                    _ => (i8::MIN, v),
+                }
+            });
+            *slot = self.solve_between(p, max_nodes, known);
+            match *slot {
+                Some(par) => next = Some((p, par)),
+                None => break,
             }
         }
         out
@@ -231,6 +254,15 @@ impl Solver {
             })
             .collect()
     }
+}
+
+/// True when one card of the seat to play in `p` makes it `next`.
+fn one_card_before(p: &Position, next: &Position) -> bool {
+    let Some(seat) = p.to_play() else { return false };
+    p.hand(seat).iter().any(|card| {
+        let mut q = *p;
+        q.play(card).is_ok() && q == *next
+    })
 }
 
 /// A deal score as team 0's points minus team 1's.
