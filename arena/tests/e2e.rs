@@ -29,8 +29,9 @@ const TABLES: u32 = 2;
 /// How long the ladder may take before the test gives up (`ARENA_E2E_SECONDS` overrides it).
 /// On SQLite it must show [`Verdict::Separated`], every tier's intervals apart from the next
 /// one's: in measured runs (debug build, two cores) that took 338 s and 20,410 games, and 703 s
-/// in a `.ci/run` that shared the cores with a release build; the patience is more than twice
-/// that, since it only matters when the board never separates. On
+/// to 1,227 s in `.ci/run`s, at 500 ms an answer; at 200 ms, 450 s and 23,062 games with another
+/// session's benchmarks on the other core. The patience is more than twice the worst, since it
+/// only matters when the board never separates. On
 /// PostgreSQL, which runs beside it in the same test binary, it need only show
 /// [`Verdict::Ordered`] (`ARENA_E2E_STRICT=1` asks it for the same): the store is what that
 /// test is for, and two strict ladders at once would share the two cores for twice as long.
@@ -68,8 +69,13 @@ fn ladder(dir: &Scratch, db: &Db, wanted: Verdict) {
             tier_of.insert(name, t);
         }
     }
-    // One table at a time for each house player leaves most seats to the bots under test.
-    let flags = ["--answer-ms", "500", "--deals-at-once", "8", "--house-tables", "1"];
+    // One table at a time for each house player leaves most seats to the bots under test. The
+    // house's search players think a share of the clock, and were 40% of the arena's CPU (perf)
+    // at 500 ms an answer: at 200 (and a 2 s bank) the ladder played 51 games a second, not about
+    // 30, and separated in 450 s. The bots under test sample a fixed number of deals, whatever
+    // the clock.
+    let flags =
+        ["--answer-ms", "200", "--bank-ms", "2000", "--deals-at-once", "8", "--house-tables", "1"];
     let (mut server, addr) = serve_on(dir, db, &flags);
     let mut bots = Vec::new();
     for (name, t, token) in &tokens {
