@@ -14,7 +14,7 @@
 //! with the time and bank left at that moment (spec/protocol.md 9.2), which the page counts
 //! down from as from any question.
 
-use super::web::{Served, ensure_tools, match_args, run_driver, screenshots};
+use super::web::{Served, ensure_tools, match_args, quick, run_driver, screenshots};
 use crate::harness::{Scratch, check_record, jsonl, s};
 use serde_json::Value;
 
@@ -30,7 +30,7 @@ fn play_at(width: u32) -> (Value, Vec<Value>) {
     let served = Served::start(&match_args(s(&records), &["--human-answer-ms", &answer]));
     let out = screenshots();
     let report =
-        run_driver("seat.js", &[served.seat_url.clone(), s(&out).to_string(), width.to_string()]);
+        run_driver("seat.js", &[quick(&served.seat_url), s(&out).to_string(), width.to_string()]);
     served.finish();
     let path = records.join("game-000001.jsonl");
     check_record(&path);

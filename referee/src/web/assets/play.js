@@ -11,10 +11,16 @@
   const C = window.AluetteCards;
   const P = window.AluettePage;
   const { h } = C;
-  const token = new URLSearchParams(location.search).get("token") || "";
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token") || "";
   // How long a finished trick stays on the table at least before the next lead is shown: the
-  // bots answer in milliseconds, a person needs a moment to see who won.
-  const HOLD_MS = 1000;
+  // bots answer in milliseconds, a person needs a moment to see who won. `&hold=MS` in the
+  // page's address sets it, 0 to 10000 (a quick player wants less; anything else keeps 1000).
+  const HOLD_MS = (() => {
+    const given = params.get("hold");
+    const ms = given !== null && /^[0-9]{1,5}$/.test(given) ? Number(given) : NaN;
+    return ms <= 10000 ? ms : 1000;
+  })();
 
   let t = G.newTable();
   let ws = null;
