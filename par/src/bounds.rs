@@ -214,12 +214,46 @@ pub(crate) fn bounds(
     (least, most): ([u8; 4], [u8; 4]),
     scoring: Scoring,
 ) -> (i8, i8) {
+    let (mut lo, mut hi, settled) = winner_bounds(tally, (least, most), scoring);
+    if settled {
+        return (lo, hi);
+    }
+    let left = 9 - tally.done;
+    let won = tally.won;
+    // A seat of a team that takes the tricks its team can make it win ends above all the
+    // other team can reach in the tricks that are left.
+    let forces = |t: usize| {
+        [t, t + 2].iter().any(|&w| {
+            let f = forced(hands, w);
+            let reach = |o: usize| won[o] + most[o].min(left - f);
+            [1 - t, 3 - t].iter().all(|&o| won[w] + f > reach(o))
+        })
+    };
+    // Only what can still narrow the bounds is looked at.
+    if lo < 1 && hi >= 1 && (forces(0) || holds_off(hands, tally, most, 0)) {
+        lo = 1;
+    }
+    if hi > -1 && lo <= -1 && (forces(1) || holds_off(hands, tally, most, 1)) {
+        hi = -1;
+    }
+    (lo, hi)
+}
+
+/// The bounds [`bounds`] finds from each seat's fewest and most tricks alone (who can still be
+/// the deal winner, and make a mordienne), which hold for every way the cards may be played:
+/// they need no seat to play a card it has kept. `true` when they settle the deal (a committed
+/// deal's, or a seat that takes every trick left).
+pub(crate) fn winner_bounds(
+    tally: &Tally,
+    (least, most): ([u8; 4], [u8; 4]),
+    scoring: Scoring,
+) -> (i8, i8, bool) {
     let left = 9 - tally.done;
     // A seat whose cards beat all the others' wins every trick left: the deal is decided.
     if let Some(s) = (0..4).find(|&s| least[s] == left) {
         let end = (0..left).fold(*tally, |t, _| t.after(Some(s as u8)));
         let v = end.value(scoring);
-        return (v, v);
+        return (v, v, true);
     }
     let won = tally.won;
     let top = |s: usize| won[s] + most[s];
@@ -248,23 +282,14 @@ pub(crate) fn bounds(
     if let Some(c) = scoring.committed {
         let c = c.index();
         let fail = if c == 0 { -2 } else { 2 };
-        return if can_run & team(c) != 0 { (-2, 2) } else { (fail, fail) };
+        return if can_run & team(c) != 0 { (-2, 2, true) } else { (fail, fail, true) };
     }
     let counts = |t: usize| if scoring.counts(t) { team(t) } else { 0 };
     let mordienne = |t: usize| can_run & counts(t) != 0;
     let wins = |t: usize| can_win & team(t) != 0;
     // Nobody scores only when every trick is spoiled.
     let nobody = won == [0; 4];
-    // A seat of a team that takes the tricks its team can make it win ends above all the
-    // other team can reach in the tricks that are left.
-    let forces = |t: usize| {
-        [t, t + 2].iter().any(|&w| {
-            let f = forced(hands, w);
-            let reach = |o: usize| won[o] + most[o].min(left - f);
-            [1 - t, 3 - t].iter().all(|&o| won[w] + f > reach(o))
-        })
-    };
-    let mut hi = if mordienne(0) {
+    let hi = if mordienne(0) {
         2
     } else if wins(0) {
         1
@@ -273,7 +298,7 @@ pub(crate) fn bounds(
     } else {
         -1
     };
-    let mut lo = if mordienne(1) {
+    let lo = if mordienne(1) {
         -2
     } else if wins(1) {
         -1
@@ -282,13 +307,33 @@ pub(crate) fn bounds(
     } else {
         1
     };
-    // Only what can still narrow the bounds is looked at.
-    if lo < 1 && hi >= 1 && (forces(0) || holds_off(hands, tally, most, 0)) {
-        lo = 1;
+    (lo, hi, false)
+}
+
+/// Bounds inside a trick whose winner the cards still to come in it cannot change (none of
+/// the seats yet to play holds a card at or above the table's strongest): the tally after
+/// it is known, and each seat's most tricks after it are its matchings against the hands as
+/// they are (a seat yet to play holds one card more than it will: more can only match more).
+/// A seat yet to play may throw its sure card in this trick, so only the others' count.
+pub(crate) fn in_trick_bounds(
+    hands: &[u64; 4],
+    after: &Tally,
+    to_play: u8,
+    scoring: Scoring,
+) -> (i8, i8) {
+    let left = 9 - after.done;
+    let mut least = [0u8; 4];
+    let mut most = [0u8; 4];
+    for o in 0..4 {
+        if to_play & (1 << o) == 0 {
+            let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
+            if others != 0 {
+                least[o] = above(hands[o], others);
+            }
+        }
+        most[o] = least_wins(hands, o, 4).min(left);
     }
-    if hi > -1 && lo <= -1 && (forces(1) || holds_off(hands, tally, most, 1)) {
-        hi = -1;
-    }
+    let (lo, hi, _) = winner_bounds(after, (least, most), scoring);
     (lo, hi)
 }
 

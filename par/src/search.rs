@@ -141,6 +141,13 @@ impl Search<'_> {
             alpha = alpha.max(lo);
             beta = beta.min(hi);
         }
+        if self.n_table > 0
+            && self.n_table < 3
+            && self.tally.done < 8
+            && let Some(v) = self.fixed_trick(alpha, beta)
+        {
+            return v;
+        }
         let (alpha0, beta0) = (alpha, beta);
         let nodes0 = self.nodes;
         let seat = (self.leader + self.n_table) & 3;
@@ -241,6 +248,40 @@ impl Search<'_> {
         Ok((lo, hi, first, k))
     }
 
+    /// The table's strongest level, and the seat whose card alone holds it (`None` when tied).
+    #[inline]
+    fn table_top(&self) -> (u8, Option<u8>) {
+        let mut top = u8::MAX;
+        let mut holder = None;
+        for i in 0..self.n_table {
+            let l = LEVEL[self.table[i as usize] as usize & 63];
+            if l < top {
+                top = l;
+                holder = Some((self.leader + i) & 3);
+            } else if l == top {
+                holder = None;
+            }
+        }
+        (top, holder)
+    }
+
+    /// Inside a trick whose winner is settled ([`bounds::in_trick_bounds`]), a bound outside
+    /// `alpha..beta`, if any.
+    fn fixed_trick(&self, alpha: i8, beta: i8) -> Option<i8> {
+        let (top, holder) = self.table_top();
+        let mut to_play = 0u8;
+        for i in self.n_table..4 {
+            let s = (self.leader + i) & 3;
+            if self.hands[s as usize] & UPTO[usize::from(top) % 20] != 0 {
+                return None;
+            }
+            to_play |= 1 << s;
+        }
+        let after = self.tally.after(holder);
+        let (lo, hi) = bounds::in_trick_bounds(&self.hands, &after, to_play, self.scoring);
+        cut(lo, hi, alpha, beta)
+    }
+
     /// False when the mordienne bounds (`bounds::run_bounds`) cannot cut the window: outside a
     /// committed deal they only say a team scores at most 1, so they settle the tests of a
     /// mordienne (is the par at least 2, or at most -2) and never the deal winner's, which the
@@ -324,18 +365,7 @@ impl Search<'_> {
             }
             return (list, n);
         }
-        // The table's strongest level, and whether one card alone holds it (and whose).
-        let mut top = u8::MAX;
-        let mut holder = None;
-        for i in 0..self.n_table {
-            let l = LEVEL[self.table[i as usize] as usize & 63];
-            if l < top {
-                top = l;
-                holder = Some((self.leader + i) & 3);
-            } else if l == top {
-                holder = None;
-            }
-        }
+        let (top, holder) = self.table_top();
         // Of the table, only its strongest level can tell two cards apart: the weaker cards
         // on it decide nothing in this trick and are gone after it.
         let (mut list, n) =
