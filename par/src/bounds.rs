@@ -310,18 +310,20 @@ pub(crate) fn winner_bounds(
     (lo, hi, false)
 }
 
-/// Bounds inside a trick whose winner the cards still to come in it cannot change (none of
-/// the seats yet to play holds a card at or above the table's strongest): the tally after
-/// it is known, and each seat's most tricks after it are its matchings against the hands as
-/// they are (a seat yet to play holds one card more than it will: more can only match more).
-/// A seat yet to play may throw its sure card in this trick, so only the others' count.
+/// Bounds inside a trick, from the tally before it and the trick's possible `outcomes` (its
+/// winner, `None` when spoiled): for each, who can still be the deal winner or make a
+/// mordienne ([`winner_bounds`]), with each seat's most tricks after the trick its matchings
+/// against the hands as they are (a seat yet to play, in `to_play`, holds one card more than it
+/// will: more can only match more). A seat yet to play may throw its sure card in this trick,
+/// so only the others' sure cards count.
 pub(crate) fn in_trick_bounds(
     hands: &[u64; 4],
-    after: &Tally,
+    tally: &Tally,
+    outcomes: &[Option<u8>],
     to_play: u8,
     scoring: Scoring,
 ) -> (i8, i8) {
-    let left = 9 - after.done;
+    let left = 8 - tally.done;
     let mut least = [0u8; 4];
     let mut most = [0u8; 4];
     for o in 0..4 {
@@ -333,7 +335,11 @@ pub(crate) fn in_trick_bounds(
         }
         most[o] = least_wins(hands, o, 4).min(left);
     }
-    let (lo, hi, _) = winner_bounds(after, (least, most), scoring);
+    let (mut lo, mut hi) = (i8::MAX, i8::MIN);
+    for &w in outcomes {
+        let (l, h, _) = winner_bounds(&tally.after(w), (least, most), scoring);
+        (lo, hi) = (lo.min(l), hi.max(h));
+    }
     (lo, hi)
 }
 

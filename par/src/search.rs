@@ -141,10 +141,12 @@ impl Search<'_> {
             alpha = alpha.max(lo);
             beta = beta.min(hi);
         }
+        // Inside a trick, before its last card's look-ahead too: that one cuts only when a card
+        // is good enough for the seat, this one also when every card fails it (10 deals:
+        // 679,933 -> 625,237 nodes a whole deal).
         if self.n_table > 0
-            && self.n_table < 3
             && self.tally.done < 8
-            && let Some(v) = self.fixed_trick(alpha, beta)
+            && let Some(v) = self.trick_bounds(alpha, beta)
         {
             return v;
         }
@@ -265,20 +267,36 @@ impl Search<'_> {
         (top, holder)
     }
 
-    /// Inside a trick whose winner is settled ([`bounds::in_trick_bounds`]), a bound outside
-    /// `alpha..beta`, if any.
-    fn fixed_trick(&self, alpha: i8, beta: i8) -> Option<i8> {
+    /// Inside a trick, a bound outside `alpha..beta`, if any, from who can still win the
+    /// trick ([`bounds::in_trick_bounds`]): the table's strongest card's seat (or nobody, when
+    /// tied) while no seat yet to play holds a card at or above it; else nobody too, and each
+    /// seat yet to play that holds a stronger card.
+    fn trick_bounds(&self, alpha: i8, beta: i8) -> Option<i8> {
         let (top, holder) = self.table_top();
         let mut to_play = 0u8;
+        let mut outcomes = [holder; 5];
+        let mut n = 1;
         for i in self.n_table..4 {
             let s = (self.leader + i) & 3;
-            if self.hands[s as usize] & UPTO[usize::from(top) % 20] != 0 {
-                return None;
-            }
+            let hand = self.hands[s as usize];
             to_play |= 1 << s;
+            if hand & UPTO[usize::from(top) % 20] != 0 && outcomes[..n].iter().all(|o| o.is_some())
+            {
+                outcomes[n] = None;
+                n += 1;
+            }
+            if hand & UPTO[usize::from(top.saturating_sub(1)) % 20] != 0 {
+                outcomes[n] = Some(s);
+                n += 1;
+            }
         }
-        let after = self.tally.after(holder);
-        let (lo, hi) = bounds::in_trick_bounds(&self.hands, &after, to_play, self.scoring);
+        let (lo, hi) = bounds::in_trick_bounds(
+            &self.hands,
+            &self.tally,
+            &outcomes[..n],
+            to_play,
+            self.scoring,
+        );
         cut(lo, hi, alpha, beta)
     }
 
