@@ -1,7 +1,9 @@
 //! Bounds on the par at the start of a trick from the tally and the cards left, without
 //! searching: how many more tricks each seat can win at most (its cards against each other
 //! hand's) and at least (its cards that nothing left can beat) often settle who can still be the
-//! deal winner and who can still make a mordienne, long before the last trick.
+//! deal winner and who can still make a mordienne, long before the last trick. The bounds that
+//! need no seat to keep a card hold inside a trick too, for each winner it can still have
+//! (looked at before a trick's last card).
 
 use crate::slots::{LEVEL, STRONGER, weakest};
 use crate::tally::{Scoring, Tally};
@@ -41,10 +43,17 @@ fn above(hand: u64, set: u64) -> u8 {
 /// `known`, when given, is a seat `x` and for each other seat the fewest tricks it wins against
 /// the hands but its own and `x`'s ([`Known::new`]): the look-ahead at a trick's last card asks
 /// for each card of seat `x`, and only `x`'s hand changes between them.
+/// The third array is each seat's most before the lead's rule: its matchings alone, which hold
+/// however the cards are played, inside the trick too ([`in_trick_bounds`]).
 #[inline]
-pub(crate) fn reach(hands: &[u64; 4], leader: usize, known: Option<&Known>) -> ([u8; 4], [u8; 4]) {
+pub(crate) fn reach(
+    hands: &[u64; 4],
+    leader: usize,
+    known: Option<&Known>,
+) -> ([u8; 4], [u8; 4], [u8; 4]) {
     let mut least = [0u8; 4];
     let mut most = [0u8; 4];
+    let mut matched = [0u8; 4];
     for o in 0..4 {
         let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
         if others != 0 {
@@ -60,6 +69,7 @@ pub(crate) fn reach(hands: &[u64; 4], leader: usize, known: Option<&Known>) -> (
             }
             _ => m = m.min(least_wins(hands, o, 4)),
         }
+        matched[o] = m;
         // A seat that wins every trick left leads each one after the first (each one, when
         // it leads this one), and the other team, playing after it, keeps its best card to tie
         // or beat the first card of the seat that is not stronger.
@@ -70,7 +80,7 @@ pub(crate) fn reach(hands: &[u64; 4], leader: usize, known: Option<&Known>) -> (
         }
         most[o] = m;
     }
-    (least, most)
+    (least, most, matched)
 }
 
 /// The fewest tricks seat `o`'s cards win against one other hand, but `skip`'s; at most its
@@ -107,6 +117,20 @@ impl Known {
             }
         }
         Known { seat, most }
+    }
+
+    /// Each seat's fewest tricks against one other hand ([`least_wins`]) in `hands`, which
+    /// differ from those this was found from in `seat`'s hand alone.
+    pub(crate) fn matchings(&self, hands: &[u64; 4]) -> [u8; 4] {
+        core::array::from_fn(|o| {
+            if o == self.seat {
+                least_wins(hands, o, 4)
+            } else if self.most[o] == 0 {
+                0
+            } else {
+                self.most[o].min(wins_against(hands[o], hands[self.seat]))
+            }
+        })
     }
 }
 
@@ -243,6 +267,7 @@ pub(crate) fn bounds(
 /// the deal winner, and make a mordienne), which hold for every way the cards may be played:
 /// they need no seat to play a card it has kept. `true` when they settle the deal (a committed
 /// deal's, or a seat that takes every trick left).
+#[inline]
 pub(crate) fn winner_bounds(
     tally: &Tally,
     (least, most): ([u8; 4], [u8; 4]),
@@ -312,20 +337,27 @@ pub(crate) fn winner_bounds(
 
 /// Bounds inside a trick, from the tally before it and the trick's possible `outcomes` (its
 /// winner, `None` when spoiled): for each, who can still be the deal winner or make a
-/// mordienne ([`winner_bounds`]), with each seat's most tricks after the trick its matchings
-/// against the hands as they are (a seat yet to play, in `to_play`, holds one card more than it
-/// will: more can only match more). A seat yet to play may throw its sure card in this trick,
-/// so only the others' sure cards count.
+/// mordienne ([`winner_bounds`]). `matched` is each seat's most tricks from the trick's start
+/// by its matchings there ([`reach`]), which hold however the cards are played: a seat that
+/// wins this trick has one fewer after it. `now` is each seat's matchings
+/// against the hands as they are, a bound on its tricks after this one (a seat yet to play
+/// holds one card more than it will: more can only match more). A seat yet to play, in
+/// `to_play`, may throw its sure card in this trick, so only the others' sure cards count.
+/// The outcomes stop being looked at once their bounds together cannot cut `alpha..beta`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) fn in_trick_bounds(
     hands: &[u64; 4],
     tally: &Tally,
+    matched: [u8; 4],
+    now: [u8; 4],
     outcomes: &[Option<u8>],
     to_play: u8,
     scoring: Scoring,
+    (alpha, beta): (i8, i8),
 ) -> (i8, i8) {
     let left = 8 - tally.done;
     let mut least = [0u8; 4];
-    let mut most = [0u8; 4];
     for o in 0..4 {
         if to_play & (1 << o) == 0 {
             let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
@@ -333,14 +365,32 @@ pub(crate) fn in_trick_bounds(
                 least[o] = above(hands[o], others);
             }
         }
-        most[o] = least_wins(hands, o, 4).min(left);
     }
     let (mut lo, mut hi) = (i8::MAX, i8::MIN);
     for &w in outcomes {
+        let mut most = matched.map(|m| m.min(left));
+        if let Some(w) = w {
+            most[usize::from(w)] = matched[usize::from(w)].saturating_sub(1).min(left);
+        }
+        most = core::array::from_fn(|o| most[o].min(now[o]));
         let (l, h, _) = winner_bounds(&tally.after(w), (least, most), scoring);
         (lo, hi) = (lo.min(l), hi.max(h));
+        if lo < beta && hi > alpha {
+            break;
+        }
     }
     (lo, hi)
+}
+
+/// Each seat's matchings alone ([`reach`]'s third array) at the start of the trick under way,
+/// with the trick's cards back in their seats' hands: the first position of a search may be
+/// inside a trick.
+pub(crate) fn matched_at_start(hands: &[u64; 4], leader: u8, table: &[u8]) -> [u8; 4] {
+    let mut start = *hands;
+    for (i, &slot) in table.iter().enumerate() {
+        start[usize::from(leader + i as u8) & 3] |= 1 << slot;
+    }
+    core::array::from_fn(|o| least_wins(&start, o, 4))
 }
 
 /// True when team `t` ends the deal winner whatever the other team does, counting the two
