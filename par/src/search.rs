@@ -354,7 +354,20 @@ impl Search<'_> {
                 return Err(v);
             }
         }
-        Ok(out)
+        // Every card settled and none good enough: the best of them is this position's bound,
+        // without playing them.
+        let mut best = None;
+        for o in &out[..list.len()] {
+            match (*o, best) {
+                (Ok(_), _) => return Ok(out),
+                (Err(v), None) => best = Some(v),
+                (Err(v), Some(b)) => best = Some(if maximise { v.max(b) } else { v.min(b) }),
+            }
+        }
+        match best {
+            Some(b) => Err(b),
+            None => Ok(out),
+        }
     }
 
     /// The moves of `seat` in the window `alpha..beta`, in the order most likely to cut the
