@@ -1,9 +1,7 @@
 //! Bounds on the par at the start of a trick from the tally and the cards left, without
 //! searching: how many more tricks each seat can win at most (its cards against each other
 //! hand's) and at least (its cards that nothing left can beat) often settle who can still be the
-//! deal winner and who can still make a mordienne, long before the last trick. The bounds that
-//! need no seat to keep a card hold inside a trick too, for each winner it can still have
-//! (looked at before a trick's last card).
+//! deal winner and who can still make a mordienne, long before the last trick.
 
 use crate::slots::{LEVEL, STRONGER, weakest};
 use crate::tally::{Scoring, Tally};
@@ -43,17 +41,10 @@ fn above(hand: u64, set: u64) -> u8 {
 /// `known`, when given, is a seat `x` and for each other seat the fewest tricks it wins against
 /// the hands but its own and `x`'s ([`Known::new`]): the look-ahead at a trick's last card asks
 /// for each card of seat `x`, and only `x`'s hand changes between them.
-/// The third array is each seat's most before the lead's rule: its matchings alone, which hold
-/// however the cards are played, inside the trick too ([`in_trick_bounds`]).
 #[inline]
-pub(crate) fn reach(
-    hands: &[u64; 4],
-    leader: usize,
-    known: Option<&Known>,
-) -> ([u8; 4], [u8; 4], [u8; 4]) {
+pub(crate) fn reach(hands: &[u64; 4], leader: usize, known: Option<&Known>) -> ([u8; 4], [u8; 4]) {
     let mut least = [0u8; 4];
     let mut most = [0u8; 4];
-    let mut matched = [0u8; 4];
     for o in 0..4 {
         let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
         if others != 0 {
@@ -69,7 +60,6 @@ pub(crate) fn reach(
             }
             _ => m = m.min(least_wins(hands, o, 4)),
         }
-        matched[o] = m;
         // A seat that wins every trick left leads each one after the first (each one, when
         // it leads this one), and the other team, playing after it, keeps its best card to tie
         // or beat the first card of the seat that is not stronger.
@@ -80,7 +70,7 @@ pub(crate) fn reach(
         }
         most[o] = m;
     }
-    (least, most, matched)
+    (least, most)
 }
 
 /// The fewest tricks seat `o`'s cards win against one other hand, but `skip`'s; at most its
@@ -117,20 +107,6 @@ impl Known {
             }
         }
         Known { seat, most }
-    }
-
-    /// Each seat's fewest tricks against one other hand ([`least_wins`]) in `hands`, which
-    /// differ from those this was found from in `seat`'s hand alone.
-    pub(crate) fn matchings(&self, hands: &[u64; 4]) -> [u8; 4] {
-        core::array::from_fn(|o| {
-            if o == self.seat {
-                least_wins(hands, o, 4)
-            } else if self.most[o] == 0 {
-                0
-            } else {
-                self.most[o].min(wins_against(hands[o], hands[self.seat]))
-            }
-        })
     }
 }
 
@@ -238,47 +214,12 @@ pub(crate) fn bounds(
     (least, most): ([u8; 4], [u8; 4]),
     scoring: Scoring,
 ) -> (i8, i8) {
-    let (mut lo, mut hi, settled) = winner_bounds(tally, (least, most), scoring);
-    if settled {
-        return (lo, hi);
-    }
-    let left = 9 - tally.done;
-    let won = tally.won;
-    // A seat of a team that takes the tricks its team can make it win ends above all the
-    // other team can reach in the tricks that are left.
-    let forces = |t: usize| {
-        [t, t + 2].iter().any(|&w| {
-            let f = forced(hands, w);
-            let reach = |o: usize| won[o] + most[o].min(left - f);
-            [1 - t, 3 - t].iter().all(|&o| won[w] + f > reach(o))
-        })
-    };
-    // Only what can still narrow the bounds is looked at.
-    if lo < 1 && hi >= 1 && (forces(0) || holds_off(hands, tally, most, 0)) {
-        lo = 1;
-    }
-    if hi > -1 && lo <= -1 && (forces(1) || holds_off(hands, tally, most, 1)) {
-        hi = -1;
-    }
-    (lo, hi)
-}
-
-/// The bounds [`bounds`] finds from each seat's fewest and most tricks alone (who can still be
-/// the deal winner, and make a mordienne), which hold for every way the cards may be played:
-/// they need no seat to play a card it has kept. `true` when they settle the deal (a committed
-/// deal's, or a seat that takes every trick left).
-#[inline]
-pub(crate) fn winner_bounds(
-    tally: &Tally,
-    (least, most): ([u8; 4], [u8; 4]),
-    scoring: Scoring,
-) -> (i8, i8, bool) {
     let left = 9 - tally.done;
     // A seat whose cards beat all the others' wins every trick left: the deal is decided.
     if let Some(s) = (0..4).find(|&s| least[s] == left) {
         let end = (0..left).fold(*tally, |t, _| t.after(Some(s as u8)));
         let v = end.value(scoring);
-        return (v, v, true);
+        return (v, v);
     }
     let won = tally.won;
     let top = |s: usize| won[s] + most[s];
@@ -307,14 +248,23 @@ pub(crate) fn winner_bounds(
     if let Some(c) = scoring.committed {
         let c = c.index();
         let fail = if c == 0 { -2 } else { 2 };
-        return if can_run & team(c) != 0 { (-2, 2, true) } else { (fail, fail, true) };
+        return if can_run & team(c) != 0 { (-2, 2) } else { (fail, fail) };
     }
     let counts = |t: usize| if scoring.counts(t) { team(t) } else { 0 };
     let mordienne = |t: usize| can_run & counts(t) != 0;
     let wins = |t: usize| can_win & team(t) != 0;
     // Nobody scores only when every trick is spoiled.
     let nobody = won == [0; 4];
-    let hi = if mordienne(0) {
+    // A seat of a team that takes the tricks its team can make it win ends above all the
+    // other team can reach in the tricks that are left.
+    let forces = |t: usize| {
+        [t, t + 2].iter().any(|&w| {
+            let f = forced(hands, w);
+            let reach = |o: usize| won[o] + most[o].min(left - f);
+            [1 - t, 3 - t].iter().all(|&o| won[w] + f > reach(o))
+        })
+    };
+    let mut hi = if mordienne(0) {
         2
     } else if wins(0) {
         1
@@ -323,7 +273,7 @@ pub(crate) fn winner_bounds(
     } else {
         -1
     };
-    let lo = if mordienne(1) {
+    let mut lo = if mordienne(1) {
         -2
     } else if wins(1) {
         -1
@@ -332,65 +282,14 @@ pub(crate) fn winner_bounds(
     } else {
         1
     };
-    (lo, hi, false)
-}
-
-/// Bounds inside a trick, from the tally before it and the trick's possible `outcomes` (its
-/// winner, `None` when spoiled): for each, who can still be the deal winner or make a
-/// mordienne ([`winner_bounds`]). `matched` is each seat's most tricks from the trick's start
-/// by its matchings there ([`reach`]), which hold however the cards are played: a seat that
-/// wins this trick has one fewer after it. `now` is each seat's matchings
-/// against the hands as they are, a bound on its tricks after this one (a seat yet to play
-/// holds one card more than it will: more can only match more). A seat yet to play, in
-/// `to_play`, may throw its sure card in this trick, so only the others' sure cards count.
-/// The outcomes stop being looked at once their bounds together cannot cut `alpha..beta`.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-pub(crate) fn in_trick_bounds(
-    hands: &[u64; 4],
-    tally: &Tally,
-    matched: [u8; 4],
-    now: [u8; 4],
-    outcomes: &[Option<u8>],
-    to_play: u8,
-    scoring: Scoring,
-    (alpha, beta): (i8, i8),
-) -> (i8, i8) {
-    let left = 8 - tally.done;
-    let mut least = [0u8; 4];
-    for o in 0..4 {
-        if to_play & (1 << o) == 0 {
-            let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
-            if others != 0 {
-                least[o] = above(hands[o], others);
-            }
-        }
+    // Only what can still narrow the bounds is looked at.
+    if lo < 1 && hi >= 1 && (forces(0) || holds_off(hands, tally, most, 0)) {
+        lo = 1;
     }
-    let (mut lo, mut hi) = (i8::MAX, i8::MIN);
-    for &w in outcomes {
-        let mut most = matched.map(|m| m.min(left));
-        if let Some(w) = w {
-            most[usize::from(w)] = matched[usize::from(w)].saturating_sub(1).min(left);
-        }
-        most = core::array::from_fn(|o| most[o].min(now[o]));
-        let (l, h, _) = winner_bounds(&tally.after(w), (least, most), scoring);
-        (lo, hi) = (lo.min(l), hi.max(h));
-        if lo < beta && hi > alpha {
-            break;
-        }
+    if hi > -1 && lo <= -1 && (forces(1) || holds_off(hands, tally, most, 1)) {
+        hi = -1;
     }
     (lo, hi)
-}
-
-/// Each seat's matchings alone ([`reach`]'s third array) at the start of the trick under way,
-/// with the trick's cards back in their seats' hands: the first position of a search may be
-/// inside a trick.
-pub(crate) fn matched_at_start(hands: &[u64; 4], leader: u8, table: &[u8]) -> [u8; 4] {
-    let mut start = *hands;
-    for (i, &slot) in table.iter().enumerate() {
-        start[usize::from(leader + i as u8) & 3] |= 1 << slot;
-    }
-    core::array::from_fn(|o| least_wins(&start, o, 4))
 }
 
 /// True when team `t` ends the deal winner whatever the other team does, counting the two

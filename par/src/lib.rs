@@ -18,9 +18,8 @@
 //! many its team can make it win; whether a team's sure tricks, the two teams counted together,
 //! leave both seats of the other below one of its own; whether a seat can take every trick
 //! left; whether the other team can stop a mordienne by keeping its best cards for the last
-//! tricks (or its best card for the tricks the run's seat leads); before a trick's last card,
-//! who can still be the deal winner, for each winner the trick can still have. Moves are
-//! ordered for cuts (`search.rs`): a team stopping a mordienne plays its weakest cards first.
+//! tricks (or its best card for the tricks the run's seat leads). Moves are ordered for cuts
+//! (`search.rs`): a team stopping a mordienne plays its weakest cards first.
 //! `tests/exhaustive.rs` holds it to a plain search over `rules::Game` on thousands of small
 //! endings, `tests/recorded.rs` to the pars the search found before those bounds.
 //!
@@ -169,19 +168,13 @@ impl Solver {
             *slot = card.strength();
             table_mask |= 1 << *slot;
         }
-        let search_hands = position.hands.map(slots::mask);
         let mut search = Search {
-            hands: search_hands,
+            hands: position.hands.map(slots::mask),
             leader: position.leader.index() as u8,
             table,
             n_table: position.n_table,
             table_mask,
             dead: 0,
-            matched: bounds::matched_at_start(
-                &search_hands,
-                position.leader.index() as u8,
-                &table[..usize::from(position.n_table)],
-            ),
             tally,
             scoring,
             tt: &mut self.tt,

@@ -17,9 +17,6 @@ pub(crate) struct Search<'t> {
     pub(crate) table_mask: u64,
     /// The cards no trick can turn on any more ([`dead`]), as of the last trick start.
     pub(crate) dead: u64,
-    /// Each seat's most tricks from the last trick start by its matchings alone
-    /// (`bounds::reach`), for the bounds inside the trick.
-    pub(crate) matched: [u8; 4],
     pub(crate) tally: Tally,
     pub(crate) scoring: Scoring,
     pub(crate) tt: &'t mut Table,
@@ -32,11 +29,8 @@ pub(crate) struct Search<'t> {
     pub(crate) pre: Option<Pre>,
 }
 
-/// What [`Search::close_trick`] keeps for [`Search::reopen_trick`].
-type Saved = (Tally, u8, u64, [u8; 4], u64, [u8; 4]);
-
 /// A trick start looked at (`Search::start`), with the dead cards it found.
-pub(crate) type Pre = Result<(i8, i8, u8, Key, u64, [u8; 4]), i8>;
+pub(crate) type Pre = Result<(i8, i8, u8, Key, u64), i8>;
 
 /// The moves of `hand`, one per class of interchangeable cards, strongest first: two cards of
 /// the hand are interchangeable when no card of `others` lies at or between their levels.
@@ -117,9 +111,8 @@ impl Search<'_> {
         let (mut lo, mut hi) = self.scoring.range();
         if self.n_table == 0 {
             let start = match pre {
-                Some(Ok((lo, hi, first, key, dead, matched))) => {
+                Some(Ok((lo, hi, first, key, dead))) => {
                     self.dead = dead;
-                    self.matched = matched;
                     // The window may have narrowed since.
                     if let Some(v) = cut(lo, hi, alpha, beta) {
                         return v;
@@ -148,29 +141,17 @@ impl Search<'_> {
             alpha = alpha.max(lo);
             beta = beta.min(hi);
         }
-        let seat = (self.leader + self.n_table) & 3;
-        // Before the last card's look-ahead, which cuts only when a card is good enough for
-        // the seat, the bounds inside the trick, which also cut when every card fails it. Only
-        // this seat's hand differs between the trick starts the look-ahead looks at, and its
-        // matchings serve both. Only there: at every card of a trick they took 10 deals to
-        // 620,789 nodes a whole deal instead of 667,262, for 19.2 G instructions against 16.1 G.
-        let known = (self.n_table == 3).then(|| bounds::Known::new(&self.hands, usize::from(seat)));
-        if let Some(k) = &known
-            && self.tally.done < 8
-            && let Some(v) = self.trick_bounds(alpha, beta, k)
-        {
-            return v;
-        }
         let (alpha0, beta0) = (alpha, beta);
         let nodes0 = self.nodes;
+        let seat = (self.leader + self.n_table) & 3;
         let (list, n) = self.ordered(seat, first, alpha, beta);
         let maximise = seat & 1 == 0;
         let mut best = if maximise { i8::MIN } else { i8::MAX };
         let mut best_slot = NONE;
         // The last card of a trick: what each card leads to is looked at before any search.
         let mut pre = [Err(0); 9];
-        if let Some(k) = &known {
-            match self.etc(seat, &list[..n], alpha, beta, k) {
+        if self.n_table == 3 {
+            match self.etc(seat, &list[..n], alpha, beta) {
                 Ok(found) => pre = found,
                 Err(v) => return v,
             }
@@ -233,9 +214,9 @@ impl Search<'_> {
         if let Some(v) = cut(lo, hi, alpha, beta) {
             return Err(v);
         }
-        let (least, most, matched) = bounds::reach(&self.hands, usize::from(self.leader), known);
-        self.matched = matched;
-        let (clo, chi) = bounds::bounds(&self.tally, &self.hands, (least, most), self.scoring);
+        let reach = bounds::reach(&self.hands, usize::from(self.leader), known);
+        let most = reach.1;
+        let (clo, chi) = bounds::bounds(&self.tally, &self.hands, reach, self.scoring);
         (lo, hi) = (lo.max(clo), hi.min(chi));
         if cut(lo, hi, alpha, beta).is_none() {
             let (slo, shi) = bounds::sweep_bounds(&self.hands, &self.tally, self.scoring);
@@ -260,59 +241,6 @@ impl Search<'_> {
         Ok((lo, hi, first, k))
     }
 
-    /// The table's strongest level, and the seat whose card alone holds it (`None` when tied).
-    #[inline]
-    fn table_top(&self) -> (u8, Option<u8>) {
-        let mut top = u8::MAX;
-        let mut holder = None;
-        for i in 0..self.n_table {
-            let l = LEVEL[self.table[i as usize] as usize & 63];
-            if l < top {
-                top = l;
-                holder = Some((self.leader + i) & 3);
-            } else if l == top {
-                holder = None;
-            }
-        }
-        (top, holder)
-    }
-
-    /// Inside a trick, a bound outside `alpha..beta`, if any, from who can still win the
-    /// trick ([`bounds::in_trick_bounds`]): the table's strongest card's seat (or nobody, when
-    /// tied) while no seat yet to play holds a card at or above it; else nobody too, and each
-    /// seat yet to play that holds a stronger card.
-    fn trick_bounds(&self, alpha: i8, beta: i8, known: &bounds::Known) -> Option<i8> {
-        let (top, holder) = self.table_top();
-        let mut to_play = 0u8;
-        let mut outcomes = [holder; 5];
-        let mut n = 1;
-        for i in self.n_table..4 {
-            let s = (self.leader + i) & 3;
-            let hand = self.hands[s as usize];
-            to_play |= 1 << s;
-            if hand & UPTO[usize::from(top) % 20] != 0 && outcomes[..n].iter().all(|o| o.is_some())
-            {
-                outcomes[n] = None;
-                n += 1;
-            }
-            if hand & UPTO[usize::from(top.saturating_sub(1)) % 20] != 0 {
-                outcomes[n] = Some(s);
-                n += 1;
-            }
-        }
-        let (lo, hi) = bounds::in_trick_bounds(
-            &self.hands,
-            &self.tally,
-            self.matched,
-            known.matchings(&self.hands),
-            &outcomes[..n],
-            to_play,
-            self.scoring,
-            (alpha, beta),
-        );
-        cut(lo, hi, alpha, beta)
-    }
-
     /// False when the mordienne bounds (`bounds::run_bounds`) cannot cut the window: outside a
     /// committed deal they only say a team scores at most 1, so they settle the tests of a
     /// mordienne (is the par at least 2, or at most -2) and never the deal winner's, which the
@@ -325,25 +253,22 @@ impl Search<'_> {
     /// An enhanced transposition cutoff for the last card of a trick: the positions it leads
     /// to start a trick, so their bounds and table entries may already cut this one, whichever
     /// card would have been searched first.
-    /// `Err` is a value that cuts; `Ok` what each card's position start found, for its search.
-    fn etc(
-        &mut self,
-        seat: u8,
-        list: &[u8],
-        alpha: i8,
-        beta: i8,
-        known: &bounds::Known,
-    ) -> Result<[Pre; 9], i8> {
+    /// `Err` is a value that cuts, or the position's own bound when every card's trick start
+    /// is settled outside the window; `Ok` what each card's position start found, for its
+    /// search.
+    fn etc(&mut self, seat: u8, list: &[u8], alpha: i8, beta: i8) -> Result<[Pre; 9], i8> {
         let maximise = seat & 1 == 0;
         let mut out = [Err(0); 9];
+        // Only this seat's hand differs between the trick starts looked at.
+        let known = bounds::Known::new(&self.hands, usize::from(seat));
         for (o, &slot) in out.iter_mut().zip(list) {
             let bit = 1u64 << slot;
             self.hands[seat as usize] &= !bit;
             self.table[3] = slot;
             let saved = self.close_trick();
             let r = self
-                .start(alpha, beta, Some(known))
-                .map(|(lo, hi, first, k)| (lo, hi, first, k, self.dead, self.matched));
+                .start(alpha, beta, Some(&known))
+                .map(|(lo, hi, first, k)| (lo, hi, first, k, self.dead));
             *o = r;
             self.reopen_trick(saved);
             self.n_table = 3;
@@ -354,8 +279,9 @@ impl Search<'_> {
                 return Err(v);
             }
         }
-        // Every card settled and none good enough: the best of them is this position's bound,
-        // without playing them.
+        // Every card settled and none good enough: the best of their bounds is this position's,
+        // without playing them (the bounds inside a trick, from each winner it can still have,
+        // were measured before this and cut nothing more once it was in).
         let mut best = None;
         for o in &out[..list.len()] {
             match (*o, best) {
@@ -364,10 +290,7 @@ impl Search<'_> {
                 (Err(v), Some(b)) => best = Some(if maximise { v.max(b) } else { v.min(b) }),
             }
         }
-        match best {
-            Some(b) => Err(b),
-            None => Ok(out),
-        }
+        best.map_or(Ok(out), Err)
     }
 
     /// The moves of `seat` in the window `alpha..beta`, in the order most likely to cut the
@@ -414,7 +337,18 @@ impl Search<'_> {
             }
             return (list, n);
         }
-        let (top, holder) = self.table_top();
+        // The table's strongest level, and whether one card alone holds it (and whose).
+        let mut top = u8::MAX;
+        let mut holder = None;
+        for i in 0..self.n_table {
+            let l = LEVEL[self.table[i as usize] as usize & 63];
+            if l < top {
+                top = l;
+                holder = Some((self.leader + i) & 3);
+            } else if l == top {
+                holder = None;
+            }
+        }
         // Of the table, only its strongest level can tell two cards apart: the weaker cards
         // on it decide nothing in this trick and are gone after it.
         let (mut list, n) =
@@ -476,8 +410,8 @@ impl Search<'_> {
     /// write over the table, so the cards of this one come back with it. The search and the
     /// look-ahead at a trick's last card (`etc`) both close a trick through it.
     #[inline]
-    fn close_trick(&mut self) -> Saved {
-        let saved = (self.tally, self.leader, self.table_mask, self.table, self.dead, self.matched);
+    fn close_trick(&mut self) -> (Tally, u8, u64, [u8; 4], u64) {
+        let saved = (self.tally, self.leader, self.table_mask, self.table, self.dead);
         let winner = self.trick_winner();
         self.tally = self.tally.after(winner);
         self.leader = winner.unwrap_or(self.leader);
@@ -489,8 +423,8 @@ impl Search<'_> {
     /// Undoes [`Search::close_trick`], but for the count of cards on the table, which its
     /// caller sets.
     #[inline]
-    fn reopen_trick(&mut self, saved: Saved) {
-        (self.tally, self.leader, self.table_mask, self.table, self.dead, self.matched) = saved;
+    fn reopen_trick(&mut self, saved: (Tally, u8, u64, [u8; 4], u64)) {
+        (self.tally, self.leader, self.table_mask, self.table, self.dead) = saved;
     }
 
     /// The value of the last trick's one card a hand, played out at once.
