@@ -253,7 +253,9 @@ impl Search<'_> {
     /// An enhanced transposition cutoff for the last card of a trick: the positions it leads
     /// to start a trick, so their bounds and table entries may already cut this one, whichever
     /// card would have been searched first.
-    /// `Err` is a value that cuts; `Ok` what each card's position start found, for its search.
+    /// `Err` is a value that cuts, or the position's own bound when every card's trick start
+    /// is settled outside the window; `Ok` what each card's position start found, for its
+    /// search.
     fn etc(&mut self, seat: u8, list: &[u8], alpha: i8, beta: i8) -> Result<[Pre; 9], i8> {
         let maximise = seat & 1 == 0;
         let mut out = [Err(0); 9];
@@ -277,7 +279,18 @@ impl Search<'_> {
                 return Err(v);
             }
         }
-        Ok(out)
+        // Every card settled and none good enough: the best of their bounds is this position's,
+        // without playing them (the bounds inside a trick, from each winner it can still have,
+        // were measured before this and cut nothing more once it was in).
+        let mut best = None;
+        for o in &out[..list.len()] {
+            match (*o, best) {
+                (Ok(_), _) => return Ok(out),
+                (Err(v), None) => best = Some(v),
+                (Err(v), Some(b)) => best = Some(if maximise { v.max(b) } else { v.min(b) }),
+            }
+        }
+        best.map_or(Ok(out), Err)
     }
 
     /// The moves of `seat` in the window `alpha..beta`, in the order most likely to cut the
