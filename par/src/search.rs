@@ -358,17 +358,17 @@ impl Search<'_> {
         // trick anyway): weakest first, which halved the nodes from trick 2. The last seat
         // takes the trick with its cheapest card that does, unless its partner holds it.
         let last = self.n_table == 3;
-        // Sort keys: smaller first. Taking cards by weakness first, then the rest by weakness.
-        let mut keyed = [(0u8, 0u8); 9];
-        for (k, &slot) in keyed.iter_mut().zip(&list[..n]) {
-            let l = LEVEL[slot as usize & 63];
-            let takes = last && !stopping && l < top && !partner_holds;
-            *k = (if takes { 0 } else { 1 } * 32 + (31 - l), slot);
-        }
-        keyed[..n].sort_unstable();
-        for (out, &(_, slot)) in list.iter_mut().zip(&keyed[..n]) {
-            *out = slot;
-        }
+        // The moves come strongest first, one a level (the dead card last, the weakest), so
+        // the cards that take the trick are a prefix: two reversals put them weakest first,
+        // then the rest weakest first, without a sort (2.4% of the time went to it).
+        debug_assert!(list[..n].windows(2).all(|w| LEVEL[w[0] as usize] < LEVEL[w[1] as usize]));
+        let takers = if last && !stopping && !partner_holds {
+            list[..n].iter().take_while(|&&s| LEVEL[s as usize & 63] < top).count()
+        } else {
+            0
+        };
+        list[..takers].reverse();
+        list[takers..n].reverse();
         // A second or third seat tries next, after its weakest card, its cheapest that takes
         // the trick (the whole deals of the bench: 7% fewer nodes).
         if !last
