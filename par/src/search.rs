@@ -4,7 +4,7 @@
 //! start of a trick go through the transposition table, keyed without those cards.
 
 use crate::bounds;
-use crate::slots::{LEVEL, UPTO, levels, weakest};
+use crate::slots::{LEVEL, SAME, UPTO, levels, weakest};
 use crate::table::{Key, NONE, Table};
 use crate::tally::{Scoring, Tally};
 
@@ -82,6 +82,39 @@ fn moves_alive(hand: u64, others: u64, dead: u64) -> ([u8; 9], usize) {
     }
     (list, n)
 }
+
+/// What the transposition key writes for one level, indexed by its cards' count in each seat's
+/// hand (three bits a seat, seat 0 lowest): the seats' three-bit fields, seat 0's first, in the
+/// low twelve bits (at most four cards a level), their width at bit 12, and at bit 16 the one
+/// seat that holds the level alone (4 when none does). One load instead of a loop over the
+/// seats.
+const LEVEL_KEY: [u32; 4096] = {
+    let mut out = [0u32; 4096];
+    let mut code = 0;
+    while code < 4096 {
+        let (mut fields, mut width, mut held) = (0u32, 0u32, 0u32);
+        let mut s = 0;
+        while s < 4 {
+            let c = (code >> (3 * s)) & 7;
+            let mut k = 0;
+            while k < c {
+                fields = fields << 3 | s as u32;
+                k += 1;
+            }
+            width += 3 * c as u32;
+            if c > 0 {
+                held |= 1 << s;
+            }
+            s += 1;
+        }
+        let single = if held.is_power_of_two() { held.trailing_zeros() } else { 4 };
+        if width <= 12 {
+            out[code] = fields | width << 12 | single << 16;
+        }
+        code += 1;
+    }
+    out
+};
 
 /// The value that ends a search with bounds `lo..=hi` in the window `alpha..beta` (fail-soft):
 /// `lo` when the bounds meet or `lo` fails high, `hi` when `hi` fails low; `None` when the
@@ -449,28 +482,21 @@ impl Search<'_> {
     /// runs of levels held by one seat alone are one group, since nothing tells them apart.
     fn key(&self, live: u8) -> Key {
         let mut cards = 0u128;
-        let mut last_owner = 4u8;
+        let mut last_owner = 4u32;
         let alive = self.hands.map(|h| h & !self.dead);
         let mut rest = alive[0] | alive[1] | alive[2] | alive[3];
         // Level by level, only the levels with cards left.
         while rest != 0 {
-            let level = LEVEL[rest.trailing_zeros() as usize & 63];
-            let m = levels(level, level);
+            let m = SAME[rest.trailing_zeros() as usize & 63];
             rest &= !m;
-            let counts = alive.map(|h| (h & m).count_ones() as u8);
-            let owners = counts.iter().filter(|&&c| c > 0).count();
-            let single = if owners == 1 { counts.iter().position(|&c| c > 0) } else { None };
-            let mut start = match single {
-                Some(s) => s as u8 != last_owner,
-                None => true,
-            };
-            last_owner = single.map_or(4, |s| s as u8);
-            for (s, &c) in counts.iter().enumerate() {
-                for _ in 0..c {
-                    cards = cards << 3 | u128::from(start) << 2 | s as u128;
-                    start = false;
-                }
-            }
+            let code =
+                alive.iter().enumerate().fold(0, |k, (s, h)| k | (h & m).count_ones() << (3 * s));
+            let entry = LEVEL_KEY[code as usize & 4095];
+            let (width, single) = ((entry >> 12) & 15, entry >> 16);
+            let start = single == 4 || single != last_owner;
+            last_owner = single;
+            let group = entry & 0xfff | u32::from(start) << (width - 1);
+            cards = cards << width | u128::from(group);
         }
         Key { cards, rest: u64::from(self.tally.key(live)) | u64::from(self.leader) << 32 }
     }
