@@ -17,15 +17,14 @@ fn wins_against(o: u64, p: u64, cap: u8) -> u8 {
     let mut avail = o;
     let mut rest = p;
     let mut n = 0;
-    while rest != 0 && avail != 0 && n < cap {
+    while rest != 0 && n < cap {
         let slot = rest.trailing_zeros() as usize;
         rest &= rest - 1;
         // The strongest card of `o` left is its lowest slot: it beats this card exactly when
-        // some card of `o` does.
-        if avail & STRONGER[slot & 63] != 0 {
-            avail &= avail - 1;
-            n += 1;
-        }
+        // some card of `o` does. Without a branch: which way it goes is anybody's guess.
+        let pair = u64::from(avail & STRONGER[slot & 63] != 0);
+        avail &= avail.wrapping_sub(pair);
+        n += pair as u8;
     }
     n
 }
