@@ -109,14 +109,19 @@ impl Tally {
     /// Only the clean runs of the seats in `live` count: a seat whose run cannot reach the
     /// last trick any more scores the same with or without it.
     pub(crate) fn key(&self, live: u8) -> u32 {
+        // Each pair of seats once.
+        let mut earlier = [0u32; 4];
+        for (s, t) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+            if self.won[s] == self.won[t] {
+                earlier[t] += u32::from(self.reached[s] < self.reached[t]);
+                earlier[s] += u32::from(self.reached[t] < self.reached[s]);
+            }
+        }
         let mut k = 0u32;
         for s in 0..4 {
             let has = self.won[s] > 0;
-            let earlier = (0..4)
-                .filter(|&t| self.won[t] == self.won[s] && self.reached[t] < self.reached[s])
-                .count() as u32;
             let clean = u32::from(has && self.clean & live & (1 << s) != 0);
-            let order = if has { earlier } else { 0 };
+            let order = if has { earlier[s] } else { 0 };
             k |= (u32::from(self.won[s]) | order << 4 | clean << 6) << (7 * s);
         }
         k | u32::from(self.done) << 28
