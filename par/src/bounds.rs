@@ -17,6 +17,8 @@ fn wins_against(o: u64, p: u64, cap: u8) -> u8 {
     let mut avail = o;
     let mut rest = p;
     let mut n = 0;
+    // No more pairs than cards of `o` either: the matching ends when they run out.
+    let cap = cap.min(o.count_ones() as u8);
     while rest != 0 && n < cap {
         let slot = rest.trailing_zeros() as usize;
         rest &= rest - 1;
