@@ -4,7 +4,7 @@
 //! start of a trick go through the transposition table, keyed without those cards.
 
 use crate::bounds;
-use crate::slots::{LEVEL, SAME, UPTO, levels, weakest};
+use crate::slots::{LEVEL, SAME, STRONGER, UPTO, levels, weakest};
 use crate::table::{Key, NONE, Table};
 use crate::tally::{Scoring, Tally};
 
@@ -39,18 +39,20 @@ pub(crate) fn moves(hand: u64, others: u64) -> ([u8; 9], usize) {
     let mut out = [0u8; 9];
     let mut n = 0;
     let mut rest = hand;
-    let mut prev = 0u8;
+    // The slots of the levels stronger than the last level of the hand seen.
+    let mut above = 0u64;
+    // A level at a time: the hand's cards of one level are always one move.
     while rest != 0 {
-        let slot = rest.trailing_zeros() as u8;
-        rest &= rest - 1;
-        let level = LEVEL[slot as usize & 63];
-        if n == 0 || (level != prev && others & levels(prev, level) != 0) {
+        let slot = rest.trailing_zeros() as usize & 63;
+        let level = SAME[slot];
+        rest &= !level;
+        if n == 0 || others & (STRONGER[slot] | level) & !above != 0 {
             if n < 9 {
-                out[n] = slot;
+                out[n] = slot as u8;
             }
             n += 1;
         }
-        prev = level;
+        above = STRONGER[slot];
     }
     (out, n.min(9))
 }
