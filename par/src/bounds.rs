@@ -48,22 +48,19 @@ fn above(hand: u64, set: u64) -> u8 {
 pub(crate) fn reach(hands: &[u64; 4], leader: usize, known: Option<&Known>) -> ([u8; 4], [u8; 4]) {
     let mut least = [0u8; 4];
     let mut most = [0u8; 4];
+    // The hands are disjoint.
+    let all = hands[0] | hands[1] | hands[2] | hands[3];
     for o in 0..4 {
-        let others = hands[(o + 1) & 3] | hands[(o + 2) & 3] | hands[(o + 3) & 3];
-        if others != 0 {
-            least[o] = above(hands[o], others);
-        }
-        let mut m = hands[o].count_ones() as u8;
-        match known {
-            Some(k) if k.seat != o => {
-                m = wins_against(hands[o], hands[k.seat], m.min(k.most[o]));
-            }
-            _ => m = m.min(least_wins(hands, o, 4)),
-        }
+        let others = all ^ hands[o];
+        let left = hands[o].count_ones() as u8;
+        least[o] = above(hands[o], others);
+        let mut m = match known {
+            Some(k) if k.seat != o => wins_against(hands[o], hands[k.seat], left.min(k.most[o])),
+            _ => least_wins(hands, o, 4),
+        };
         // A seat that wins every trick left leads each one after the first (each one, when
         // it leads this one), and the other team, playing after it, keeps its best card to tie
         // or beat the first card of the seat that is not stronger.
-        let left = hands[o].count_ones() as u8;
         let opp = hands[o ^ 1] | hands[o ^ 3];
         if m == left && opp != 0 && above(hands[o], opp) < left - u8::from(o != leader) {
             m -= 1;
