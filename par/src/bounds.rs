@@ -75,8 +75,8 @@ pub(crate) fn reach(hands: &[u64; 4], leader: usize, known: Option<&Known>) -> (
 #[inline]
 fn least_wins(hands: &[u64; 4], o: usize, skip: usize) -> u8 {
     let mut m = hands[o].count_ones() as u8;
-    // The partner's hand first: the least is most often against it, and the matchings after
-    // it stop there (0.6% fewer instructions on the bench than the next seats in turn).
+    // The matchings after the first stop at the least found, and the partner's hand first
+    // found it soonest on the bench (0.6% fewer instructions than the next seats in turn).
     for p in [o ^ 2, o ^ 1, o ^ 3] {
         if p != skip {
             m = wins_against(hands[o], hands[p], m);
