@@ -57,12 +57,10 @@ impl Tally {
     #[inline]
     pub(crate) fn after(mut self, winner: Option<u8>) -> Tally {
         // Seats with tricks lose their clean run unless they won this one too.
-        let mut holders = 0u8;
-        for s in 0..4 {
-            if self.won[s] > 0 {
-                holders |= 1 << s;
-            }
-        }
+        // Bit s: seat s has tricks. Without a branch a seat: the counts are below 128, so adding
+        // 127 to each byte sets its top bit exactly when it is not zero.
+        let nonzero = (u32::from_le_bytes(self.won) + 0x7f7f_7f7f) & 0x8080_8080;
+        let holders = ((nonzero >> 7).wrapping_mul(0x0020_4081) >> 21) as u8 & 0xf;
         let keep = winner.map_or(0, |w| 1u8 << w);
         self.clean &= !holders | keep;
         if let Some(w) = winner {
