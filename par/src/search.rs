@@ -4,7 +4,7 @@
 //! start of a trick go through the transposition table, keyed without those cards.
 
 use crate::bounds;
-use crate::slots::{LEVEL, SAME, STRONGER, UPTO, levels, weakest};
+use crate::slots::{LEVEL, SAME, STRONGER, levels};
 use crate::table::{Key, NONE, Table};
 use crate::tally::{Scoring, Tally};
 
@@ -64,11 +64,13 @@ pub(crate) fn moves(hand: u64, others: u64) -> ([u8; 9], usize) {
 /// dead stays dead: the other hand's cards only leave it.
 #[inline]
 pub(crate) fn dead(hands: &[u64; 4]) -> u64 {
-    let floor = hands.map(|h| if h == 0 { 19 } else { weakest(h) });
+    // Each hand's weakest slot (an empty hand's the weakest of all: it holds nothing back);
+    // slots rise with levels, so the least of them is the strongest floor.
+    let floor = hands.map(|h| if h == 0 { 47 } else { 63 - h.leading_zeros() as usize });
     let mut out = 0;
     for s in 0..4 {
-        let t = (1..4).map(|k| floor[(s + k) & 3]).min().unwrap_or(19);
-        out |= hands[s] & !UPTO[usize::from(t) % 20];
+        let t = floor[s ^ 1].min(floor[s ^ 2]).min(floor[s ^ 3]) & 63;
+        out |= hands[s] & !(STRONGER[t] | SAME[t]);
     }
     out
 }
