@@ -116,10 +116,10 @@ impl Tally {
             }
         }
         let mut k = 0u32;
-        for s in 0..4 {
+        for (s, &before) in earlier.iter().enumerate() {
             let has = self.won[s] > 0;
             let clean = u32::from(has && self.clean & live & (1 << s) != 0);
-            let order = if has { earlier[s] } else { 0 };
+            let order = if has { before } else { 0 };
             k |= (u32::from(self.won[s]) | order << 4 | clean << 6) << (7 * s);
         }
         k | u32::from(self.done) << 28
