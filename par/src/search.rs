@@ -87,34 +87,40 @@ fn moves_alive(hand: u64, others: u64, dead: u64) -> ([u8; 9], usize) {
     (list, n)
 }
 
-/// What the transposition key writes for one level, indexed by its cards' count in each seat's
-/// hand (three bits a seat, seat 0 lowest): the seats' three-bit fields, seat 0's first, in the
-/// low twelve bits (at most four cards a level), their width at bit 12, and at bit 16 the one
-/// seat that holds the level alone (4 when none does). One load instead of a loop over the
-/// seats and their cards (5% fewer instructions on the bench).
+/// What the transposition key writes for one level, indexed by who holds each of its slots (at
+/// most four: bits 0-3 the slots held, bits 4-7 and 8-11 the low and high bit of each one's
+/// seat): the seats' three-bit fields, seat 0's first, a field a card, in the low twelve bits,
+/// their width at bit 12, and at bit 16 the one seat that holds the level alone (4 when none
+/// does). One load instead of a loop over the seats and their cards (5% fewer instructions on
+/// the bench), its index from two masks of the seats' bits, not a count a seat (1% fewer).
 const LEVEL_KEY: [u32; 4096] = {
     let mut out = [0u32; 4096];
     let mut code = 0;
     while code < 4096 {
+        let mut counts = [0u32; 4];
+        let mut j = 0;
+        while j < 4 {
+            if code >> j & 1 != 0 {
+                counts[(code >> (4 + j) & 1) | (code >> (8 + j) & 1) << 1] += 1;
+            }
+            j += 1;
+        }
         let (mut fields, mut width, mut held) = (0u32, 0u32, 0u32);
         let mut s = 0;
         while s < 4 {
-            let c = (code >> (3 * s)) & 7;
             let mut k = 0;
-            while k < c {
+            while k < counts[s] {
                 fields = fields << 3 | s as u32;
                 k += 1;
             }
-            width += 3 * c as u32;
-            if c > 0 {
+            width += 3 * counts[s];
+            if counts[s] > 0 {
                 held |= 1 << s;
             }
             s += 1;
         }
         let single = if held.is_power_of_two() { held.trailing_zeros() } else { 4 };
-        if width <= 12 {
-            out[code] = fields | width << 12 | single << 16;
-        }
+        out[code] = fields | width << 12 | single << 16;
         code += 1;
     }
     out
@@ -488,13 +494,16 @@ impl Search<'_> {
         let mut cards = 0u128;
         let mut last_owner = 4u32;
         let alive = self.hands.map(|h| h & !self.dead);
-        let mut rest = alive[0] | alive[1] | alive[2] | alive[3];
+        let all = alive[0] | alive[1] | alive[2] | alive[3];
+        // Each card's seat, its low bit and its high bit.
+        let (low, high) = (alive[1] | alive[3], alive[2] | alive[3]);
+        let mut rest = all;
         // Level by level, only the levels with cards left.
         while rest != 0 {
-            let m = SAME[rest.trailing_zeros() as usize & 63];
+            let first = rest.trailing_zeros();
+            let m = SAME[first as usize & 63];
             rest &= !m;
-            let code =
-                alive.iter().enumerate().fold(0, |k, (s, h)| k | (h & m).count_ones() << (3 * s));
+            let code = (all & m) >> first | ((low & m) >> first) << 4 | ((high & m) >> first) << 8;
             let entry = LEVEL_KEY[code as usize & 4095];
             let (width, single) = ((entry >> 12) & 15, entry >> 16);
             let start = single == 4 || single != last_owner;
