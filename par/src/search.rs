@@ -4,7 +4,7 @@
 //! start of a trick go through the transposition table, keyed without those cards.
 
 use crate::bounds;
-use crate::slots::{LEVEL, UPTO, levels, weakest};
+use crate::slots::{LEVEL, SAME, STRONGER, levels};
 use crate::table::{Key, NONE, Table};
 use crate::tally::{Scoring, Tally};
 
@@ -39,18 +39,20 @@ pub(crate) fn moves(hand: u64, others: u64) -> ([u8; 9], usize) {
     let mut out = [0u8; 9];
     let mut n = 0;
     let mut rest = hand;
-    let mut prev = 0u8;
+    // The slots of the levels stronger than the last level of the hand seen.
+    let mut above = 0u64;
+    // A level at a time: the hand's cards of one level are always one move.
     while rest != 0 {
-        let slot = rest.trailing_zeros() as u8;
-        rest &= rest - 1;
-        let level = LEVEL[slot as usize & 63];
-        if n == 0 || (level != prev && others & levels(prev, level) != 0) {
+        let slot = rest.trailing_zeros() as usize & 63;
+        let level = SAME[slot];
+        rest &= !level;
+        if n == 0 || others & (STRONGER[slot] | level) & !above != 0 {
             if n < 9 {
-                out[n] = slot;
+                out[n] = slot as u8;
             }
             n += 1;
         }
-        prev = level;
+        above = STRONGER[slot];
     }
     (out, n.min(9))
 }
@@ -62,11 +64,13 @@ pub(crate) fn moves(hand: u64, others: u64) -> ([u8; 9], usize) {
 /// dead stays dead: the other hand's cards only leave it.
 #[inline]
 pub(crate) fn dead(hands: &[u64; 4]) -> u64 {
-    let floor = hands.map(|h| if h == 0 { 19 } else { weakest(h) });
+    // Each hand's weakest slot (an empty hand's the weakest of all: it holds nothing back);
+    // slots rise with levels, so the least of them is the strongest floor.
+    let floor = hands.map(|h| if h == 0 { 47 } else { 63 - h.leading_zeros() as usize });
     let mut out = 0;
     for s in 0..4 {
-        let t = (1..4).map(|k| floor[(s + k) & 3]).min().unwrap_or(19);
-        out |= hands[s] & !UPTO[usize::from(t) % 20];
+        let t = floor[s ^ 1].min(floor[s ^ 2]).min(floor[s ^ 3]) & 63;
+        out |= hands[s] & !(STRONGER[t] | SAME[t]);
     }
     out
 }
@@ -82,6 +86,45 @@ fn moves_alive(hand: u64, others: u64, dead: u64) -> ([u8; 9], usize) {
     }
     (list, n)
 }
+
+/// What the transposition key writes for one level, indexed by who holds each of its slots (at
+/// most four: bits 0-3 the slots held, bits 4-7 and 8-11 the low and high bit of each one's
+/// seat): the seats' three-bit fields, seat 0's first, a field a card, in the low twelve bits,
+/// their width at bit 12, and at bit 16 the one seat that holds the level alone (4 when none
+/// does). One load instead of a loop over the seats and their cards (5% fewer instructions on
+/// the bench), its index from two masks of the seats' bits, not a count a seat (1% fewer).
+const LEVEL_KEY: [u32; 4096] = {
+    let mut out = [0u32; 4096];
+    let mut code = 0;
+    while code < 4096 {
+        let mut counts = [0u32; 4];
+        let mut j = 0;
+        while j < 4 {
+            if code >> j & 1 != 0 {
+                counts[(code >> (4 + j) & 1) | (code >> (8 + j) & 1) << 1] += 1;
+            }
+            j += 1;
+        }
+        let (mut fields, mut width, mut held) = (0u32, 0u32, 0u32);
+        let mut s = 0;
+        while s < 4 {
+            let mut k = 0;
+            while k < counts[s] {
+                fields = fields << 3 | s as u32;
+                k += 1;
+            }
+            width += 3 * counts[s];
+            if counts[s] > 0 {
+                held |= 1 << s;
+            }
+            s += 1;
+        }
+        let single = if held.is_power_of_two() { held.trailing_zeros() } else { 4 };
+        out[code] = fields | width << 12 | single << 16;
+        code += 1;
+    }
+    out
+};
 
 /// The value that ends a search with bounds `lo..=hi` in the window `alpha..beta` (fail-soft):
 /// `lo` when the bounds meet or `lo` fails high, `hi` when `hi` fails low; `None` when the
@@ -358,17 +401,17 @@ impl Search<'_> {
         // trick anyway): weakest first, which halved the nodes from trick 2. The last seat
         // takes the trick with its cheapest card that does, unless its partner holds it.
         let last = self.n_table == 3;
-        // Sort keys: smaller first. Taking cards by weakness first, then the rest by weakness.
-        let mut keyed = [(0u8, 0u8); 9];
-        for (k, &slot) in keyed.iter_mut().zip(&list[..n]) {
-            let l = LEVEL[slot as usize & 63];
-            let takes = last && !stopping && l < top && !partner_holds;
-            *k = (if takes { 0 } else { 1 } * 32 + (31 - l), slot);
-        }
-        keyed[..n].sort_unstable();
-        for (out, &(_, slot)) in list.iter_mut().zip(&keyed[..n]) {
-            *out = slot;
-        }
+        // The moves come strongest first, one a level (the dead card last, the weakest), so
+        // the cards that take the trick are a prefix: two reversals put them weakest first,
+        // then the rest weakest first, without a sort (4.7% fewer instructions on the bench).
+        debug_assert!(list[..n].windows(2).all(|w| LEVEL[w[0] as usize] < LEVEL[w[1] as usize]));
+        let takers = if last && !stopping && !partner_holds {
+            list[..n].iter().take_while(|&&s| LEVEL[s as usize & 63] < top).count()
+        } else {
+            0
+        };
+        list[..takers].reverse();
+        list[takers..n].reverse();
         // A second or third seat tries next, after its weakest card, its cheapest that takes
         // the trick (the whole deals of the bench: 7% fewer nodes).
         if !last
@@ -449,28 +492,24 @@ impl Search<'_> {
     /// runs of levels held by one seat alone are one group, since nothing tells them apart.
     fn key(&self, live: u8) -> Key {
         let mut cards = 0u128;
-        let mut last_owner = 4u8;
+        let mut last_owner = 4u32;
         let alive = self.hands.map(|h| h & !self.dead);
-        let mut rest = alive[0] | alive[1] | alive[2] | alive[3];
+        let all = alive[0] | alive[1] | alive[2] | alive[3];
+        // Each card's seat, its low bit and its high bit.
+        let (low, high) = (alive[1] | alive[3], alive[2] | alive[3]);
+        let mut rest = all;
         // Level by level, only the levels with cards left.
         while rest != 0 {
-            let level = LEVEL[rest.trailing_zeros() as usize & 63];
-            let m = levels(level, level);
+            let first = rest.trailing_zeros();
+            let m = SAME[first as usize & 63];
             rest &= !m;
-            let counts = alive.map(|h| (h & m).count_ones() as u8);
-            let owners = counts.iter().filter(|&&c| c > 0).count();
-            let single = if owners == 1 { counts.iter().position(|&c| c > 0) } else { None };
-            let mut start = match single {
-                Some(s) => s as u8 != last_owner,
-                None => true,
-            };
-            last_owner = single.map_or(4, |s| s as u8);
-            for (s, &c) in counts.iter().enumerate() {
-                for _ in 0..c {
-                    cards = cards << 3 | u128::from(start) << 2 | s as u128;
-                    start = false;
-                }
-            }
+            let code = (all & m) >> first | ((low & m) >> first) << 4 | ((high & m) >> first) << 8;
+            let entry = LEVEL_KEY[code as usize & 4095];
+            let (width, single) = ((entry >> 12) & 15, entry >> 16);
+            let start = single == 4 || single != last_owner;
+            last_owner = single;
+            let group = entry & 0xfff | u32::from(start) << (width - 1);
+            cards = cards << width | u128::from(group);
         }
         Key { cards, rest: u64::from(self.tally.key(live)) | u64::from(self.leader) << 32 }
     }

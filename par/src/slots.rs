@@ -48,6 +48,20 @@ pub(crate) const STRONGER: [u64; 64] = {
     masks
 };
 
+/// `SAME[s]`: the slots of slot `s`'s level (64 entries so `& 63` proves the index in bounds).
+pub(crate) const SAME: [u64; 64] = {
+    let mut masks = [0u64; 64];
+    let mut s = 0;
+    while s < 48 {
+        let l = LEVEL[s] as usize;
+        masks[s] = UPTO[l] & !UPTO[l - 1];
+        // The transposition key packs a level's cards in twelve bits.
+        assert!(masks[s].count_ones() <= 4);
+        s += 1;
+    }
+    masks
+};
+
 /// The slots of levels `from..=to`.
 #[inline]
 pub(crate) const fn levels(from: u8, to: u8) -> u64 {

@@ -61,7 +61,11 @@ pub(crate) const NONE: u8 = u8::MAX;
 /// which the later ones cannot rebuild cheaply, are not written over by the many small ones.
 #[derive(Debug)]
 pub(crate) struct Table {
-    entries: Vec<Entry>,
+    /// The entries, four words each, from `start` on: glibc's large blocks begin 16 bytes
+    /// into a page, which left every bucket of 256 bytes across five cache lines, not four;
+    /// `start` puts the buckets on 256-byte boundaries (a fifth fewer simulated cache misses).
+    words: Vec<u64>,
+    start: usize,
     mask: usize,
     /// Clearing moves to a new generation instead of writing every entry: a benchmark or a
     /// replay clears for each deal, and writing 16 MiB cost more than solving a late position.
@@ -71,14 +75,16 @@ pub(crate) struct Table {
 impl Table {
     pub(crate) fn new(log2: u32) -> Table {
         let size = 1usize << log2;
-        Table { entries: vec![[0; 4]; size], mask: size - 1, generation: 1 }
+        let words = vec![0; 4 * (size + WAYS)];
+        let start = (256 - words.as_ptr() as usize % 256) % 256 / 8;
+        Table { words, start, mask: size - 1, generation: 1 }
     }
 
     pub(crate) fn clear(&mut self) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             // Once in four billion clears, the old generations could come back: wipe them.
-            self.entries.fill([0; 4]);
+            self.words.fill(0);
             self.generation = 1;
         }
     }
@@ -89,20 +95,25 @@ impl Table {
         (h >> 20) as usize & self.mask & !(WAYS - 1)
     }
 
+    /// The entries of `key`'s bucket.
+    #[inline]
+    fn bucket(&self, key: &Key) -> &[Entry] {
+        let at = self.start + 4 * self.slot(key);
+        self.words[at..at + 4 * WAYS].as_chunks().0
+    }
+
     /// The bounds known for `key`.
     #[inline]
     pub(crate) fn get(&self, key: &Key) -> Option<(i8, i8, u8)> {
-        let slot = self.slot(key);
-        let bucket = &self.entries[slot..slot + WAYS];
-        bucket.iter().find(|e| holds(e, key, self.generation)).map(unpack)
+        self.bucket(key).iter().find(|e| holds(e, key, self.generation)).map(unpack)
     }
 
     /// Records that the par of `key` lies in `lo..=hi`, narrowing what was known of it.
     #[inline]
     pub(crate) fn put(&mut self, key: Key, lo: i8, hi: i8, best: u8, work_now: u8) {
-        let slot = self.slot(&key);
+        let at = self.start + 4 * self.slot(&key);
         let now = self.generation;
-        let bucket = &mut self.entries[slot..slot + WAYS];
+        let bucket = self.words[at..at + 4 * WAYS].as_chunks_mut().0;
         if let Some(e) = bucket.iter_mut().find(|e| holds(e, &key, now)) {
             let (elo, ehi, _) = unpack(e);
             *e = pack(&key, elo.max(lo), ehi.min(hi), best, work(e).max(work_now), now);

@@ -57,12 +57,10 @@ impl Tally {
     #[inline]
     pub(crate) fn after(mut self, winner: Option<u8>) -> Tally {
         // Seats with tricks lose their clean run unless they won this one too.
-        let mut holders = 0u8;
-        for s in 0..4 {
-            if self.won[s] > 0 {
-                holders |= 1 << s;
-            }
-        }
+        // Bit s: seat s has tricks. Without a branch a seat: the counts are below 128, so adding
+        // 127 to each byte sets its top bit exactly when it is not zero.
+        let nonzero = (u32::from_le_bytes(self.won) + 0x7f7f_7f7f) & 0x8080_8080;
+        let holders = ((nonzero >> 7).wrapping_mul(0x0020_4081) >> 21) as u8 & 0xf;
         let keep = winner.map_or(0, |w| 1u8 << w);
         self.clean &= !holders | keep;
         if let Some(w) = winner {
@@ -109,14 +107,19 @@ impl Tally {
     /// Only the clean runs of the seats in `live` count: a seat whose run cannot reach the
     /// last trick any more scores the same with or without it.
     pub(crate) fn key(&self, live: u8) -> u32 {
+        // Each pair of seats once.
+        let mut earlier = [0u32; 4];
+        for (s, t) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+            if self.won[s] == self.won[t] {
+                earlier[t] += u32::from(self.reached[s] < self.reached[t]);
+                earlier[s] += u32::from(self.reached[t] < self.reached[s]);
+            }
+        }
         let mut k = 0u32;
-        for s in 0..4 {
+        for (s, &before) in earlier.iter().enumerate() {
             let has = self.won[s] > 0;
-            let earlier = (0..4)
-                .filter(|&t| self.won[t] == self.won[s] && self.reached[t] < self.reached[s])
-                .count() as u32;
             let clean = u32::from(has && self.clean & live & (1 << s) != 0);
-            let order = if has { earlier } else { 0 };
+            let order = if has { before } else { 0 };
             k |= (u32::from(self.won[s]) | order << 4 | clean << 6) << (7 * s);
         }
         k | u32::from(self.done) << 28
