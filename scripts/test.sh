@@ -112,7 +112,9 @@ pg_data="$pg_dir/data"
 ladder=""
 pg_stop() {
   if [ -n "$ladder" ]; then
-    kill -TERM -- "-$ladder" 2>/dev/null || true
+    # Without setsid the ladders share this script's group: then only cargo is told, which
+    # still ends the wait below instead of waiting out the ladders.
+    kill -TERM -- "-$ladder" 2>/dev/null || kill -TERM "$ladder" 2>/dev/null || true
     wait "$ladder" 2>/dev/null || true
   fi
   "${as_pg[@]}" "$bin/pg_ctl" -D "$pg_data" -m immediate stop >/dev/null 2>&1 || true
