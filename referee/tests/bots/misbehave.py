@@ -6,7 +6,9 @@ Usage: misbehave.py MODE PIDFILE [CARD...]
 Correct play: answers hello, plays the first card of its hand, votes refuse, discards the first
 6 cards, sends no signals. MODE changes one thing:
   exit                   sys.exit(3) on its 3rd play question
-  sleep                  answers its 2nd play question late, then plays on
+  sleep                  answers its 2nd play question late (by half its time_ms past time_ms +
+                         bank_ms, so either way by more than a busy referee is late to look),
+                         then plays on
   garbage                a non-JSON line instead of its 2nd play answer
   long-line              a 10 MB line instead of its 2nd play answer
   illegal-once/-always   a card it does not hold on its 2nd / every play question
@@ -117,7 +119,7 @@ def main():
             if MODE == "nap":
                 time.sleep({8: 4.4, 9: 0}.get(plays, 0.1))
             if MODE == "sleep" and plays == 2:
-                time.sleep(0.65)  # past answer_ms + bank_ms = 500 ms in the tests
+                time.sleep((msg["time_ms"] * 1.5 + msg["bank_ms"]) / 1000)
             if MODE == "garbage" and plays == 2:
                 sys.stdout.write("this is not json\n")
                 sys.stdout.flush()
