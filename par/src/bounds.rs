@@ -263,8 +263,12 @@ pub(crate) fn bounds(
     let forces = |t: usize| {
         [t, t + 2].iter().any(|&w| {
             let f = forced(hands, w);
-            let reach = |o: usize| won[o] + most[o].min(left - f);
-            [1 - t, 3 - t].iter().all(|&o| won[w] + f > reach(o))
+            // Taken in the next tricks, they give the seat its count before any seat of the
+            // other team can win again: one that must win more to tie it got there later.
+            [1 - t, 3 - t].iter().all(|&o| {
+                let more = most[o].min(left - f);
+                won[w] + f > won[o] + more || (f > 0 && more > 0 && won[w] + f == won[o] + more)
+            })
         })
     };
     let mut hi = if mordienne(0) {
