@@ -220,11 +220,8 @@ pub(crate) fn bounds(
     let top = |s: usize| won[s] + most[s];
     // Seat s can end the deal winner only if no other seat already has what s can reach at
     // best and got there first: earlier than s when s can win no more, else certainly.
-    // A seat's cards above all the others' win whenever they are played, so it ends with at
-    // least those tricks more, whoever plays what (on the bench's whole deals, 18% fewer nodes
-    // from this alone).
     let first = |w: usize, s: usize| {
-        won[w] + least[w] > top(s)
+        won[w] > top(s)
             || (won[w] == top(s) && (most[s] > 0 || tally.reached[w] < tally.reached[s]))
     };
     // Bit s: seat s can still be the deal winner; and make a mordienne (a clean run to the
@@ -262,7 +259,7 @@ pub(crate) fn bounds(
             // other team can win again: one that must win more to tie it got there later.
             [1 - t, 3 - t].iter().all(|&o| {
                 let more = most[o].min(left - f);
-                won[w] + f > won[o] + more || (f > 0 && more > 0 && won[w] + f == won[o] + more)
+                won[w] + f > won[o] + more || (more > 0 && won[w] + f == won[o] + more)
             })
         })
     };
@@ -310,7 +307,13 @@ fn holds_off(hands: &[u64; 4], tally: &Tally, most: [u8; 4], t: usize) -> bool {
     // Past one a trick, each extra card above may meet its partner's in a trick.
     let sure = if a + b <= left { a + b } else { 2 * left - a - b };
     let floor = (tally.won[t] + tally.won[t + 2] + sure).div_ceil(2);
-    [1 - t, 3 - t].iter().all(|&o| tally.won[o] + most[o].min(left - sure) < floor)
+    // Played in the next tricks, those cards give a seat of the team its `floor` before the
+    // other team can win again (with more of them than tricks, it never does): a seat of the
+    // other team that must win more to tie it gets there later.
+    [1 - t, 3 - t].iter().all(|&o| {
+        let more = most[o].min(left - sure);
+        tally.won[o] + more < floor || (more > 0 && tally.won[o] + more == floor)
+    })
 }
 
 /// True when seat `s` can win every trick left whatever the other team does: each of its cards
