@@ -255,12 +255,8 @@ pub(crate) fn bounds(
     let forces = |t: usize| {
         [t, t + 2].iter().any(|&w| {
             let f = forced(hands, w);
-            // Taken in the next tricks, they give the seat its count before any seat of the
-            // other team can win again: one that must win more to tie it got there later.
-            [1 - t, 3 - t].iter().all(|&o| {
-                let more = most[o].min(left - f);
-                won[w] + f > won[o] + more || (more > 0 && won[w] + f == won[o] + more)
-            })
+            // Taken in the next tricks, they give the seat its count first.
+            [1 - t, 3 - t].iter().all(|&o| ahead(won[w] + f, won[o], most[o].min(left - f)))
         })
     };
     let mut hi = if mordienne(0) {
@@ -307,13 +303,18 @@ fn holds_off(hands: &[u64; 4], tally: &Tally, most: [u8; 4], t: usize) -> bool {
     // Past one a trick, each extra card above may meet its partner's in a trick.
     let sure = if a + b <= left { a + b } else { 2 * left - a - b };
     let floor = (tally.won[t] + tally.won[t + 2] + sure).div_ceil(2);
-    // Played in the next tricks, those cards give a seat of the team its `floor` before the
-    // other team can win again (with more of them than tricks, it never does): a seat of the
-    // other team that must win more to tie it gets there later.
-    [1 - t, 3 - t].iter().all(|&o| {
-        let more = most[o].min(left - sure);
-        tally.won[o] + more < floor || (more > 0 && tally.won[o] + more == floor)
-    })
+    // Played in the next tricks, those cards give a seat of the team its `floor` first (with
+    // more of them than tricks, the other team never wins again).
+    [1 - t, 3 - t].iter().all(|&o| ahead(floor, tally.won[o], most[o].min(left - sure)))
+}
+
+/// True when a seat that reaches `count` in the next tricks, none of them won by the other
+/// team, ends ahead of a seat of the other team that has `won` tricks and can win at most `more`
+/// of the rest: above all it can reach, or level with it when it must win more to get there,
+/// since it then gets there later and a tie goes to the first to reach the count.
+#[inline]
+fn ahead(count: u8, won: u8, more: u8) -> bool {
+    count > won + more || (more > 0 && count == won + more)
 }
 
 /// True when seat `s` can win every trick left whatever the other team does: each of its cards

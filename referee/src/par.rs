@@ -11,8 +11,8 @@ use protocol::record::RecordLine;
 use rules::{Action, Card, Deck, Game, Seat, Team};
 use std::path::Path;
 
-/// Nodes one position may take by default: a third to half a second in a release build
-/// (0.17-0.3 us a node on the benchmark's machines, bench/README.md "Par").
+/// Nodes one position may take by default: 0.35 to 0.6 s in a release build (0.17-0.3 us a
+/// node on the benchmark's machines, bench/README.md "Par").
 pub(crate) const DEFAULT_NODES: u64 = 2_000_000;
 
 /// One card played, with the par of its seat's team before and after it.
