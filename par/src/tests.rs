@@ -61,15 +61,10 @@ fn random_position(rng: &mut SplitMix64, left: u8) -> Position {
     // holds, so that its run may or may not hold to the end.
     let n = usize::from(left);
     let mut cards: alloc::vec::Vec<Card> = Deck::shuffled(rng.next_u64()).cards()[..4 * n].to_vec();
-    let mut shuffle = |cards: &mut [Card]| {
-        for i in (1..cards.len()).rev() {
-            cards.swap(i, rng.below(i as u64 + 1) as usize);
-        }
-    };
     if runs {
         cards.sort_by_key(|c| c.strength());
-        shuffle(&mut cards[..n + 2]);
-        shuffle(&mut cards[n..]);
+        shuffle(&mut cards[..n + 2], rng);
+        shuffle(&mut cards[n..], rng);
     }
     let mut hands = [CardSet::EMPTY; 4];
     let order = Seat::ALL.map(|s| a.plus(s.index() as u8));
@@ -91,6 +86,8 @@ fn random_position(rng: &mut SplitMix64, left: u8) -> Position {
     };
     Position {
         hands,
+        // Not always the last trick's winner, as in a real deal: the par and the key are defined
+        // for any leader, so the test covers those positions too.
         leader: seat(rng),
         table: [Card::MONSIEUR; 4],
         n_table: 0,
@@ -99,6 +96,13 @@ fn random_position(rng: &mut SplitMix64, left: u8) -> Position {
         rules,
         committed,
         announced,
+    }
+}
+
+/// Fisher-Yates, driven by `rng`.
+fn shuffle<T>(items: &mut [T], rng: &mut SplitMix64) {
+    for i in (1..items.len()).rev() {
+        items.swap(i, rng.below(i as u64 + 1) as usize);
     }
 }
 
@@ -116,10 +120,7 @@ fn a_table_filled_under_another_order_of_the_same_tricks_gives_the_same_par() {
     for d in 0..6000 {
         let p = random_position(&mut rng, 2 + (d % 4) as u8);
         let mut q = p;
-        let played = &mut q.winners[..usize::from(p.done)];
-        for i in (1..played.len()).rev() {
-            played.swap(i, rng.below(i as u64 + 1) as usize);
-        }
+        shuffle(&mut q.winners[..usize::from(p.done)], &mut rng);
         warm.clear();
         let first = warm.solve(&p);
         let after = warm.solve(&q);
