@@ -236,22 +236,36 @@ runDriver(async (browser) => {
       const strong = now.cards[levels.indexOf(Math.min(...levels))];
       const notHeld = ALL_CARDS.find((c) => !now.cards.includes(c));
       await page.evaluate((c) => { window.__swapCard = c; }, notHeld);
+      // The moment the card played leaves the hand, caught by an observer on the page rather
+      // than by polling: when it ends the trick, the table shows it only for the hold (50 ms
+      // here), which a poll on a busy machine can sleep through.
+      await page.evaluate((before) => {
+        window.__left = null;
+        const look = () => {
+          if (window.__left) return;
+          const inHand = [...document.querySelectorAll("#seat-bottom [data-card]")].map((e) => e.dataset.card);
+          const left = before.filter((c) => !inHand.includes(c));
+          if (left.length !== 1) return;
+          const mine = document.querySelector("#trick .pos-bottom[data-seat] [data-card]");
+          window.__left = { leftHand: left[0], tableCard: mine ? mine.dataset.card : null, inHand };
+          window.__leftObserver.disconnect();
+        };
+        window.__leftObserver = new MutationObserver(look);
+        window.__leftObserver.observe(document.body, { childList: true, subtree: true, attributes: true, characterData: true });
+      }, now.cards);
       await page.click(`#seat-bottom button[data-card="${strong}"]`);
       report.plays += 1;
       report.swapped = { clicked: strong, sent: notHeld, deal: 3, refusal: null, tableCard: null, leftHand: null };
-      // Read once the card played has left the hand (the seat's `played` came): the one the
-      // table shows at the seat's side.
+      // The refusal stays on the page until the seat answers again, so it is read live.
       const t0 = Date.now();
-      while (Date.now() - t0 < 5000 && report.swapped.leftHand === null) {
+      while (Date.now() - t0 < 10000 && (report.swapped.leftHand === null || report.swapped.refusal === null)) {
         const seen = await page.evaluate(() => {
           const r = document.querySelector("[data-testid=refusal]");
-          const mine = document.querySelector("#trick .pos-bottom[data-seat] [data-card]");
-          return { refusal: r ? r.textContent : null, tableCard: mine ? mine.dataset.card : null,
-            inHand: [...document.querySelectorAll("#seat-bottom [data-card]")].map((e) => e.dataset.card) };
+          return { refusal: r ? r.textContent : null, left: window.__left };
         });
-        const left = now.cards.filter((c) => !seen.inHand.includes(c));
-        if (left.length === 1) Object.assign(report.swapped, seen, { leftHand: left[0] });
-        else await sleep(15);
+        if (seen.left) Object.assign(report.swapped, seen.left);
+        report.swapped.refusal = seen.refusal;
+        if (report.swapped.leftHand === null || seen.refusal === null) await sleep(15);
       }
       await page.screenshot({ path: path.join(outDir, `seat-${width}-refused-card.png`), fullPage: true });
       continue;
