@@ -293,7 +293,7 @@ pub(crate) fn bounds(
 /// one of its seats then ends with at least half the team's tricks, and a seat of the other
 /// team with at most its own reach, within the tricks the team leaves it.
 #[inline]
-fn holds_off(hands: &[u64; 4], tally: &Tally, most: [u8; 4], t: usize) -> bool {
+pub(crate) fn holds_off(hands: &[u64; 4], tally: &Tally, most: [u8; 4], t: usize) -> bool {
     let left = 9 - tally.done;
     let opp = hands[1 - t] | hands[3 - t];
     if opp == 0 {

@@ -1,6 +1,6 @@
 //! Unit tests of the pieces the exhaustive cross-check cannot aim at one by one: the tally's
 //! score against `rules`' scoring on random trick histories, the table's key against positions
-//! that differ only in the order of their tricks, move merging, dead cards and three of the
+//! that differ only in the order of their tricks, move merging, dead cards and four of the
 //! bounds.
 
 use super::*;
@@ -204,4 +204,35 @@ fn a_team_whose_top_cards_lie_in_both_hands_still_holds_the_other_team_off() {
     let h = hands(["2o 2c 9c", "3o 5o 5c", "Ao Ac As", "3c 4o 4c"]);
     let reach = bounds::reach(&h, 0, None);
     assert_eq!(bounds::bounds(&tally, &h, reach, scoring).1, -1);
+}
+
+#[test]
+fn partners_whose_top_cards_must_meet_are_not_sure_of_the_trick_they_spoil() {
+    // Seven tricks: seats 1 and 2 took two each (seat 1 first to two), seat 0 one; two left.
+    let winners = [2, 1, 0, 1, 2, 4, 4].map(Seat::new);
+    let tally = winners.iter().fold(Tally::new(), |t, w| t.after(w.map(|s| s.index() as u8)));
+    // Team 0 holds three aces, above every card of the other team, for two tricks. But seat 0
+    // holds only aces, so seat 2's ace meets one of them and that trick is spoiled: team 0 takes
+    // one trick, seat 0 ends with two, and seat 1, first to two, wins the deal. Counting three
+    // cards above for two tricks as two sure tricks would make team 0 the winner.
+    let cards = ["Ao As", "Ko Kc", "Ac 4o", "Ks Kb"];
+    let h = hands(cards);
+    let (_, most) = bounds::reach(&h, 0, None);
+    assert!(!bounds::holds_off(&h, &tally, most, 0));
+    // The search agrees: team 1 scores the point.
+    let mut played = [None; 9];
+    played[..7].copy_from_slice(&winners);
+    let set = |s: &str| s.split(' ').fold(CardSet::EMPTY, |h, c| h.with(c.parse().unwrap()));
+    let position = Position {
+        hands: cards.map(set),
+        leader: Seat::ALL[0],
+        table: [Card::MONSIEUR; 4],
+        n_table: 0,
+        winners: played,
+        done: 7,
+        rules: Rules::default(),
+        committed: None,
+        announced: None,
+    };
+    assert_eq!(Solver::with_table(10).solve(&position).value(), -1);
 }
