@@ -4,8 +4,9 @@
 # installs, builds the binaries the tests run, and runs every test of the workspace (and the
 # Python package's) without stopping at the first failing binary. The arena's database tests
 # also run on PostgreSQL: a throwaway server is started here (Debian's postgresql installed when
-# its binaries are missing), named to the tests in ARENA_TEST_POSTGRES (with
-# ARENA_REQUIRE_POSTGRES=1, so none is skipped) and stopped on exit. Tests themselves never
+# its binaries are missing), with TLS certificates of its own CA, named to the tests in
+# ARENA_TEST_POSTGRES (with ARENA_REQUIRE_POSTGRES=1, so none is skipped, and the CA files in
+# ARENA_TEST_POSTGRES_CA and ARENA_TEST_POSTGRES_STRANGER_CA) and stopped on exit. Tests themselves never
 # install anything. Exit status 0 only when every test passed.
 #
 #   scripts/test.sh            # everything
@@ -47,6 +48,8 @@ fi
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ -x "$chromium" ] || missing+=(chromium)
+# The throwaway PostgreSQL server's TLS certificates are made with openssl (below).
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # PostgreSQL's server programs: on PATH, or where Debian puts them (newest version first).
 pg_bin() {
   if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
@@ -92,8 +95,8 @@ fi
 say "cargo build --workspace --locked --bins"
 cargo build --workspace --locked --bins
 # A throwaway PostgreSQL cluster in target/pg-test for the arena's tests, on a unix socket
-# directory of its own and a free localhost port, with trust authentication (it listens on
-# 127.0.0.1 only and lives as long as this script). PostgreSQL refuses to run as root: as root
+# directory of its own and a free localhost port, with trust authentication and TLS (it listens
+# on 127.0.0.1 only and lives as long as this script). PostgreSQL refuses to run as root: as root
 # (CI) it runs as the postgres user the package created.
 pg_dir="$PWD/target/pg-test"
 bin="$(pg_bin)" || fail "PostgreSQL's initdb and pg_ctl are still missing after installing postgresql"
@@ -130,16 +133,38 @@ if [ ${#as_pg[@]} -gt 0 ]; then
     pg_log="$pg_sock/server.log"
   fi
 fi
+# TLS on that server, so that the arena's verified connections are tested: a CA of the test's
+# own signs a certificate for localhost and 127.0.0.1; a second CA signs nothing, for the tests
+# to check that a server their CA did not sign is refused. Elliptic-curve keys: made in
+# milliseconds. The server's key must be its user's alone, or PostgreSQL will not start.
+tls="$(dirname "$pg_data")/tls"
+mkdir -p "$tls"
+make_ca() {
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 \
+    -subj "/CN=$1" -addext "basicConstraints=critical,CA:TRUE" \
+    -addext "keyUsage=critical,keyCertSign,cRLSign" -keyout "$tls/$2.key" -out "$tls/$2.crt" 2>/dev/null
+}
+make_ca "aluette test CA" ca && make_ca "a CA that signed nothing here" stranger-ca &&
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=localhost" \
+    -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null &&
+  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n' >"$tls/server.ext" &&
+  openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial \
+    -days 7 -extfile "$tls/server.ext" -out "$tls/server.crt" 2>/dev/null ||
+  fail "openssl could not make the test server's TLS certificates"
+chmod 600 "$tls/server.key"
+[ ${#as_pg[@]} -eq 0 ] || chown -R postgres "$tls"
 pg_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 say "PostgreSQL for the arena's tests: $bin, cluster $pg_data, port $pg_port"
 "${as_pg[@]}" "$bin/initdb" -D "$pg_data" --auth=trust --username=postgres -E UTF8 --no-sync >"$pg_dir/initdb.log" 2>&1 ||
   fail "initdb failed: see $pg_dir/initdb.log"
 # fsync off: the cluster is thrown away; many connections: every test has a database and a pool.
 "${as_pg[@]}" "$bin/pg_ctl" -D "$pg_data" -l "$pg_log" -w -t 60 \
-  -o "-k $pg_sock -p $pg_port -h 127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null ||
+  -o "-k $pg_sock -p $pg_port -h 127.0.0.1 -c fsync=off -c max_connections=300 -c ssl=on -c ssl_cert_file=$tls/server.crt -c ssl_key_file=$tls/server.key" start >/dev/null ||
   fail "PostgreSQL did not start: $(tail -n 5 "$pg_log" 2>/dev/null | tr '\n' ' ')"
 export ARENA_TEST_POSTGRES="postgres://postgres@127.0.0.1:$pg_port/postgres"
 export ARENA_REQUIRE_POSTGRES=1
+export ARENA_TEST_POSTGRES_CA="$tls/ca.crt"
+export ARENA_TEST_POSTGRES_STRANGER_CA="$tls/stranger-ca.crt"
 
 status=0
 if [ ${#filter[@]} -gt 0 ]; then

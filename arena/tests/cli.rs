@@ -171,3 +171,41 @@ fn the_admin_commands_run_on_postgres() {
     assert!(paused.status.success(), "{}", text(&paused.stderr));
     assert!(text(&arena_with(&["admin", "list"], Some(url)).stdout).contains("paused: timeouts"));
 }
+
+/// The CA file that environment variable `var` names: scripts/test.sh makes them beside the
+/// server it names in `ARENA_TEST_POSTGRES`, so a test given that server fails without them.
+fn test_ca(var: &str) -> String {
+    std::env::var(var).ok().filter(|v| !v.is_empty()).unwrap_or_else(|| {
+        panic!("{var} is not set: scripts/test.sh sets it beside ARENA_TEST_POSTGRES")
+    })
+}
+
+#[test]
+fn postgres_is_reached_over_tls_and_a_server_the_ca_did_not_sign_is_refused() {
+    let Some(db) = pg::fresh("tls") else { return };
+    let (ca, stranger) =
+        (test_ca("ARENA_TEST_POSTGRES_CA"), test_ca("ARENA_TEST_POSTGRES_STRANGER_CA"));
+    // The server's certificate names localhost and 127.0.0.1; the password (the server trusts
+    // local connections, so none is needed) must never be printed.
+    let url = db.url.replacen("postgres@", "postgres:s3cret@", 1);
+    let verified = |ca: &str, host: &str| {
+        format!("{}?sslmode=verify-full&sslrootcert={ca}", url.replacen("127.0.0.1", host, 1))
+    };
+    for (host, name) in [("127.0.0.1", "by-address"), ("localhost", "by-name")] {
+        let url = verified(&ca, host);
+        let out =
+            arena(&["admin", "add-bot", "--database", &url, "--author", "ada", "--name", name]);
+        assert!(out.status.success(), "{host}: {}", text(&out.stderr));
+    }
+    let listed = text(&arena_with(&["admin", "list"], Some(&verified(&ca, "localhost"))).stdout);
+    assert!(listed.contains("by-address") && listed.contains("by-name"), "{listed}");
+    // A certificate no CA given signed: the connection is refused before any query, in one line.
+    let refused = one_line_failure(&arena(&[
+        "admin",
+        "list",
+        "--database",
+        &verified(&stranger, "localhost"),
+    ]));
+    assert!(refused.to_lowercase().contains("certificate"), "{refused}");
+    assert!(!refused.contains("s3cret"), "{refused}");
+}
