@@ -237,7 +237,7 @@ pub async fn run(
             loop {
                 // The standby's listener closes once its aborted task is dropped: soon, not
                 // at once.
-                let work = Some(crate::work::routes(hub.clone()));
+                let work = Some(crate::work::routes(hub.clone(), &options.trusted_proxies));
                 let started =
                     crate::web::start_with(listen, &options, store.clone(), live.clone(), work);
                 match started.await {

@@ -19,7 +19,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 /// Seconds a worker is told to wait when there is nothing to play, after its request waited
 /// `LEASE_WAIT` for deals to be queued.
@@ -29,8 +29,11 @@ const IDLE_RETRY_S: u64 = 1;
 /// is longer: 20 s).
 const LEASE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// The work API and `/metrics`, to be merged into the web server's router.
-pub fn routes(hub: Hub) -> Router {
+/// The work API and `/metrics`, to be merged into the web server's router. A stranger is
+/// counted by the client address `trusted_proxies` name (`web::limit::client`), as the pages
+/// count them: behind a proxy, the workers of many hosts would otherwise share one share.
+pub fn routes(hub: Hub, trusted_proxies: &[IpAddr]) -> Router {
+    let strangers = Strangers { hub: hub.clone(), trusted_proxies: trusted_proxies.into() };
     Router::new()
         .route("/api/work/lease", post(lease))
         .route("/api/work/heartbeat", post(heartbeat))
@@ -40,21 +43,30 @@ pub fn routes(hub: Hub) -> Router {
         )
         .route("/metrics", get(metrics))
         .layer(DefaultBodyLimit::max(64 << 10))
-        .layer(axum::middleware::from_fn_with_state(hub.clone(), guard))
+        .layer(axum::middleware::from_fn_with_state(strangers, guard))
         .with_state(hub)
+}
+
+/// What [`guard`] needs: the hub's limits, and whom to believe about a client's address.
+#[derive(Clone)]
+struct Strangers {
+    hub: Hub,
+    trusted_proxies: std::sync::Arc<[IpAddr]>,
 }
 
 /// What a stranger may do here: `/metrics` is held to a page's rate per address (429 past it),
 /// and a wrong token is answered only after a wait once an address has presented a few (the
 /// routes are outside the pages' rate limit, so that workers on one host do not share it).
 async fn guard(
-    State(hub): State<Hub>,
+    State(Strangers { hub, trusted_proxies }): State<Strangers>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     req: Request,
     next: Next,
 ) -> Response {
+    let forwarded = req.headers().get("x-forwarded-for").and_then(|v| v.to_str().ok());
+    let who = crate::web::limit::client(peer.ip(), forwarded, &trusted_proxies);
     if req.uri().path() == "/metrics" {
-        if let Err(wait) = hub.metrics_allowed(peer.ip()) {
+        if let Err(wait) = hub.metrics_allowed(who) {
             let mut res = text(429, "too many requests from this address: wait and ask again");
             res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait));
             return res;
@@ -63,7 +75,7 @@ async fn guard(
     }
     let res = next.run(req).await;
     if res.status() == StatusCode::UNAUTHORIZED {
-        tokio::time::sleep(hub.wrong_token_delay(peer.ip())).await;
+        tokio::time::sleep(hub.wrong_token_delay(who)).await;
     }
     res
 }

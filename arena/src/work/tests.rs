@@ -360,3 +360,50 @@ async fn strangers_are_held_to_their_share() {
     assert!(hub.wrong_token_delay(b).is_zero());
     store.close().await;
 }
+
+/// A lease asked of `web` with a wrong token, with the header line `extra`: the status.
+async fn wrong_token_status(web: std::net::SocketAddr, extra: &str) -> u16 {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut conn = tokio::net::TcpStream::connect(web).await.unwrap();
+    let head = format!(
+        "POST /api/work/lease HTTP/1.1\r\nHost: {web}\r\nAuthorization: Bearer 0123456789abcdef\r\n\
+         Content-Type: application/json\r\nContent-Length: 2\r\n{extra}Connection: close\r\n\r\n{{}}"
+    );
+    conn.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    conn.read_to_end(&mut answer).await.unwrap();
+    let text = String::from_utf8_lossy(&answer);
+    text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{text}"))
+}
+
+/// Behind a trusted proxy the work API counts the wrong tokens of each client the proxy names,
+/// as the pages count requests, and leaves the proxy's own share alone; a server that trusts
+/// no proxy counts the peer, whatever the header says. (Only wrong tokens: they regain one in
+/// five seconds, so the shares are read right after without a race.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_each_client_has_its_own_share() {
+    let dir = Scratch::new("proxied");
+    let (store, house, _, _) = setup(&dir).await;
+    let (proxy, client) = ("127.0.0.1".parse().unwrap(), "203.0.113.5".parse().unwrap());
+    let burst = WRONG_TOKENS.burst as usize;
+    for trusted in [vec![proxy], Vec::new()] {
+        let hub = hub(&store, &dir, &house, 60_000);
+        let options = crate::web::Options {
+            trusted_proxies: trusted.clone(),
+            ..crate::web::Options::default()
+        };
+        let routes = Some(routes(hub.clone(), &trusted));
+        let live = crate::serve::live::Live::default();
+        let web = crate::web::start_with("127.0.0.1:0", &options, store.clone(), live, routes)
+            .await
+            .unwrap();
+        let from = "X-Forwarded-For: 198.51.100.7, 203.0.113.5\r\n";
+        for _ in 0..burst {
+            assert_eq!(wrong_token_status(web.addr(), from).await, 401);
+        }
+        let (spent, spared) = if trusted.is_empty() { (proxy, client) } else { (client, proxy) };
+        assert!(!hub.wrong_token_delay(spent).is_zero(), "{spent}'s share is spent");
+        assert!(hub.wrong_token_delay(spared).is_zero(), "{spared}'s share is whole");
+    }
+    store.close().await;
+}
