@@ -182,6 +182,9 @@ pub async fn run(
     // this one holds the lock it serves its pages and seats nobody.
     let elected = elect(&settings, &location, &store, &records, &live, &stop).await?;
     let Some((mut lock, standby_web)) = elected else { return Ok(()) };
+    // The turn first: a predecessor still writing (its lock lost, not yet noticed) is fenced
+    // off before its games in flight are voided, so none it opens after escapes the voiding.
+    store.take_scheduling().await.map_err(|e| e.to_string())?;
     let voided = store.void_in_flight(now()).await.map_err(|e| e.to_string())?;
     if voided > 0 {
         tracing::warn!("{voided} games in flight when the server last stopped are void");

@@ -187,11 +187,42 @@ impl Store {
     /// A transaction that will write. SQLite's `BEGIN IMMEDIATE` takes the write lock at once:
     /// a deferred transaction that reads first can fail to upgrade when another writer got in
     /// between. Postgres locks row by row.
+    /// Once the store took the scheduler's turn, the transaction first checks that the turn
+    /// is still its own, and fails with [`StoreError::Superseded`] if another server took one
+    /// since.
     pub async fn begin_write(&self) -> Result<Transaction<'static, Any>> {
-        Ok(match self.backend {
+        let mut tx = match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
             Backend::Postgres => self.pool.begin().await?,
-        })
+        };
+        let mine = self.turn.load(std::sync::atomic::Ordering::Acquire);
+        if mine != 0 {
+            // FOR SHARE on Postgres: a successor's turn waits for this transaction to end (and
+            // voids what it wrote), or this one waits for the turn and reads it; on SQLite the
+            // write lock taken above already orders them.
+            let sql = Claiming {
+                sqlite: "SELECT turn FROM scheduling WHERE id = 1",
+                postgres: "SELECT turn FROM scheduling WHERE id = 1 FOR SHARE",
+            };
+            let turn: i64 = sqlx::query_scalar(self.claiming(sql)).fetch_one(&mut *tx).await?;
+            if turn != mine {
+                tx.rollback().await?;
+                return Err(StoreError::Superseded { mine });
+            }
+        }
+        Ok(tx)
+    }
+
+    /// Takes the scheduler's next turn, for a server that holds the scheduler's lock, before
+    /// anything else it writes: from then on this store's write transactions fail once another
+    /// server takes a turn after it (spec/arena.md 8.4). The turn taken.
+    pub async fn take_scheduling(&self) -> Result<i64> {
+        let turn: i64 =
+            sqlx::query_scalar("UPDATE scheduling SET turn = turn + 1 WHERE id = 1 RETURNING turn")
+                .fetch_one(&self.pool)
+                .await?;
+        self.turn.store(turn, std::sync::atomic::Ordering::Release);
+        Ok(turn)
     }
 
     /// The spelling of a claiming statement for this engine (run it inside

@@ -223,6 +223,26 @@ async fn insert_deal<'e>(
     .await?)
 }
 
+async fn insert_queued_game<'e>(
+    db: impl sqlx::Executor<'e, Database = sqlx::Any>,
+    game: &NewGame,
+) -> Result<i64> {
+    let [s0, s1, s2, s3] = game.seats;
+    Ok(sqlx::query_scalar(
+        "INSERT INTO games (deal_id, table_no, seat0, seat1, seat2, seat3, orientation, status) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued') RETURNING id",
+    )
+    .bind(game.deal)
+    .bind(i64::from(game.table_no))
+    .bind(s0)
+    .bind(s1)
+    .bind(s2)
+    .bind(s3)
+    .bind(i64::from(game.orientation % 4))
+    .fetch_one(db)
+    .await?)
+}
+
 fn seed_used(seed: u64) -> StoreError {
     StoreError::Conflict(format!("deal seed {seed} was used before"))
 }
@@ -290,20 +310,31 @@ impl Store {
 
     /// Queues a table of a deal.
     pub async fn add_game(&self, game: &NewGame) -> Result<i64> {
-        let [s0, s1, s2, s3] = game.seats;
-        Ok(sqlx::query_scalar(
-            "INSERT INTO games (deal_id, table_no, seat0, seat1, seat2, seat3, orientation, status) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued') RETURNING id",
-        )
-        .bind(game.deal)
-        .bind(i64::from(game.table_no))
-        .bind(s0)
-        .bind(s1)
-        .bind(s2)
-        .bind(s3)
-        .bind(i64::from(game.orientation % 4))
-        .fetch_one(&self.pool)
-        .await?)
+        insert_queued_game(&self.pool, game).await
+    }
+
+    /// A new deal with this seed and its tables (seats and orientation, numbered in order),
+    /// each a queued game, the deal queued for the workers at `now_ms`; the deal's id. One
+    /// transaction, as [`Store::open_deal`]: a crash leaves the whole deal queued or none of it.
+    pub async fn queue_new_deal(
+        &self,
+        seed: u64,
+        tables: &[([BotId; 4], u8)],
+        now: i64,
+        now_ms: i64,
+    ) -> Result<i64> {
+        let mut tx = self.begin_write().await?;
+        let Some(deal) = insert_deal(&mut *tx, seed, now).await? else {
+            tx.rollback().await?;
+            return Err(seed_used(seed));
+        };
+        for (no, &(seats, orientation)) in tables.iter().enumerate() {
+            let game = NewGame { deal, table_no: no as u32, seats, orientation };
+            insert_queued_game(&mut *tx, &game).await?;
+        }
+        super::queue::insert_work(&mut *tx, deal, now_ms).await?;
+        tx.commit().await?;
+        Ok(deal)
     }
 
     /// Marks a queued game as running.

@@ -47,6 +47,12 @@ pub enum StoreError {
     Corrupt(String),
     /// The official board could not be fitted.
     Fit(crate::rating::batch::FitError),
+    /// Another server took the scheduler's turn after this store's (spec/arena.md 8.4): it
+    /// writes nothing more.
+    Superseded {
+        /// This store's turn.
+        mine: i64,
+    },
 }
 
 impl fmt::Display for StoreError {
@@ -59,6 +65,11 @@ impl fmt::Display for StoreError {
             StoreError::Conflict(what) => f.write_str(what),
             StoreError::Corrupt(what) => write!(f, "database holds a bad value: {what}"),
             StoreError::Fit(e) => e.fmt(f),
+            StoreError::Superseded { mine } => write!(
+                f,
+                "another server took over the scheduling after this one's turn {mine}: this \
+                 one writes nothing more"
+            ),
         }
     }
 }
@@ -79,6 +90,9 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// The scheduler's turn this store took ([`Store::take_scheduling`]), shared by its
+    /// clones; 0 until then, when its writes are not fenced.
+    turn: std::sync::Arc<std::sync::atomic::AtomicI64>,
 }
 
 impl Store {
@@ -92,7 +106,7 @@ impl Store {
     /// database must exist) and brings its schema up to date.
     pub async fn connect(location: &Location) -> Result<Store> {
         let (pool, backend) = backend::open(location).await?;
-        Ok(Store { pool, backend })
+        Ok(Store { pool, backend, turn: Default::default() })
     }
 
     /// Closes every connection, waiting for those in use.

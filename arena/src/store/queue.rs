@@ -137,16 +137,6 @@ impl Store {
         Ok(ids.into_iter().collect())
     }
 
-    /// Puts a deal whose tables are all added (and queued) in the work queue.
-    pub async fn queue_deal(&self, deal: i64, now_ms: i64) -> Result<()> {
-        sqlx::query("INSERT INTO work (deal_id, queued_ms) VALUES ($1, $2)")
-            .bind(deal)
-            .bind(now_ms)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
     /// Deals of the work queue not yet scored: queued, or held by a lease.
     pub async fn work_in_flight(&self) -> Result<u64> {
         let n: i64 = sqlx::query_scalar(
@@ -325,16 +315,19 @@ impl Store {
     }
 
     /// Marks a stale open lease expired (a heartbeat that came meanwhile saves it); true if it
-    /// was. Its games are the caller's to void.
+    /// was. Its games are the caller's to void. A write transaction, so that a superseded
+    /// scheduler cannot expire a lease whose games it may then no longer void.
     pub async fn expire_lease(&self, lease: i64, now_ms: i64) -> Result<bool> {
+        let mut tx = self.begin_write().await?;
         let done = sqlx::query(
             "UPDATE leases SET state = 'expired' \
              WHERE id = $1 AND state = 'open' AND heartbeat_ms + ttl_ms < $2",
         )
         .bind(lease)
         .bind(now_ms)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(done.rows_affected() == 1)
     }
 
@@ -382,4 +375,18 @@ impl Store {
             .await?;
         Ok(seed.map(|s| s as u64))
     }
+}
+
+/// Queues `deal` for the workers at `now_ms`, on `db` (the pool, or a transaction).
+pub(super) async fn insert_work<'e>(
+    db: impl sqlx::Executor<'e, Database = sqlx::Any>,
+    deal: i64,
+    now_ms: i64,
+) -> Result<()> {
+    sqlx::query("INSERT INTO work (deal_id, queued_ms) VALUES ($1, $2)")
+        .bind(deal)
+        .bind(now_ms)
+        .execute(db)
+        .await?;
+    Ok(())
 }

@@ -70,7 +70,41 @@ on_both!(
     the_scheduler_lock_is_held_once_and_freed_with_its_holder,
     a_rating_history_is_thinned_to_the_points_asked,
     a_deal_opens_whole_with_its_tables_running,
+    a_superseded_scheduler_writes_nothing_more,
 );
+
+/// The scheduler's turns fence a predecessor off (spec/arena.md 8.4): once another server's
+/// store takes a turn, the first one's writes fail with nothing written, while the successor's,
+/// and those of a store that took no turn (the admin commands), go on.
+async fn a_superseded_scheduler_writes_nothing_more(db: TestDb) {
+    let first = db.open().await.unwrap();
+    let ids = eight_bots(&first).await;
+    let table = [([ids[0], ids[1], ids[2], ids[3]], 0)];
+    let record = |g| format!("r{g}.jsonl");
+    let mine = first.take_scheduling().await.unwrap();
+    let (_, games) = first.open_deal(61, &table, record, 100).await.unwrap();
+    let second = db.open().await.unwrap();
+    assert_eq!(second.take_scheduling().await.unwrap(), mine + 1);
+    assert_eq!(second.void_in_flight(200).await.unwrap(), 1);
+    // The predecessor, still running: no new deal, no result for the game voided.
+    let refused = first.open_deal(62, &table, record, 300).await;
+    assert!(matches!(refused, Err(StoreError::Superseded { mine: m }) if m == mine), "{refused:?}");
+    let end = GameEnd { points02: 1, points13: 0, fault_seats: 0, record_path: None };
+    let refused = first.end_game(games[0], &end, 300).await;
+    assert!(matches!(refused, Err(StoreError::Superseded { .. })), "{refused:?}");
+    assert!(refused.unwrap_err().to_string().contains("another server took over"));
+    let refused = first.queue_new_deal(64, &table, 300, 300_000).await;
+    assert!(matches!(refused, Err(StoreError::Superseded { .. })), "{refused:?}");
+    // The refused deal left nothing: its seed opens a deal for the successor.
+    let (deal, _) = second.open_deal(62, &table, record, 400).await.unwrap();
+    assert_eq!(second.deal_games(deal).await.unwrap().len(), 1);
+    assert_eq!(second.recent_games(10).await.unwrap().len(), 2, "the void one and this one");
+    let admin = db.open().await.unwrap();
+    admin.open_deal(63, &table, record, 500).await.unwrap();
+    for store in [first, second, admin] {
+        store.close().await;
+    }
+}
 
 /// The server opens a deal in one transaction: every table running, with its record, its
 /// bots counted as playing; a seed used before opens nothing, not even a deal without games.
@@ -705,8 +739,9 @@ fn both_migration_folders_declare_the_same_tables_and_columns() {
             !pg.iter().any(|st| st.contains(" INTEGER ") && !st.contains("INTEGER PRIMARY KEY"))
         );
     }
-    // The arena's eight tables and the work queue's four: the parser found them all.
-    assert_eq!(tables, 12, "tables declared by the migrations");
+    // The arena's eight tables, the work queue's four and the scheduler's turns: the parser
+    // found them all.
+    assert_eq!(tables, 13, "tables declared by the migrations");
 }
 
 /// The migrated database's own catalogue: table to columns in declared order.

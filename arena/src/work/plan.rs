@@ -6,7 +6,7 @@
 use super::{Hub, now_ms};
 use crate::BotId;
 use crate::pairing::Params;
-use crate::store::{NewGame, StoreError};
+use crate::store::StoreError;
 use std::collections::BTreeMap;
 
 impl Hub {
@@ -80,14 +80,7 @@ impl Hub {
 
     /// A new deal of these tables (seats, orientation), queued; its id.
     async fn queue_tables(&self, tables: &[([BotId; 4], u8)]) -> Result<i64, StoreError> {
-        let store = &self.0.store;
         let seed = crate::token::random_seed().map_err(StoreError::Random)?;
-        let deal = store.new_deal(seed, crate::serve::now()).await?;
-        for (no, &(seats, orientation)) in tables.iter().enumerate() {
-            let new = NewGame { deal, table_no: no as u32, seats, orientation };
-            store.add_game(&new).await?;
-        }
-        store.queue_deal(deal, now_ms()).await?;
-        Ok(deal)
+        self.0.store.queue_new_deal(seed, tables, crate::serve::now(), now_ms()).await
     }
 }
