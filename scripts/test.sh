@@ -6,8 +6,8 @@
 # also run on PostgreSQL: a throwaway server is started here (Debian's postgresql installed when
 # its binaries are missing), with TLS certificates of its own CA, named to the tests in
 # ARENA_TEST_POSTGRES (with ARENA_REQUIRE_POSTGRES=1, so none is skipped, and the CA files in
-# ARENA_TEST_POSTGRES_CA and ARENA_TEST_POSTGRES_STRANGER_CA) and stopped on exit. Tests themselves never
-# install anything. Exit status 0 only when every test passed.
+# ARENA_TEST_POSTGRES_CA and ARENA_TEST_POSTGRES_STRANGER_CA) and stopped on exit. Tests
+# themselves never install anything. Exit status 0 only when every test passed.
 #
 #   scripts/test.sh            # everything
 #   scripts/test.sh -- FILTER  # cargo test's filter, passed on (the Python tests are skipped)

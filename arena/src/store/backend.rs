@@ -187,6 +187,7 @@ impl Store {
     /// A transaction that will write. SQLite's `BEGIN IMMEDIATE` takes the write lock at once:
     /// a deferred transaction that reads first can fail to upgrade when another writer got in
     /// between. Postgres locks row by row.
+    ///
     /// Once the store took the scheduler's turn, the transaction first checks that the turn
     /// is still its own, and fails with [`StoreError::Superseded`] if another server took one
     /// since.

@@ -47,8 +47,8 @@ pub enum StoreError {
     Corrupt(String),
     /// The official board could not be fitted.
     Fit(crate::rating::batch::FitError),
-    /// Another server took the scheduler's turn after this store's (spec/arena.md 8.4): it
-    /// writes nothing more.
+    /// Another server took the scheduler's turn after this store's (spec/arena.md 8.4): the
+    /// store's write transactions fail from then on.
     Superseded {
         /// This store's turn.
         mine: i64,

@@ -31,7 +31,7 @@ const LEASE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The work API and `/metrics`, to be merged into the web server's router. A stranger is
 /// counted by the client address `trusted_proxies` name (`web::limit::client`), as the pages
-/// count them: behind a proxy, the workers of many hosts would otherwise share one share.
+/// count them: behind a proxy, every worker would otherwise be counted as the proxy.
 pub fn routes(hub: Hub, trusted_proxies: &[IpAddr]) -> Router {
     let strangers = Strangers { hub: hub.clone(), trusted_proxies: trusted_proxies.into() };
     Router::new()
