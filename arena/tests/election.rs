@@ -77,6 +77,8 @@ fn two_servers(dir: &Scratch, db: &Db) {
     let store = db.open();
 
     let before = until_done_by(&store, "records-a", 6);
+    // The scheduler took a turn, and the standby none (it would fence the scheduler off).
+    assert_eq!(rt().block_on(store.scheduling_turn()).unwrap(), 1);
     // The standby's pages and API answer; it planned nothing and voided nothing.
     assert_eq!(get(&web, "/api/leaderboard"), "HTTP/1.1 200 OK");
     assert_eq!(get(&web, "/ws/bot"), "HTTP/1.1 404 Not Found", "a standby carries no bot");
@@ -95,6 +97,8 @@ fn two_servers(dir: &Scratch, db: &Db) {
 
     // The standby takes over within a few of its tries, and plays on.
     line_after(&second_out, "arena: bots connect to ", Duration::from_secs(30));
+    // The new scheduler's turn, taken before it voided the games in flight.
+    assert_eq!(rt().block_on(store.scheduling_turn()).unwrap(), 2);
     let after = until_done_by(&store, "records-b", 6);
     for id in &in_flight {
         let g = after.iter().find(|g| g.id == *id).unwrap();

@@ -226,6 +226,14 @@ impl Store {
         Ok(turn)
     }
 
+    /// The last scheduler's turn taken on this database: how many times a server began to
+    /// schedule on it (0: never).
+    pub async fn scheduling_turn(&self) -> Result<i64> {
+        Ok(sqlx::query_scalar("SELECT turn FROM scheduling WHERE id = 1")
+            .fetch_one(&self.pool)
+            .await?)
+    }
+
     /// The spelling of a claiming statement for this engine (run it inside
     /// [`Store::begin_write`]'s transaction).
     pub fn claiming(&self, statement: Claiming) -> &'static str {
