@@ -215,16 +215,16 @@ fn partners_whose_top_cards_must_meet_are_not_sure_of_the_trick_they_spoil() {
     // holds only aces, so seat 2's ace meets one of them and that trick is spoiled: team 0 takes
     // one trick, seat 0 ends with two, and seat 1, first to two, wins the deal. Counting three
     // cards above for two tricks as two sure tricks would make team 0 the winner.
-    let cards = ["Ao As", "Ko Kc", "Ac 4o", "Ks Kb"];
-    let h = hands(cards);
+    let sets = ["Ao As", "Ko Kc", "Ac 4o", "Ks Kb"]
+        .map(|s| s.split(' ').map(|c| c.parse::<Card>().unwrap()).collect::<CardSet>());
+    let h = sets.map(slots::mask);
     let (_, most) = bounds::reach(&h, 0, None);
     assert!(!bounds::holds_off(&h, &tally, most, 0));
     // The search agrees: team 1 scores the point.
     let mut played = [None; 9];
     played[..7].copy_from_slice(&winners);
-    let set = |s: &str| s.split(' ').fold(CardSet::EMPTY, |h, c| h.with(c.parse().unwrap()));
     let position = Position {
-        hands: cards.map(set),
+        hands: sets,
         leader: Seat::ALL[0],
         table: [Card::MONSIEUR; 4],
         n_table: 0,

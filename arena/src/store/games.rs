@@ -332,7 +332,11 @@ impl Store {
             let game = NewGame { deal, table_no: no as u32, seats, orientation };
             insert_queued_game(&mut *tx, &game).await?;
         }
-        super::queue::insert_work(&mut *tx, deal, now_ms).await?;
+        sqlx::query("INSERT INTO work (deal_id, queued_ms) VALUES ($1, $2)")
+            .bind(deal)
+            .bind(now_ms)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(deal)
     }

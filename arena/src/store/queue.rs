@@ -376,17 +376,3 @@ impl Store {
         Ok(seed.map(|s| s as u64))
     }
 }
-
-/// Queues `deal` for the workers at `now_ms`, on `db` (the pool, or a transaction).
-pub(super) async fn insert_work<'e>(
-    db: impl sqlx::Executor<'e, Database = sqlx::Any>,
-    deal: i64,
-    now_ms: i64,
-) -> Result<()> {
-    sqlx::query("INSERT INTO work (deal_id, queued_ms) VALUES ($1, $2)")
-        .bind(deal)
-        .bind(now_ms)
-        .execute(db)
-        .await?;
-    Ok(())
-}
